@@ -1,0 +1,104 @@
+/**
+ * Errors callers are expected to catch: one coded family. Never serialized as-is onto
+ * the wire; the MCP boundary projects them.
+ *
+ * @module
+ */
+
+/** Codes of expected operating failures. */
+export type AppErrorCode =
+  | "invalid_argument"
+  | "not_found"
+  | "overloaded"
+  | "store_busy"
+  | "store_incompatible"
+  | "terminal"
+  | "cancelled"
+  | "process_lost"
+  | "interrupted"
+  | "internal"
+  | "access_denied"
+  | "rate_limited"
+  | "transient"
+  | "request_failed"
+  | "budget_exhausted"
+  | "timeout";
+
+/** The typed error stored with a failed job and shown to clients. */
+export interface JobError {
+  code: AppErrorCode | string;
+  message: string;
+  retryable: boolean;
+  retry_after_ms?: number;
+  data?: Record<string, unknown>;
+}
+
+/** An expected failure with a stable code. */
+export class AppError extends Error {
+  readonly code: AppErrorCode;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(
+    code: AppErrorCode,
+    message: string,
+    options: {
+      retryable?: boolean;
+      retryAfterMs?: number;
+      data?: Record<string, unknown>;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(
+      message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = "AppError";
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+    this.data = options.data;
+  }
+
+  /** The stored/wire form. */
+  toJobError(): JobError {
+    const out: JobError = {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+    };
+    if (this.retryAfterMs !== undefined) out.retry_after_ms = this.retryAfterMs;
+    if (this.data !== undefined) out.data = this.data;
+    return out;
+  }
+}
+
+/** Converts anything thrown by a handler into a stored error without leaking stacks. */
+export function toJobError(err: unknown): JobError {
+  if (err instanceof AppError) return err.toJobError();
+  return {
+    code: "internal",
+    message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    retryable: false,
+  };
+}
+
+/** Thrown when an invariant is broken. In store/ and jobs/ this ends the process
+ * rather than writing corrupt state; a restart is safe by design. */
+export class AssertionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "AssertionError";
+  }
+}
+
+/** Asserts an invariant. */
+export function assert(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new AssertionError(message);
+}
+
+/** Marks code that must never run. */
+export function unreachable(value: never): never {
+  throw new AssertionError(`unreachable: ${JSON.stringify(value)}`);
+}

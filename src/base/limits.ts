@@ -1,0 +1,144 @@
+/**
+ * Every bound longcall enforces, named once, each with its reason.
+ *
+ * Names carry their unit and qualifier last (`_MS`, `_BYTES`, `_MAX`, `_DEFAULT`).
+ * Modules import from here; nothing else defines a limit.
+ *
+ * @module
+ */
+
+// ---------------------------------------------------------------- jobs
+
+/** Admitted (queued + running) jobs across every process sharing one database. The
+ * original system's per-executor bound was 256; ours is global so N processes cannot
+ * admit N x 256. */
+export const JOB_ADMITTED_MAX_DEFAULT = 256;
+/** Jobs one executor runs at once. Four keeps GitHub's secondary limits far away. */
+export const JOB_RUNNING_MAX_DEFAULT = 4;
+/** Heartbeat period of an executor's owner row. */
+export const OWNER_HEARTBEAT_MS_DEFAULT = 2_000;
+/** An owner whose heartbeat is older than this is dead. Must be >= 3 x heartbeat so
+ * two missed beats never kill a live owner. */
+export const OWNER_LEASE_MS_DEFAULT = 10_000;
+/** The lease must cover this many heartbeats. */
+export const OWNER_LEASE_HEARTBEATS_MIN = 3;
+/** Periodic reconciliation so a dead job never shows `running` for long. */
+export const RECONCILE_INTERVAL_MS_DEFAULT = 2_000;
+/** One query over all of an owner's running jobs notices cross-process cancellation. */
+export const CANCEL_POLL_MS_DEFAULT = 200;
+/** How often an idle executor looks for queued work written by other processes. */
+export const CLAIM_POLL_MS_DEFAULT = 100;
+/** Grace for running handlers to observe an abort on shutdown before they are recorded
+ * as interrupted. */
+export const SHUTDOWN_GRACE_MS_DEFAULT = 3_000;
+/** Terminal jobs are kept this long after completion (published as a task's ttlMs). */
+export const JOB_RETENTION_MS_DEFAULT = 24 * 60 * 60 * 1000;
+/** Shortest configurable retention: below this a polling client could miss a result. */
+export const JOB_RETENTION_MS_MIN = 1_000;
+/** Longest configurable retention (30 days). */
+export const JOB_RETENTION_MS_MAX = 30 * 24 * 60 * 60 * 1000;
+/** Retention sweep period. */
+export const RETENTION_SWEEP_MS_DEFAULT = 60_000;
+/** Rows deleted per sweep transaction: keeps each write lock short. */
+export const RETENTION_SWEEP_BATCH_MAX = 500;
+/** Normalized request JSON stored per job. */
+export const JOB_REQUEST_BYTES_MAX = 64 * 1024;
+/** Result JSON stored per job. */
+export const JOB_RESULT_BYTES_MAX = 1024 * 1024;
+/** Error message characters stored per job. */
+export const JOB_ERROR_MESSAGE_CHARS_MAX = 2_000;
+/** Progress message characters. */
+export const JOB_PROGRESS_MESSAGE_CHARS_MAX = 500;
+/** Minimum interval between progress writes of one job (throttle). */
+export const JOB_PROGRESS_WRITE_MS_MIN = 250;
+/** Events kept per job; older ones are dropped. */
+export const JOB_EVENTS_MAX = 50;
+/** Characters per job event message. */
+export const JOB_EVENT_MESSAGE_CHARS_MAX = 500;
+/** Rows returned by one `jobs list`. */
+export const JOB_LIST_LIMIT_MAX = 1_000;
+/** Default rows of `jobs list`. */
+export const JOB_LIST_LIMIT_DEFAULT = 50;
+
+// ---------------------------------------------------------------- store
+
+/** SQLite busy_timeout: the busy handler blocks the JS thread, so keep it short and retry
+ * asynchronously instead. */
+export const STORE_BUSY_TIMEOUT_MS = 20;
+/** Async retries of a busy transaction before `store_busy`. */
+export const STORE_BUSY_RETRIES_MAX = 60;
+/** First async backoff delay; doubles with jitter up to the cap. */
+export const STORE_BUSY_BACKOFF_MS_MIN = 2;
+/** Largest async backoff delay. */
+export const STORE_BUSY_BACKOFF_MS_MAX = 100;
+/** Passive WAL checkpoint after this many commits by one connection. */
+export const STORE_CHECKPOINT_COMMITS = 1_000;
+/** SQLite's own autocheckpoint threshold in pages, and the WAL size we aim to stay near. */
+export const STORE_WAL_AUTOCHECKPOINT_PAGES = 1_000;
+/** journal_size_limit: truncate the WAL back to this many bytes after a checkpoint. */
+export const STORE_JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+
+// ---------------------------------------------------------------- MCP
+
+/** Ids per `jobs.get` / `jobs.cancel` call (the original's vector bound). */
+export const IDS_PER_CALL_MAX = 100;
+/** Largest incoming JSON-RPC message on stdio or HTTP. */
+export const MCP_MESSAGE_BYTES_MAX = 1024 * 1024;
+/** Largest tool result we send; larger results are truncated with a flag. */
+export const MCP_RESULT_BYTES_MAX = 256 * 1024;
+/** Result bytes embedded per job in a detailed `jobs.get` item. */
+export const JOB_RESULT_VIEW_BYTES_MAX = 64 * 1024;
+/** Bounds of advertised poll intervals (poll_after_ms, pollIntervalMs). */
+export const POLL_INTERVAL_MS_MIN = 250;
+export const POLL_INTERVAL_MS_MAX = 60_000;
+
+// ---------------------------------------------------------------- GitHub
+
+/** Requests in flight per process (GitHub's secondary limit is 100; be far below). */
+export const GITHUB_CONCURRENCY_MAX = 4;
+/** Per-request timeout. */
+export const GITHUB_REQUEST_TIMEOUT_MS = 30_000;
+/** Pages followed through `Link` for one listing. */
+export const GITHUB_PAGES_MAX = 50;
+/** Response body bytes read per request. */
+export const GITHUB_RESPONSE_BYTES_MAX = 8 * 1024 * 1024;
+/** Retries of a replayable GET on 5xx / network errors. */
+export const GITHUB_RETRIES_MAX = 3;
+/** Secondary-limit floor when GitHub gives no retry hint. */
+export const GITHUB_RATE_LIMIT_WAIT_MS_MIN = 60_000;
+/** Longest single rate-limit wait before giving up with `rate_limited`. */
+export const GITHUB_RATE_LIMIT_WAIT_MS_MAX = 15 * 60_000;
+
+/** PR checks watcher. */
+export const WATCH_TIMEOUT_MS_DEFAULT = 30 * 60_000;
+export const WATCH_TIMEOUT_MS_MAX = 24 * 60 * 60_000;
+export const WATCH_POLL_INTERVAL_MS_DEFAULT = 10_000;
+export const WATCH_POLL_INTERVAL_MS_MIN = 5_000;
+export const WATCH_POLL_INTERVAL_MS_MAX = 5 * 60_000;
+export const WATCH_FIRST_CHECK_GRACE_MS_DEFAULT = 3 * 60_000;
+export const WATCH_FIRST_CHECK_GRACE_MS_MAX = 30 * 60_000;
+/** Transitions kept in a watch result. */
+export const WATCH_TRANSITIONS_MAX = 64;
+/** Checks listed in a watch result. */
+export const WATCH_CHECKS_MAX = 200;
+
+/** Sync job. */
+export const SYNC_REPOSITORIES_MAX = 50;
+export const SYNC_LIMIT_PER_REPOSITORY_MAX = 1_000;
+export const SYNC_LIMIT_PER_REPOSITORY_DEFAULT = 100;
+export const SYNC_REQUESTS_MAX = 1_000;
+/** Body characters stored per thread in the corpus. */
+export const THREAD_BODY_CHARS_MAX = 64 * 1024;
+
+// ---------------------------------------------------------------- corpus
+
+export const SEARCH_LIMIT_MAX = 50;
+export const SEARCH_LIMIT_DEFAULT = 10;
+export const SEARCH_QUERY_CHARS_MAX = 500;
+/** Items per corpus.get_* call. */
+export const CORPUS_ITEMS_PER_CALL_MAX = 100;
+
+// ---------------------------------------------------------------- HTTP transport
+
+/** Concurrent HTTP requests served. */
+export const HTTP_CONCURRENT_REQUESTS_MAX = 64;

@@ -1,0 +1,66 @@
+/**
+ * Logging to stderr only: stdout belongs to the MCP protocol. Level from `LONGCALL_LOG`
+ * (read by cli/ and passed in). Never log secrets: callers pass structured fields and
+ * {@linkcode redact} scrubs anything token-like.
+ *
+ * @module
+ */
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+const ORDER: Record<LogLevel, number> = {
+  debug: 10,
+  info: 20,
+  warn: 30,
+  error: 40,
+  silent: 100,
+};
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  child(scope: string): Logger;
+}
+
+const TOKEN_PATTERN = /\b(gh[pousr]_[A-Za-z0-9_]{10,}|github_pat_[A-Za-z0-9_]{10,}|Bearer\s+\S+)/g;
+
+/** Replaces token-shaped substrings. */
+export function redact(text: string): string {
+  return text.replace(TOKEN_PATTERN, "[redacted]");
+}
+
+/** Parses a level name; unknown names fall back to `info`. */
+export function parseLogLevel(value: string | undefined): LogLevel {
+  return value !== undefined && value in ORDER ? value as LogLevel : "info";
+}
+
+/** A logger writing one line per record to stderr. */
+export function createLogger(
+  level: LogLevel = "info",
+  scope = "longcall",
+  write: (line: string) => void = (line) => console.error(line),
+): Logger {
+  const emit = (
+    at: LogLevel,
+    message: string,
+    fields?: Record<string, unknown>,
+  ) => {
+    if (ORDER[at] < ORDER[level]) return;
+    const extra = fields === undefined ? "" : " " + JSON.stringify(fields);
+    write(
+      redact(`${new Date().toISOString()} ${at} [${scope}] ${message}${extra}`),
+    );
+  };
+  return {
+    debug: (m, f) => emit("debug", m, f),
+    info: (m, f) => emit("info", m, f),
+    warn: (m, f) => emit("warn", m, f),
+    error: (m, f) => emit("error", m, f),
+    child: (s) => createLogger(level, `${scope}:${s}`, write),
+  };
+}
+
+/** A logger that drops everything (tests, benchmarks). */
+export const silentLogger: Logger = createLogger("silent");

@@ -1,0 +1,145 @@
+/**
+ * The control side of the job runtime: admission, reads and cancellation requests.
+ * This is what the MCP server and the CLI use; it never runs a handler.
+ *
+ * @module
+ */
+
+import type { Clock } from "../base/clock.ts";
+import { AppError } from "../base/errors.ts";
+import { newJobId } from "../base/ids.ts";
+import {
+  JOB_ADMITTED_MAX_DEFAULT,
+  JOB_REQUEST_BYTES_MAX,
+  JOB_RETENTION_MS_DEFAULT,
+  JOB_RUNNING_MAX_DEFAULT,
+} from "../base/limits.ts";
+import type { CancelEffect, JobRow, JobRows, JobStatus } from "../store/job_rows.ts";
+import { pollAfterMs } from "./guidance.ts";
+import type { JobKindRegistry } from "./kinds.ts";
+
+export interface JobControlOptions {
+  clock: Clock;
+  admittedMax?: number;
+  retentionMs?: number;
+  runningMax?: number;
+  /** Called after a job is admitted (wakes a local executor at once). */
+  onSubmitted?: (row: JobRow) => void;
+  /** Called after a cancellation was persisted for running jobs (aborts a local handler at once). */
+  onCancelRequested?: (ids: string[]) => void;
+}
+
+/** Who may see a job: `null` is the local authority (stdio, CLI); a string scopes to one HTTP token. */
+export type Authority = string | null;
+
+/** Admission, reads and cancellation requests over the job store. */
+export class JobControl {
+  readonly rows: JobRows;
+  readonly registry: JobKindRegistry;
+  readonly clock: Clock;
+  readonly admittedMax: number;
+  readonly retentionMs: number;
+  readonly runningMax: number;
+  readonly #onSubmitted: ((row: JobRow) => void) | undefined;
+  readonly #onCancelRequested: ((ids: string[]) => void) | undefined;
+
+  constructor(rows: JobRows, registry: JobKindRegistry, options: JobControlOptions) {
+    this.rows = rows;
+    this.registry = registry;
+    this.clock = options.clock;
+    this.admittedMax = options.admittedMax ?? JOB_ADMITTED_MAX_DEFAULT;
+    this.retentionMs = options.retentionMs ?? JOB_RETENTION_MS_DEFAULT;
+    this.runningMax = options.runningMax ?? JOB_RUNNING_MAX_DEFAULT;
+    this.#onSubmitted = options.onSubmitted;
+    this.#onCancelRequested = options.onCancelRequested;
+  }
+
+  /**
+   * Validates, normalizes and admits a job in one transaction. The job exists (and is
+   * readable by id from any process) when this resolves.
+   *
+   * @throws {AppError} `invalid_argument` (unknown kind, bad request, request too large),
+   *   `overloaded` (admission bound reached; nothing written), `store_busy`.
+   */
+  async submit(kind: string, input: unknown, options: { authority?: Authority } = {}): Promise<JobRow> {
+    const def = this.registry.get(kind);
+    if (def === undefined) {
+      throw new AppError("invalid_argument", `Cannot submit job: unknown kind "${kind}"`, {
+        data: { known_kinds: this.registry.names() },
+      });
+    }
+    const request = def.parse(input);
+    const requestJson = JSON.stringify(request);
+    const bytes = new TextEncoder().encode(requestJson).length;
+    if (bytes > JOB_REQUEST_BYTES_MAX) {
+      throw new AppError(
+        "invalid_argument",
+        `Cannot submit job: the request is ${bytes} bytes, over the ${JOB_REQUEST_BYTES_MAX}-byte limit`,
+        { data: { bytes, bytes_max: JOB_REQUEST_BYTES_MAX } },
+      );
+    }
+    const row = await this.rows.jobInsertIfAdmitted({
+      id: newJobId(),
+      kind,
+      requestJson,
+      retentionMs: this.retentionMs,
+      authority: options.authority ?? null,
+      now: this.clock.now(),
+      admittedMax: this.admittedMax,
+    });
+    this.#onSubmitted?.(row);
+    return row;
+  }
+
+  /** A job visible to `authority`, or undefined (unknown, purged, or another authority's). */
+  get(id: string, authority: Authority = null): JobRow | undefined {
+    const row = this.rows.jobGet(id);
+    if (row === undefined || !visibleTo(row, authority)) return undefined;
+    if (row.expires_at !== null && row.expires_at <= this.clock.now()) return undefined;
+    return row;
+  }
+
+  list(filter: { status?: JobStatus; kind?: string; limit: number }): JobRow[] {
+    return this.rows.jobList(filter);
+  }
+
+  /**
+   * Persists a cancellation request (queued -> cancelled at once; running -> requested).
+   * Idempotent; a terminal job reports `terminal` unchanged.
+   */
+  async cancel(id: string, authority: Authority = null): Promise<CancelEffect> {
+    if (this.get(id, authority) === undefined) return { kind: "not_found" };
+    const effect = await this.rows.jobCancelRequest(id, this.clock.now());
+    if (effect.kind === "requested") this.#onCancelRequested?.([id]);
+    return effect;
+  }
+
+  /** Poll guidance for a job in milliseconds; undefined when terminal. */
+  pollAfterMs(row: JobRow): number | undefined {
+    const now = this.clock.now();
+    if (row.status === "queued") {
+      return pollAfterMs(row, {
+        now,
+        queue: this.rows.jobQueuePosition(row.id),
+        recentRunMs: this.rows.jobRecentRunMs(row.kind),
+        runningMax: this.runningMax,
+      });
+    }
+    const recent = row.status === "running" && row.next_poll_at === null
+      ? this.rows.jobRecentRunMs(row.kind)
+      : undefined;
+    return pollAfterMs(row, { now, recentRunMs: recent, runningMax: this.runningMax });
+  }
+
+  /** Milliseconds from creation until a job's result may be purged (grows while it runs). */
+  ttlMs(row: JobRow): number {
+    const end = row.expires_at ?? this.clock.now() + row.retention_ms;
+    return end - row.created_at;
+  }
+}
+
+/** The local authority (whoever can read the database anyway) sees every job; an HTTP
+ * token sees only the jobs it created. */
+function visibleTo(row: JobRow, authority: Authority): boolean {
+  return authority === null || row.authority === authority;
+}

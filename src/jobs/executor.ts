@@ -1,0 +1,452 @@
+/**
+ * The execution side of the job runtime: an owner row with heartbeats, FIFO claiming
+ * with bounded concurrency, handler runs with abort signals, cross-process cancellation
+ * polling, periodic reconciliation and the retention sweep.
+ *
+ * ```
+ *            claim              handler returns           (fenced write)
+ *  queued ─────────▶ running ─────────────────────▶ succeeded
+ *    │                 │ handler throws ────────────▶ failed
+ *    │ cancel          │ cancel persisted, observed ─▶ cancelled
+ *    ▼                 │ owner lost (reconcile) ─────▶ failed: process_lost | cancelled
+ *  cancelled           └ shutdown ───────────────────▶ failed: interrupted | cancelled
+ * ```
+ *
+ * Every periodic loop is a timer re-armed after its attempt finishes, so a slow
+ * attempt never causes a burst of catch-up attempts.
+ *
+ * @module
+ */
+
+import type { Clock } from "../base/clock.ts";
+import { AppError, toJobError } from "../base/errors.ts";
+import { newOwnerId } from "../base/ids.ts";
+import {
+  CANCEL_POLL_MS_DEFAULT,
+  CLAIM_POLL_MS_DEFAULT,
+  JOB_EVENT_MESSAGE_CHARS_MAX,
+  JOB_PROGRESS_MESSAGE_CHARS_MAX,
+  JOB_PROGRESS_WRITE_MS_MIN,
+  JOB_RESULT_BYTES_MAX,
+  JOB_RUNNING_MAX_DEFAULT,
+  OWNER_HEARTBEAT_MS_DEFAULT,
+  OWNER_LEASE_HEARTBEATS_MIN,
+  OWNER_LEASE_MS_DEFAULT,
+  RECONCILE_INTERVAL_MS_DEFAULT,
+  RETENTION_SWEEP_BATCH_MAX,
+  RETENTION_SWEEP_MS_DEFAULT,
+  SHUTDOWN_GRACE_MS_DEFAULT,
+} from "../base/limits.ts";
+import type { Logger } from "../base/log.ts";
+import type { JobRow, JobRows, ProgressWrite, TerminalWrite } from "../store/job_rows.ts";
+import type { AnyJobKind, JobContext, JobKindRegistry, Progress } from "./kinds.ts";
+
+export interface ExecutorOptions {
+  clock: Clock;
+  log: Logger;
+  runningMax?: number;
+  heartbeatMs?: number;
+  leaseMs?: number;
+  reconcileMs?: number;
+  cancelPollMs?: number;
+  claimPollMs?: number;
+  retentionSweepMs?: number;
+  shutdownGraceMs?: number;
+  pid?: number;
+  /** Called after every terminal write this executor makes or observes through reconcile. */
+  onTerminal?: (id: string) => void;
+  /** Called after a progress write (for task notifications). */
+  onProgress?: (id: string) => void;
+}
+
+/** Why a handler's signal was aborted. */
+export type AbortKind = "cancel" | "shutdown" | "lease_lost";
+
+/** The abort reason given to handlers. */
+export class JobAbort extends Error {
+  readonly kind: AbortKind;
+  constructor(kind: AbortKind) {
+    super(`job aborted: ${kind}`);
+    this.name = "JobAbort";
+    this.kind = kind;
+  }
+}
+
+interface Running {
+  row: JobRow;
+  ownerId: string;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/** Runs jobs of the registered kinds from the shared store. */
+export class Executor {
+  readonly #rows: JobRows;
+  readonly #registry: JobKindRegistry;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #runningMax: number;
+  readonly #heartbeatMs: number;
+  readonly #leaseMs: number;
+  readonly #reconcileMs: number;
+  readonly #cancelPollMs: number;
+  readonly #claimPollMs: number;
+  readonly #sweepMs: number;
+  readonly #graceMs: number;
+  readonly #pid: number;
+  readonly #onTerminal: ((id: string) => void) | undefined;
+  readonly #onProgress: ((id: string) => void) | undefined;
+
+  #ownerId = newOwnerId();
+  #running = new Map<string, Running>();
+  #timers = new Set<ReturnType<typeof setTimeout>>();
+  #state: "new" | "started" | "stopping" | "stopped" = "new";
+  #claiming = false;
+  #claimAgain = false;
+  #claimTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(rows: JobRows, registry: JobKindRegistry, options: ExecutorOptions) {
+    this.#rows = rows;
+    this.#registry = registry;
+    this.#clock = options.clock;
+    this.#log = options.log;
+    this.#runningMax = options.runningMax ?? JOB_RUNNING_MAX_DEFAULT;
+    this.#heartbeatMs = options.heartbeatMs ?? OWNER_HEARTBEAT_MS_DEFAULT;
+    this.#leaseMs = options.leaseMs ?? OWNER_LEASE_MS_DEFAULT;
+    this.#reconcileMs = options.reconcileMs ?? RECONCILE_INTERVAL_MS_DEFAULT;
+    this.#cancelPollMs = options.cancelPollMs ?? CANCEL_POLL_MS_DEFAULT;
+    this.#claimPollMs = options.claimPollMs ?? CLAIM_POLL_MS_DEFAULT;
+    this.#sweepMs = options.retentionSweepMs ?? RETENTION_SWEEP_MS_DEFAULT;
+    this.#graceMs = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS_DEFAULT;
+    this.#pid = options.pid ?? Deno.pid;
+    this.#onTerminal = options.onTerminal;
+    this.#onProgress = options.onProgress;
+    if (this.#runningMax < 1) {
+      throw new RangeError(`Cannot create executor: runningMax must be >= 1, current value is ${this.#runningMax}`);
+    }
+    if (this.#leaseMs < OWNER_LEASE_HEARTBEATS_MIN * this.#heartbeatMs) {
+      throw new RangeError(
+        `Cannot create executor: lease must be >= ${OWNER_LEASE_HEARTBEATS_MIN} x heartbeat (${
+          OWNER_LEASE_HEARTBEATS_MIN * this.#heartbeatMs
+        } ms), current value is ${this.#leaseMs} ms`,
+      );
+    }
+  }
+
+  /** This executor's current owner id. */
+  get ownerId(): string {
+    return this.#ownerId;
+  }
+
+  /** Ids of jobs running in this executor now. */
+  runningIds(): string[] {
+    return [...this.#running.keys()];
+  }
+
+  /** Registers the owner, reconciles once, then starts every loop. */
+  async start(): Promise<void> {
+    if (this.#state !== "new") throw new TypeError(`Cannot start executor: it is ${this.#state}`);
+    this.#state = "started";
+    await this.#rows.ownerRegister(this.#ownerId, this.#pid, this.#clock.now(), this.#leaseMs);
+    await this.#reconcile();
+    this.#loop(this.#heartbeatMs, () => this.#heartbeat());
+    this.#loop(this.#reconcileMs, () => this.#reconcile());
+    this.#loop(this.#cancelPollMs, () => this.#pollCancels());
+    this.#loop(this.#sweepMs, () => this.#sweep());
+    this.wake();
+  }
+
+  /** Looks for queued work now (called after a local submission). */
+  wake(): void {
+    if (this.#state !== "started") return;
+    if (this.#claiming) {
+      this.#claimAgain = true;
+      return;
+    }
+    void this.#claimLoop();
+  }
+
+  /** Aborts local handlers of jobs whose cancellation was just persisted (in-process fast path). */
+  abortLocal(ids: readonly string[]): void {
+    for (const id of ids) this.#running.get(id)?.controller.abort(new JobAbort("cancel"));
+  }
+
+  /**
+   * Stops claiming, aborts running handlers, waits up to the grace period, records what
+   * is still running as `interrupted`, and deletes the owner row. Queued jobs stay queued.
+   */
+  async stop(): Promise<void> {
+    if (this.#state === "stopped" || this.#state === "stopping") return;
+    const wasStarted = this.#state === "started";
+    this.#state = "stopping";
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    if (this.#claimTimer !== undefined) clearTimeout(this.#claimTimer);
+    if (!wasStarted) {
+      this.#state = "stopped";
+      return;
+    }
+    const running = [...this.#running.values()];
+    for (const r of running) r.controller.abort(new JobAbort("shutdown"));
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all(running.map((r) => r.done)),
+      new Promise((resolve) => graceTimer = setTimeout(resolve, this.#graceMs)),
+    ]);
+    clearTimeout(graceTimer);
+    for (const r of this.#running.values()) {
+      try {
+        await this.#rows.jobSetInterruptedIfOwned(r.row.id, r.ownerId, r.row.attempt, this.#clock.now());
+        this.#onTerminal?.(r.row.id);
+      } catch (err) {
+        this.#log.error("could not record an interrupted job", { id: r.row.id, error: String(err) });
+      }
+    }
+    this.#running.clear();
+    try {
+      await this.#rows.ownerDelete(this.#ownerId);
+    } catch (err) {
+      this.#log.warn("could not delete owner row; it will expire with its lease", { error: String(err) });
+    }
+    this.#state = "stopped";
+  }
+
+  // ------------------------------------------------------------------ loops
+
+  #loop(periodMs: number, attempt: () => Promise<void>): void {
+    const arm = () => {
+      if (this.#state !== "started") return;
+      const t = setTimeout(async () => {
+        this.#timers.delete(t);
+        try {
+          await attempt();
+        } catch (err) {
+          this.#log.warn("background attempt failed; retrying next period", { error: String(err) });
+        }
+        arm();
+      }, periodMs);
+      this.#timers.add(t);
+    };
+    arm();
+  }
+
+  async #claimLoop(): Promise<void> {
+    this.#claiming = true;
+    try {
+      do {
+        this.#claimAgain = false;
+        while (this.#state === "started" && this.#running.size < this.#runningMax) {
+          const row = await this.#rows.jobClaimNextIfOwnerLive(
+            this.#ownerId,
+            this.#registry.names(),
+            this.#clock.now(),
+          );
+          if (row === undefined) break;
+          this.#startRun(row);
+        }
+      } while (this.#claimAgain && this.#state === "started");
+    } catch (err) {
+      this.#log.warn("claim failed; retrying", { error: String(err) });
+    } finally {
+      this.#claiming = false;
+    }
+    this.#armClaimPoll();
+  }
+
+  /** Idle poll for work queued by other processes. */
+  #armClaimPoll(): void {
+    if (this.#state !== "started") return;
+    if (this.#claimTimer !== undefined) clearTimeout(this.#claimTimer);
+    this.#claimTimer = setTimeout(() => {
+      this.#claimTimer = undefined;
+      this.wake();
+    }, this.#claimPollMs);
+  }
+
+  async #heartbeat(): Promise<void> {
+    const live = await this.#rows.ownerHeartbeatIfLive(this.#ownerId, this.#clock.now());
+    if (live) return;
+    // Our lease lapsed: another process may already have recorded our jobs as lost. Abort
+    // them (their terminal writes are fenced and will be refused) and start afresh.
+    this.#log.warn("owner lease lost; aborting local jobs and re-registering", { jobs: this.#running.size });
+    for (const r of this.#running.values()) r.controller.abort(new JobAbort("lease_lost"));
+    this.#ownerId = newOwnerId();
+    await this.#rows.ownerRegister(this.#ownerId, this.#pid, this.#clock.now(), this.#leaseMs);
+    await this.#reconcile();
+  }
+
+  async #reconcile(): Promise<void> {
+    const ids = await this.#rows.jobReconcileLost(this.#clock.now());
+    if (ids.length > 0) this.#log.warn("recorded jobs of lost processes", { ids });
+    for (const id of ids) this.#onTerminal?.(id);
+  }
+
+  async #pollCancels(): Promise<void> {
+    if (this.#running.size === 0) return;
+    this.abortLocal(this.#rows.jobListCancelRequested(this.#ownerId));
+  }
+
+  async #sweep(): Promise<void> {
+    while (this.#state === "started") {
+      const n = await this.#rows.jobDeleteExpired(this.#clock.now(), RETENTION_SWEEP_BATCH_MAX);
+      if (n < RETENTION_SWEEP_BATCH_MAX) return;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  }
+
+  // ------------------------------------------------------------------ one run
+
+  #startRun(row: JobRow): void {
+    const controller = new AbortController();
+    const entry: Running = { row, ownerId: this.#ownerId, controller, done: Promise.resolve() };
+    this.#running.set(row.id, entry);
+    entry.done = this.#run(entry).finally(() => {
+      if (this.#running.get(row.id) === entry) this.#running.delete(row.id);
+      this.wake();
+    });
+  }
+
+  async #run(entry: Running): Promise<void> {
+    const { row, ownerId, controller } = entry;
+    const kind = this.#registry.get(row.kind) as AnyJobKind;
+    const progress = new ProgressWriter(this.#rows, row, ownerId, this.#clock, this.#onProgress);
+    const log = this.#log.child(`job:${row.id.slice(0, 8)}`);
+    const ctx: JobContext<unknown> = {
+      id: row.id,
+      kind: row.kind,
+      request: row.request,
+      signal: controller.signal,
+      clock: this.#clock,
+      log,
+      report: (p) => progress.report(p),
+      event: (level, message) => {
+        void this.#rows.jobEventAppend(row.id, level, message.slice(0, JOB_EVENT_MESSAGE_CHARS_MAX), this.#clock.now())
+          .catch((err) => log.warn("could not append job event", { error: String(err) }));
+      },
+    };
+    let terminal: TerminalWrite;
+    try {
+      const result = await kind.run(ctx);
+      const resultJson = JSON.stringify(result ?? null);
+      const bytes = new TextEncoder().encode(resultJson).length;
+      if (bytes > JOB_RESULT_BYTES_MAX) {
+        throw new AppError(
+          "internal",
+          `Cannot store job result: ${bytes} bytes is over the ${JOB_RESULT_BYTES_MAX}-byte limit`,
+        );
+      }
+      terminal = { status: "succeeded", outcome: kind.outcome?.(result) ?? "succeeded", resultJson, error: null };
+    } catch (err) {
+      const reason = controller.signal.reason;
+      if (controller.signal.aborted && reason instanceof JobAbort) {
+        if (reason.kind === "lease_lost") return; // not ours any more; reconciliation records it
+        if (reason.kind === "shutdown") {
+          await progress.flush();
+          await this.#rows.jobSetInterruptedIfOwned(row.id, ownerId, row.attempt, this.#clock.now());
+          this.#running.delete(row.id);
+          this.#onTerminal?.(row.id);
+          return;
+        }
+        terminal = { status: "cancelled", outcome: "cancelled", resultJson: null, error: null };
+      } else {
+        terminal = { status: "failed", outcome: "failed", resultJson: null, error: toJobError(err) };
+      }
+    }
+    await progress.flush();
+    await this.#finish(entry, terminal);
+  }
+
+  async #finish(entry: Running, terminal: TerminalWrite): Promise<void> {
+    const { row, ownerId } = entry;
+    let written = await this.#rows.jobSetTerminalIfOwned(row.id, ownerId, row.attempt, terminal, this.#clock.now());
+    if (written === undefined && terminal.status !== "cancelled") {
+      // A cancellation persisted before our write wins over a late success or failure.
+      const current = this.#rows.jobGet(row.id);
+      if (current?.status === "running" && current.owner_id === ownerId && current.cancel_requested_at !== null) {
+        written = await this.#rows.jobSetTerminalIfOwned(row.id, ownerId, row.attempt, {
+          status: "cancelled",
+          outcome: "cancelled",
+          resultJson: null,
+          error: null,
+        }, this.#clock.now());
+      }
+    }
+    if (written === undefined) {
+      this.#log.warn("terminal write refused: the job is no longer ours", { id: row.id });
+      return;
+    }
+    this.#onTerminal?.(row.id);
+  }
+}
+
+/** Throttled progress writes for one running job; phase changes are written at once. */
+class ProgressWriter {
+  #pending: ProgressWrite = {};
+  #hasPending = false;
+  #lastWriteAt = -Infinity;
+  #lastPhase: string | null;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly rows: JobRows,
+    readonly row: JobRow,
+    readonly ownerId: string,
+    readonly clock: Clock,
+    readonly onProgress: ((id: string) => void) | undefined,
+  ) {
+    this.#lastPhase = row.phase;
+  }
+
+  report(p: Progress): void {
+    if (p.phase !== undefined) this.#pending.phase = p.phase;
+    if (p.message !== undefined) this.#pending.message = p.message.slice(0, JOB_PROGRESS_MESSAGE_CHARS_MAX);
+    if (p.completedItems !== undefined) this.#pending.completedItems = Math.max(0, Math.floor(p.completedItems));
+    if (p.totalItems !== undefined) this.#pending.totalItems = Math.max(0, Math.floor(p.totalItems));
+    if (p.nextPollAt !== undefined) this.#pending.nextPollAt = p.nextPollAt;
+    this.#hasPending = true;
+    const phaseChanged = p.phase !== undefined && p.phase !== this.#lastPhase;
+    const since = this.clock.now() - this.#lastWriteAt;
+    if (phaseChanged || since >= JOB_PROGRESS_WRITE_MS_MIN) {
+      void this.#write();
+    } else if (this.#timer === undefined) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        void this.#write();
+      }, JOB_PROGRESS_WRITE_MS_MIN - since);
+    }
+  }
+
+  #write(): Promise<void> {
+    if (!this.#hasPending) return this.#chain;
+    const p = this.#pending;
+    this.#pending = {};
+    this.#hasPending = false;
+    this.#lastWriteAt = this.clock.now();
+    if (p.phase !== undefined) this.#lastPhase = p.phase;
+    this.#chain = this.#chain.then(async () => {
+      try {
+        const ok = await this.rows.jobSetProgressIfOwned(
+          this.row.id,
+          this.ownerId,
+          this.row.attempt,
+          p,
+          this.clock.now(),
+        );
+        if (ok) this.onProgress?.(this.row.id);
+      } catch {
+        // Progress is advisory; a busy store drops one update, the next one carries the state.
+      }
+    });
+    return this.#chain;
+  }
+
+  /** Writes anything pending and waits for earlier writes. */
+  flush(): Promise<void> {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    return this.#write();
+  }
+}

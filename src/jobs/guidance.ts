@@ -1,0 +1,46 @@
+/**
+ * Poll guidance derived from a job's real situation (never a fixed busy interval):
+ * queue position and recent run times for queued work, the handler's next external
+ * observation for running work. Published as `poll_after_ms` / `retry_after_ms` and as
+ * a task's `pollIntervalMs`.
+ *
+ * @module
+ */
+
+import { POLL_INTERVAL_MS_MAX, POLL_INTERVAL_MS_MIN } from "../base/limits.ts";
+import type { JobRow } from "../store/job_rows.ts";
+
+/** Inputs beyond the row that guidance needs. */
+export interface GuidanceInputs {
+  now: number;
+  /** Queued jobs ahead of this one and jobs running now (queued rows only). */
+  queue?: { ahead: number; running: number };
+  /** Mean run time of recent jobs of this kind. */
+  recentRunMs?: number | undefined;
+  /** Jobs one executor runs at once. */
+  runningMax: number;
+}
+
+/** Clamps to the advertised bounds. */
+export function clampPollMs(ms: number): number {
+  return Math.min(POLL_INTERVAL_MS_MAX, Math.max(POLL_INTERVAL_MS_MIN, Math.round(ms)));
+}
+
+/** Milliseconds until a poll is likely to show something new; undefined when terminal. */
+export function pollAfterMs(row: JobRow, inputs: GuidanceInputs): number | undefined {
+  if (row.status !== "queued" && row.status !== "running") return undefined;
+  const typical = inputs.recentRunMs ?? 1_000;
+  if (row.status === "queued") {
+    const ahead = inputs.queue?.ahead ?? 0;
+    // Waves of `runningMax` jobs ahead of us, each taking about `typical`, then our own run.
+    const waves = Math.floor(ahead / Math.max(1, inputs.runningMax));
+    return clampPollMs(waves * typical + Math.min(typical, 1_000));
+  }
+  if (row.next_poll_at !== null) {
+    // Just after the handler's next observation, so the poll sees its effect.
+    return clampPollMs(row.next_poll_at - inputs.now + POLL_INTERVAL_MS_MIN);
+  }
+  const elapsed = row.started_at === null ? 0 : inputs.now - row.started_at;
+  const remaining = typical - elapsed;
+  return clampPollMs(remaining > 0 ? remaining : Math.max(1_000, elapsed / 4));
+}

@@ -1,0 +1,162 @@
+/**
+ * Opening the database: the only place that imports `node:sqlite`. Applies pragmas,
+ * checks the schema identity (a foreign or newer database is refused, never touched)
+ * and runs migrations.
+ *
+ * @module
+ */
+
+import { DatabaseSync } from "node:sqlite";
+import { AppError } from "../base/errors.ts";
+import {
+  STORE_BUSY_TIMEOUT_MS,
+  STORE_JOURNAL_SIZE_LIMIT_BYTES,
+  STORE_WAL_AUTOCHECKPOINT_PAGES,
+} from "../base/limits.ts";
+import { APPLICATION_ID, MIGRATIONS } from "./migrations.ts";
+
+export type { DatabaseSync };
+
+/** `synchronous` pragma: NORMAL survives process crashes (WAL); FULL also power loss. */
+export type Synchronous = "NORMAL" | "FULL";
+
+export interface OpenOptions {
+  synchronous?: Synchronous;
+  /** Busy timeout used while migrating at start-up, when blocking briefly is harmless. */
+  migrationBusyTimeoutMs?: number;
+}
+
+/** Default database path: `$XDG_DATA_HOME/longcall/longcall.db`, else `~/.local/share/longcall/`. */
+export function defaultDatabasePath(
+  env: { XDG_DATA_HOME?: string; HOME?: string },
+): string {
+  const base = env.XDG_DATA_HOME !== undefined && env.XDG_DATA_HOME !== ""
+    ? env.XDG_DATA_HOME
+    : env.HOME !== undefined && env.HOME !== ""
+    ? `${env.HOME}/.local/share`
+    : undefined;
+  if (base === undefined) {
+    throw new AppError(
+      "invalid_argument",
+      "Cannot choose a database path: neither XDG_DATA_HOME nor HOME is set; pass --db PATH",
+    );
+  }
+  return `${base}/longcall/longcall.db`;
+}
+
+/** Creates the parent directory (0700) and the file (0600) if missing. */
+function prepareFile(path: string): void {
+  if (path === ":memory:") return;
+  const slash = path.lastIndexOf("/");
+  const dir = slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".";
+  try {
+    Deno.statSync(dir);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+  try {
+    Deno.statSync(path);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    const file = Deno.openSync(path, {
+      create: true,
+      write: true,
+      mode: 0o600,
+    });
+    file.close();
+    if (Deno.build.os !== "windows") Deno.chmodSync(path, 0o600);
+  }
+}
+
+function pragmaNumber(db: DatabaseSync, name: string): number {
+  const row = db.prepare(`PRAGMA ${name}`).get() as
+    | Record<string, unknown>
+    | undefined;
+  return Number(row?.[name] ?? 0);
+}
+
+/**
+ * Opens (creating if needed) a longcall database and brings its schema up to date.
+ *
+ * @throws {AppError} `store_incompatible` for a database that is not longcall's or is
+ *   newer than this program.
+ */
+export function openDatabase(
+  path: string,
+  options: OpenOptions = {},
+): DatabaseSync {
+  prepareFile(path);
+  const db = new DatabaseSync(path);
+  try {
+    db.exec(`PRAGMA busy_timeout = ${options.migrationBusyTimeoutMs ?? 5_000}`);
+    if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
+    db.exec(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
+    db.exec("PRAGMA foreign_keys = ON");
+    db.exec(`PRAGMA wal_autocheckpoint = ${STORE_WAL_AUTOCHECKPOINT_PAGES}`);
+    db.exec(`PRAGMA journal_size_limit = ${STORE_JOURNAL_SIZE_LIMIT_BYTES}`);
+    migrate(db, path);
+    db.exec(`PRAGMA busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function checkIdentity(db: DatabaseSync, path: string): number {
+  const appId = pragmaNumber(db, "application_id");
+  const version = pragmaNumber(db, "user_version");
+  if (appId === 0) {
+    const row = db.prepare("SELECT count(*) AS n FROM sqlite_schema").get() as {
+      n: number;
+    };
+    if (row.n > 0) {
+      throw new AppError(
+        "store_incompatible",
+        `Cannot open database ${path}: it is not a longcall database (it has tables but no longcall application_id); it was left unchanged`,
+      );
+    }
+    return 0;
+  }
+  if (appId !== APPLICATION_ID) {
+    throw new AppError(
+      "store_incompatible",
+      `Cannot open database ${path}: its application_id is ${appId}, not longcall's ${APPLICATION_ID}; it was left unchanged`,
+    );
+  }
+  if (version > MIGRATIONS.length) {
+    throw new AppError(
+      "store_incompatible",
+      `Cannot open database ${path}: its schema version is ${version}, newer than this longcall (${MIGRATIONS.length}); upgrade longcall`,
+    );
+  }
+  return version;
+}
+
+function migrate(db: DatabaseSync, path: string): void {
+  if (checkIdentity(db, path) === MIGRATIONS.length) return;
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    // Re-read inside the write lock: another process may have migrated meanwhile.
+    const current = checkIdentity(db, path);
+    for (const m of MIGRATIONS.slice(current)) {
+      db.exec(m.sql);
+      db.exec(`PRAGMA user_version = ${m.version}`);
+    }
+    db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
+    db.exec("COMMIT");
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  }
+}
+
+/** Size in bytes of the database's WAL file (0 when absent). */
+export function walSizeBytes(path: string): number {
+  try {
+    return Deno.statSync(`${path}-wal`).size;
+  } catch {
+    return 0;
+  }
+}

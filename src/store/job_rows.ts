@@ -1,0 +1,494 @@
+/**
+ * Job rows: every SQL statement about jobs, owners and events. Methods are named noun
+ * first with their guard in the name (`jobSetTerminalIfOwned`). Each method is one
+ * `BEGIN IMMEDIATE` transaction through {@linkcode Connection.write}, or a plain read.
+ *
+ * @module
+ */
+
+import { AppError, assert, type JobError } from "../base/errors.ts";
+import { JOB_EVENTS_MAX } from "../base/limits.ts";
+import type { Connection } from "./tx.ts";
+
+export type JobStatus =
+  | "queued"
+  | "running"
+  | "succeeded"
+  | "failed"
+  | "cancelled";
+export const TERMINAL_STATUSES: readonly JobStatus[] = [
+  "succeeded",
+  "failed",
+  "cancelled",
+];
+
+/** A job as stored. JSON columns are parsed. */
+export interface JobRow {
+  id: string;
+  kind: string;
+  status: JobStatus;
+  outcome: string | null;
+  request: unknown;
+  result: unknown;
+  error: JobError | null;
+  phase: string | null;
+  progress_message: string | null;
+  completed_items: number;
+  total_items: number | null;
+  next_poll_at: number | null;
+  created_at: number;
+  started_at: number | null;
+  updated_at: number;
+  completed_at: number | null;
+  cancel_requested_at: number | null;
+  owner_id: string | null;
+  attempt: number;
+  retention_ms: number;
+  expires_at: number | null;
+  authority: string | null;
+}
+
+export interface JobEvent {
+  seq: number;
+  at: number;
+  level: "debug" | "info" | "warn" | "error";
+  message: string;
+}
+
+type Raw = Record<string, unknown>;
+
+function parseRow(raw: Raw): JobRow {
+  const row = raw as unknown as JobRow & {
+    request: string;
+    result: string | null;
+    error: string | null;
+  };
+  return {
+    ...row,
+    request: JSON.parse(row.request),
+    result: row.result === null ? null : JSON.parse(row.result),
+    error: row.error === null ? null : JSON.parse(row.error) as JobError,
+  };
+}
+
+export interface JobInsert {
+  id: string;
+  kind: string;
+  requestJson: string;
+  retentionMs: number;
+  authority: string | null;
+  now: number;
+  admittedMax: number;
+}
+
+export interface ProgressWrite {
+  phase?: string | null;
+  message?: string | null;
+  completedItems?: number;
+  totalItems?: number | null;
+  nextPollAt?: number | null;
+}
+
+export interface TerminalWrite {
+  status: "succeeded" | "failed" | "cancelled";
+  outcome: string;
+  resultJson: string | null;
+  error: JobError | null;
+}
+
+/** What a cancellation request did to one job. */
+export type CancelEffect =
+  | { kind: "cancelled"; row: JobRow }
+  | { kind: "requested"; row: JobRow }
+  | { kind: "already_requested"; row: JobRow }
+  | { kind: "already_cancelled"; row: JobRow }
+  | { kind: "terminal"; row: JobRow }
+  | { kind: "not_found" };
+
+const COLUMNS = "*";
+
+/** SQL access to jobs, events and owners over one connection. */
+export class JobRows {
+  readonly conn: Connection;
+
+  constructor(conn: Connection) {
+    this.conn = conn;
+  }
+
+  // ------------------------------------------------------------ control side
+
+  /** Admits and inserts a job in one transaction, or refuses with `overloaded` writing nothing. */
+  jobInsertIfAdmitted(input: JobInsert): Promise<JobRow> {
+    return this.conn.write(() => {
+      const admitted = this.#countAdmitted();
+      if (admitted >= input.admittedMax) {
+        throw new AppError(
+          "overloaded",
+          `Cannot admit job: ${admitted} jobs are already queued or running (limit ${input.admittedMax})`,
+          {
+            retryable: true,
+            retryAfterMs: this.#overloadRetryMs(input.now),
+            data: { admitted, admitted_max: input.admittedMax },
+          },
+        );
+      }
+      const raw = this.conn.stmt(
+        `INSERT INTO jobs (id, kind, status, request, created_at, updated_at, retention_ms, authority)
+         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      ).get(
+        input.id,
+        input.kind,
+        input.requestJson,
+        input.now,
+        input.now,
+        input.retentionMs,
+        input.authority,
+      ) as Raw;
+      return parseRow(raw);
+    });
+  }
+
+  #countAdmitted(): number {
+    const r = this.conn.stmt(
+      "SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')",
+    ).get() as {
+      n: number;
+    };
+    return r.n;
+  }
+
+  /** Retry guidance under overload: the median recent run time, bounded to [1 s, 60 s]. */
+  #overloadRetryMs(now: number): number {
+    const r = this.conn.stmt(
+      `SELECT avg(completed_at - started_at) AS d FROM (SELECT completed_at, started_at FROM jobs
+       WHERE completed_at IS NOT NULL AND started_at IS NOT NULL AND completed_at > ? ORDER BY completed_at DESC LIMIT 20)`,
+    ).get(now - 10 * 60_000) as { d: number | null };
+    return Math.min(60_000, Math.max(1_000, Math.round(r.d ?? 1_000)));
+  }
+
+  /** Number of admitted (queued + running) jobs across every process. */
+  jobCountAdmitted(): number {
+    return this.#countAdmitted();
+  }
+
+  /** One job, or undefined. */
+  jobGet(id: string): JobRow | undefined {
+    const raw = this.conn.stmt(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(
+      id,
+    ) as Raw | undefined;
+    return raw === undefined ? undefined : parseRow(raw);
+  }
+
+  /** Jobs newest first, filtered. */
+  jobList(
+    filter: { status?: JobStatus; kind?: string; limit: number },
+  ): JobRow[] {
+    const rows = this.conn.stmt(
+      `SELECT ${COLUMNS} FROM jobs WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR kind = ?2)
+       ORDER BY created_at DESC, rowid DESC LIMIT ?3`,
+    ).all(filter.status ?? null, filter.kind ?? null, filter.limit) as Raw[];
+    return rows.map(parseRow);
+  }
+
+  /** Position of a queued job in the FIFO queue (0 = next), and how many run now. */
+  jobQueuePosition(id: string): { ahead: number; running: number } {
+    const r = this.conn.stmt(
+      `SELECT
+         (SELECT count(*) FROM jobs q WHERE q.status = 'queued' AND q.created_at <= j.created_at AND q.rowid < j.rowid) AS ahead,
+         (SELECT count(*) FROM jobs WHERE status = 'running') AS running
+       FROM jobs j WHERE j.id = ?`,
+    ).get(id) as { ahead: number; running: number } | undefined;
+    return r ?? { ahead: 0, running: 0 };
+  }
+
+  /** Mean run time of the last few finished jobs of a kind, if any. */
+  jobRecentRunMs(kind: string): number | undefined {
+    const r = this.conn.stmt(
+      `SELECT avg(d) AS d FROM (SELECT completed_at - started_at AS d FROM jobs
+       WHERE kind = ? AND status = 'succeeded' AND started_at IS NOT NULL ORDER BY completed_at DESC LIMIT 20)`,
+    ).get(kind) as { d: number | null };
+    return r.d ?? undefined;
+  }
+
+  /**
+   * Persists a cancellation request. A queued job becomes `cancelled` in the same
+   * transaction; a running job gets `cancel_requested_at` for its owner to observe.
+   */
+  jobCancelRequest(id: string, now: number): Promise<CancelEffect> {
+    return this.conn.write((): CancelEffect => {
+      const row = this.jobGet(id);
+      if (row === undefined) return { kind: "not_found" };
+      if (row.status === "cancelled") return { kind: "already_cancelled", row };
+      if (row.status === "succeeded" || row.status === "failed") {
+        return { kind: "terminal", row };
+      }
+      if (row.status === "queued") {
+        const raw = this.conn.stmt(
+          `UPDATE jobs SET status = 'cancelled', outcome = 'cancelled', cancel_requested_at = ?1, completed_at = ?1,
+             updated_at = ?1, expires_at = ?1 + retention_ms
+           WHERE id = ?2 AND status = 'queued' RETURNING ${COLUMNS}`,
+        ).get(now, id) as Raw | undefined;
+        assert(
+          raw !== undefined,
+          "queued job vanished inside a write transaction",
+        );
+        return { kind: "cancelled", row: parseRow(raw) };
+      }
+      if (row.cancel_requested_at !== null) {
+        return { kind: "already_requested", row };
+      }
+      const raw = this.conn.stmt(
+        `UPDATE jobs SET cancel_requested_at = ?1, updated_at = ?1 WHERE id = ?2 AND status = 'running'
+         RETURNING ${COLUMNS}`,
+      ).get(now, id) as Raw | undefined;
+      assert(
+        raw !== undefined,
+        "running job vanished inside a write transaction",
+      );
+      return { kind: "requested", row: parseRow(raw) };
+    });
+  }
+
+  /** A job's events, oldest first. */
+  jobEvents(id: string): JobEvent[] {
+    return this.conn.stmt(
+      "SELECT seq, at, level, message FROM job_events WHERE job_id = ? ORDER BY seq",
+    ).all(
+      id,
+    ) as unknown as JobEvent[];
+  }
+
+  // ------------------------------------------------------------ execution side
+
+  /** Registers an executor owner. */
+  ownerRegister(
+    ownerId: string,
+    pid: number,
+    now: number,
+    leaseMs: number,
+  ): Promise<void> {
+    return this.conn.write(() => {
+      this.conn.stmt(
+        "INSERT INTO job_owners (owner_id, pid, started_at, heartbeat_at, lease_ms) VALUES (?, ?, ?, ?, ?)",
+      ).run(ownerId, pid, now, now, leaseMs);
+    });
+  }
+
+  /**
+   * Refreshes an owner's heartbeat if its lease has not lapsed. Returns false when the
+   * owner is gone or stale: it lost its jobs and must abort them.
+   */
+  ownerHeartbeatIfLive(ownerId: string, now: number): Promise<boolean> {
+    return this.conn.write(() => {
+      const r = this.conn.stmt(
+        "UPDATE job_owners SET heartbeat_at = ?1 WHERE owner_id = ?2 AND heartbeat_at + lease_ms > ?1",
+      ).run(now, ownerId);
+      return Number(r.changes) === 1;
+    });
+  }
+
+  /** Deletes an owner row (clean shutdown). */
+  ownerDelete(ownerId: string): Promise<void> {
+    return this.conn.write(() => {
+      this.conn.stmt("DELETE FROM job_owners WHERE owner_id = ?").run(ownerId);
+    });
+  }
+
+  /** Live owners (heartbeat within lease). */
+  ownerListLive(
+    now: number,
+  ): { owner_id: string; pid: number; heartbeat_at: number }[] {
+    return this.conn.stmt(
+      "SELECT owner_id, pid, heartbeat_at FROM job_owners WHERE heartbeat_at + lease_ms > ? ORDER BY started_at",
+    ).all(now) as unknown as {
+      owner_id: string;
+      pid: number;
+      heartbeat_at: number;
+    }[];
+  }
+
+  /**
+   * Claims the oldest queued job of the given kinds for a live owner (FIFO), or returns
+   * undefined. The claim fails if the owner's own lease lapsed.
+   */
+  jobClaimNextIfOwnerLive(
+    ownerId: string,
+    kinds: readonly string[],
+    now: number,
+  ): Promise<JobRow | undefined> {
+    const kindsJson = JSON.stringify(kinds);
+    return this.conn.write(() => {
+      const raw = this.conn.stmt(
+        `UPDATE jobs SET status = 'running', owner_id = ?1, started_at = ?2, updated_at = ?2, attempt = attempt + 1
+         WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND kind IN (SELECT value FROM json_each(?3))
+                     ORDER BY created_at, rowid LIMIT 1)
+           AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?1 AND heartbeat_at + lease_ms > ?2)
+         RETURNING ${COLUMNS}`,
+      ).get(ownerId, now, kindsJson) as Raw | undefined;
+      return raw === undefined ? undefined : parseRow(raw);
+    });
+  }
+
+  /** Writes progress of a running job owned by `ownerId`; false if no longer owned. */
+  jobSetProgressIfOwned(
+    id: string,
+    ownerId: string,
+    attempt: number,
+    p: ProgressWrite,
+    now: number,
+  ): Promise<boolean> {
+    return this.conn.write(() => {
+      const r = this.conn.stmt(
+        `UPDATE jobs SET
+           phase = CASE WHEN ?1 THEN ?2 ELSE phase END,
+           progress_message = CASE WHEN ?3 THEN ?4 ELSE progress_message END,
+           completed_items = coalesce(?5, completed_items),
+           total_items = CASE WHEN ?6 THEN ?7 ELSE total_items END,
+           next_poll_at = CASE WHEN ?8 THEN ?9 ELSE next_poll_at END,
+           updated_at = ?10
+         WHERE id = ?11 AND status = 'running' AND owner_id = ?12 AND attempt = ?13`,
+      ).run(
+        p.phase !== undefined ? 1 : 0,
+        p.phase ?? null,
+        p.message !== undefined ? 1 : 0,
+        p.message ?? null,
+        p.completedItems ?? null,
+        p.totalItems !== undefined ? 1 : 0,
+        p.totalItems ?? null,
+        p.nextPollAt !== undefined ? 1 : 0,
+        p.nextPollAt ?? null,
+        now,
+        id,
+        ownerId,
+        attempt,
+      );
+      return Number(r.changes) === 1;
+    });
+  }
+
+  /** Appends an event, keeping at most {@linkcode JOB_EVENTS_MAX} per job. */
+  jobEventAppend(
+    id: string,
+    level: JobEvent["level"],
+    message: string,
+    now: number,
+  ): Promise<void> {
+    return this.conn.write(() => {
+      const r = this.conn.stmt(
+        `INSERT INTO job_events (job_id, seq, at, level, message)
+         SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4 FROM job_events WHERE job_id = ?1 RETURNING seq`,
+      ).get(id, now, level, message) as { seq: number };
+      if (r.seq > JOB_EVENTS_MAX) {
+        this.conn.stmt("DELETE FROM job_events WHERE job_id = ? AND seq <= ?")
+          .run(id, r.seq - JOB_EVENTS_MAX);
+      }
+    });
+  }
+
+  /**
+   * The fenced terminal write. Succeeds only for the current owner and attempt of a
+   * running job whose owner lease is live. `succeeded`/`failed` also require that no
+   * cancellation was persisted (a cancellation persisted first wins); `cancelled`
+   * requires one. Result and error are written in the same statement as the status.
+   */
+  jobSetTerminalIfOwned(
+    id: string,
+    ownerId: string,
+    attempt: number,
+    t: TerminalWrite,
+    now: number,
+  ): Promise<JobRow | undefined> {
+    return this.conn.write(() => {
+      const raw = this.conn.stmt(
+        `UPDATE jobs SET status = ?1, outcome = ?2, result = ?3, error = ?4, completed_at = ?5, updated_at = ?5,
+           expires_at = ?5 + retention_ms, next_poll_at = NULL
+         WHERE id = ?6 AND status = 'running' AND owner_id = ?7 AND attempt = ?8
+           AND (CASE WHEN ?1 = 'cancelled' THEN cancel_requested_at IS NOT NULL ELSE cancel_requested_at IS NULL END)
+           AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?7 AND heartbeat_at + lease_ms > ?5)
+         RETURNING ${COLUMNS}`,
+      ).get(
+        t.status,
+        t.outcome,
+        t.resultJson,
+        t.error === null ? null : JSON.stringify(t.error),
+        now,
+        id,
+        ownerId,
+        attempt,
+      ) as Raw | undefined;
+      return raw === undefined ? undefined : parseRow(raw);
+    });
+  }
+
+  /**
+   * Shutdown: records an owned running job as `failed` with `interrupted` (retryable),
+   * or `cancelled` if a cancellation had been persisted. Fenced like every terminal write.
+   */
+  jobSetInterruptedIfOwned(id: string, ownerId: string, attempt: number, now: number): Promise<JobRow | undefined> {
+    const interrupted: JobError = {
+      code: "interrupted",
+      message: "longcall shut down while this job was running; submit it again to rerun it",
+      retryable: true,
+    };
+    return this.conn.write(() => {
+      const raw = this.conn.stmt(
+        `UPDATE jobs SET
+           status = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,
+           outcome = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,
+           error = CASE WHEN cancel_requested_at IS NOT NULL THEN NULL ELSE ?1 END,
+           completed_at = ?2, updated_at = ?2, expires_at = ?2 + retention_ms, next_poll_at = NULL
+         WHERE id = ?3 AND status = 'running' AND owner_id = ?4 AND attempt = ?5
+         RETURNING ${COLUMNS}`,
+      ).get(JSON.stringify(interrupted), now, id, ownerId, attempt) as Raw | undefined;
+      return raw === undefined ? undefined : parseRow(raw);
+    });
+  }
+
+  /** Ids among an owner's running jobs that have a persisted cancellation request. */
+  jobListCancelRequested(ownerId: string): string[] {
+    const rows = this.conn.stmt(
+      "SELECT id FROM jobs WHERE status = 'running' AND owner_id = ? AND cancel_requested_at IS NOT NULL",
+    ).all(ownerId) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Reconciliation, one transaction: running jobs whose owner is missing or stale become
+   * `failed` with `process_lost` (or `cancelled` if cancellation was requested); stale
+   * owner rows are deleted. Never replays work. Returns the ids it finished.
+   */
+  jobReconcileLost(now: number): Promise<string[]> {
+    const lost: JobError = {
+      code: "process_lost",
+      message: "The process running this job stopped before it finished; the work was not replayed",
+      retryable: true,
+    };
+    return this.conn.write(() => {
+      const rows = this.conn.stmt(
+        `UPDATE jobs SET
+           status = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,
+           outcome = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,
+           error = CASE WHEN cancel_requested_at IS NOT NULL THEN NULL ELSE ?2 END,
+           completed_at = ?1, updated_at = ?1, expires_at = ?1 + retention_ms, next_poll_at = NULL
+         WHERE status = 'running'
+           AND NOT EXISTS (SELECT 1 FROM job_owners o WHERE o.owner_id = jobs.owner_id AND o.heartbeat_at + o.lease_ms > ?1)
+         RETURNING id`,
+      ).all(now, JSON.stringify(lost)) as { id: string }[];
+      this.conn.stmt(
+        "DELETE FROM job_owners WHERE heartbeat_at + lease_ms <= ?",
+      ).run(now);
+      return rows.map((r) => r.id);
+    });
+  }
+
+  /** Deletes at most `batch` terminal jobs whose retention ended. Returns the count. */
+  jobDeleteExpired(now: number, batch: number): Promise<number> {
+    return this.conn.write(() => {
+      const r = this.conn.stmt(
+        `DELETE FROM jobs WHERE rowid IN (SELECT rowid FROM jobs WHERE expires_at IS NOT NULL AND expires_at <= ?
+           AND status IN ('succeeded', 'failed', 'cancelled') LIMIT ?)`,
+      ).run(now, batch);
+      return Number(r.changes);
+    });
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * Forward-only schema migrations, written as TypeScript so a compiled binary carries
+ * them. Version N is applied when `user_version` is N-1. Never edit a shipped entry;
+ * append a new one.
+ *
+ * @module
+ */
+
+import { M001_JOBS } from "./migrations/m001_jobs.ts";
+import { M002_CORPUS } from "./migrations/m002_corpus.ts";
+
+/** One migration step. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every migration in order; `MIGRATIONS[i].version === i + 1`. */
+export const MIGRATIONS: readonly Migration[] = [M001_JOBS, M002_CORPUS];
+
+/** `PRAGMA application_id` of a longcall database ("LCAL"). */
+export const APPLICATION_ID = 0x4c43414c;
