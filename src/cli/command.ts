@@ -1,0 +1,81 @@
+/**
+ * A tiny command framework over `node:util` `parseArgs`: every command has a usage
+ * line, a description, options with help text, and an example, and answers `--help`.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { UsageError } from "./exit.ts";
+
+export interface OptionSpec {
+  type: "string" | "boolean";
+  short?: string;
+  multiple?: boolean;
+  help: string;
+  /** Value placeholder for help, e.g. PATH. */
+  value?: string;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  description?: string;
+  options: Record<string, OptionSpec>;
+  examples: string[];
+  /** Runs with parsed values and positionals; returns the exit code. */
+  run(values: Record<string, string | boolean | string[] | undefined>, positionals: string[]): Promise<number>;
+}
+
+/** Help text for one command. */
+export function commandHelp(cmd: Command): string {
+  const lines = [`Usage: ${cmd.usage}`, "", cmd.summary];
+  if (cmd.description !== undefined) lines.push("", cmd.description);
+  const opts = Object.entries(cmd.options);
+  lines.push("", "Options:");
+  for (const [name, spec] of opts) {
+    const flag = `${spec.short === undefined ? "    " : `-${spec.short}, `}--${name}${
+      spec.value === undefined ? "" : ` ${spec.value}`
+    }`;
+    lines.push(`  ${flag.padEnd(28)} ${spec.help}`);
+  }
+  lines.push(`  ${"-h, --help".padEnd(28)} Show this help`);
+  if (cmd.examples.length > 0) lines.push("", "Examples:", ...cmd.examples.map((e) => `  ${e}`));
+  return lines.join("\n");
+}
+
+/** Parses argv for a command; throws UsageError on unknown or malformed options. */
+export function parseCommandArgs(cmd: Command, argv: string[]): {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+  help: boolean;
+} {
+  const options: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> = {
+    help: { type: "boolean", short: "h" },
+  };
+  for (const [name, spec] of Object.entries(cmd.options)) {
+    options[name] = {
+      type: spec.type,
+      ...(spec.short === undefined ? {} : { short: spec.short }),
+      ...(spec.multiple === undefined ? {} : { multiple: spec.multiple }),
+    };
+  }
+  try {
+    const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+    return { values, positionals: parsed.positionals, help: values.help === true };
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** Reads an integer option within bounds. */
+export function intOption(value: unknown, name: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (typeof value !== "string" || !Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`Cannot use --${name}: expected an integer from ${min} to ${max}, current value is ${value}`);
+  }
+  return n;
+}

@@ -1,0 +1,156 @@
+/**
+ * `longcall jobs list|get|cancel`: the job store from a terminal, against the same
+ * database the server uses.
+ *
+ * @module
+ */
+
+import { systemClock } from "../base/clock.ts";
+import { isJobId } from "../base/ids.ts";
+import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX } from "../base/limits.ts";
+import { JobControl } from "../jobs/control.ts";
+import type { JobKindRegistry } from "../jobs/kinds.ts";
+import { type BatchItem, batchOf, cancelItem, type JobItem, jobItem } from "../mcp/job_views.ts";
+import type { JobStatus } from "../store/job_rows.ts";
+import { openStore } from "../store/store.ts";
+import { type Command, intOption } from "./command.ts";
+import { resolveDbPath } from "./config.ts";
+import { EXIT_NOT_FOUND, EXIT_OK, UsageError } from "./exit.ts";
+
+const STATES: readonly JobStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
+
+const dbOption = {
+  type: "string",
+  help: "Database path (default $LONGCALL_DB or the XDG data dir)",
+  value: "PATH",
+} as const;
+const jsonOption = { type: "boolean", help: "Print JSON for scripts" } as const;
+
+function openControl(values: Record<string, unknown>, registry: JobKindRegistry) {
+  const store = openStore(resolveDbPath(values.db as string | undefined));
+  return { store, control: new JobControl(store.rows, registry, { clock: systemClock }) };
+}
+
+function printItems(items: BatchItem<JobItem>[], json: boolean): void {
+  if (json) {
+    console.log(JSON.stringify(batchOf(items), null, 2));
+    return;
+  }
+  for (const item of items) {
+    if (item.value !== undefined && item.item_status === "complete") {
+      const v = item.value;
+      console.log(`${v.id}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${v.summary}`);
+    } else {
+      console.log(`${item.key}  ${item.reason ?? "unavailable"}: ${item.message ?? ""}`);
+    }
+  }
+}
+
+function idsFrom(positionals: string[], verb: string): string[] {
+  if (positionals.length === 0) throw new UsageError(`Cannot ${verb} jobs: give at least one job id`);
+  return positionals.map((p) => p.startsWith("job:") ? p.slice(4) : p);
+}
+
+/** `jobs list|get|cancel` commands. */
+export function jobsCommands(registry: JobKindRegistry): Command[] {
+  return [
+    {
+      name: "jobs list",
+      summary: "List jobs, newest first.",
+      usage: "longcall jobs list [--state S] [--kind K] [--limit N] [--json] [--db PATH]",
+      options: {
+        state: { type: "string", help: `Only jobs in this state (${STATES.join(", ")})`, value: "S" },
+        kind: { type: "string", help: "Only jobs of this kind", value: "K" },
+        limit: {
+          type: "string",
+          help: `At most N rows (1..${JOB_LIST_LIMIT_MAX}, default ${JOB_LIST_LIMIT_DEFAULT})`,
+          value: "N",
+        },
+        json: jsonOption,
+        db: dbOption,
+      },
+      examples: ["longcall jobs list --state running", "longcall jobs list --json --limit 5"],
+      run(values) {
+        const state = values.state as string | undefined;
+        if (state !== undefined && !STATES.includes(state as JobStatus)) {
+          throw new UsageError(
+            `Cannot list jobs: --state must be one of ${STATES.join(", ")}, current value is ${state}`,
+          );
+        }
+        const limit = intOption(values.limit, "limit", 1, JOB_LIST_LIMIT_MAX, JOB_LIST_LIMIT_DEFAULT);
+        const { store, control } = openControl(values, registry);
+        try {
+          const rows = control.list({
+            ...(state === undefined ? {} : { status: state as JobStatus }),
+            ...(values.kind === undefined ? {} : { kind: values.kind as string }),
+            limit,
+          });
+          const items = rows.map((r) => jobItem(r, control, "concise"));
+          if (values.json === true) console.log(JSON.stringify({ jobs: items }, null, 2));
+          else if (items.length === 0) console.log("No jobs.");
+          else {for (const v of items) {
+              console.log(`${v.id}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${v.summary}`);
+            }}
+          return Promise.resolve(EXIT_OK);
+        } finally {
+          store.close();
+        }
+      },
+    },
+    {
+      name: "jobs get",
+      summary: "Show jobs by id (each id answered on its own; unknown ids exit 3).",
+      usage: "longcall jobs get ID... [--detailed] [--json] [--db PATH]",
+      options: { detailed: { type: "boolean", help: "Include request and result" }, json: jsonOption, db: dbOption },
+      examples: ["longcall jobs get 0b9c...e1 --json --detailed"],
+      run(values, positionals) {
+        const ids = idsFrom(positionals, "get");
+        const { store, control } = openControl(values, registry);
+        try {
+          const items: BatchItem<JobItem>[] = ids.map((id) => {
+            if (!isJobId(id)) {
+              return { key: id, item_status: "unavailable", reason: "invalid_id", message: "Not a job id" };
+            }
+            const row = control.get(id);
+            return row === undefined
+              ? { key: id, item_status: "unavailable", reason: "not_found", message: `No job ${id}` }
+              : {
+                key: id,
+                item_status: "complete",
+                value: jobItem(row, control, values.detailed ? "detailed" : "concise"),
+              };
+          });
+          printItems(items, values.json === true);
+          return Promise.resolve(items.every((i) => i.item_status === "complete") ? EXIT_OK : EXIT_NOT_FOUND);
+        } finally {
+          store.close();
+        }
+      },
+    },
+    {
+      name: "jobs cancel",
+      summary: "Request cancellation of jobs (queued jobs end at once; running jobs stop cooperatively).",
+      usage: "longcall jobs cancel ID... [--json] [--db PATH]",
+      options: { json: jsonOption, db: dbOption },
+      examples: ["longcall jobs cancel 0b9c...e1"],
+      async run(values, positionals) {
+        const ids = idsFrom(positionals, "cancel");
+        const { store, control } = openControl(values, registry);
+        try {
+          const items: BatchItem<JobItem>[] = [];
+          for (const id of ids) {
+            if (!isJobId(id)) {
+              items.push({ key: id, item_status: "unavailable", reason: "invalid_id", message: "Not a job id" });
+              continue;
+            }
+            items.push(cancelItem(id, await control.cancel(id), control));
+          }
+          printItems(items, values.json === true);
+          return items.some((i) => i.reason === "not_found" || i.reason === "invalid_id") ? EXIT_NOT_FOUND : EXIT_OK;
+        } finally {
+          store.close();
+        }
+      },
+    },
+  ];
+}

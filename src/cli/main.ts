@@ -1,0 +1,94 @@
+/**
+ * The composition root: parses arguments, wires concretes, owns the process exit code.
+ *
+ * @module
+ */
+
+import { AppError } from "../base/errors.ts";
+import { VERSION } from "../base/version.ts";
+import { type Command, commandHelp, parseCommandArgs } from "./command.ts";
+import { EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, UsageError } from "./exit.ts";
+import { jobsCommands } from "./jobs_cmd.ts";
+import { productRegistry } from "./registry.ts";
+
+function commands(): Command[] {
+  const registry = productRegistry();
+  return [...jobsCommands(registry)];
+}
+
+function topHelp(cmds: Command[]): string {
+  const width = Math.max(...cmds.map((c) => c.name.length)) + 2;
+  return [
+    `longcall ${VERSION}: durable, cancellable GitHub work for MCP hosts (jobs + the MCP Tasks extension).`,
+    "",
+    "Usage: longcall <command> [options]",
+    "",
+    "Commands:",
+    ...cmds.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    "",
+    "Run `longcall <command> --help` for a command's options and examples.",
+    "Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 8 checks still pending, 130 cancelled.",
+  ].join("\n");
+}
+
+/** Finds the longest command name matching the leading words of argv. */
+function resolve(cmds: Command[], argv: string[]): { cmd: Command; rest: string[] } | undefined {
+  let best: { cmd: Command; rest: string[] } | undefined;
+  for (const cmd of cmds) {
+    const words = cmd.name.split(" ");
+    if (
+      words.every((w, i) => argv[i] === w) && (best === undefined || words.length > best.cmd.name.split(" ").length)
+    ) {
+      best = { cmd, rest: argv.slice(words.length) };
+    }
+  }
+  return best;
+}
+
+/** Runs longcall with `argv` and returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const cmds = commands();
+  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
+    console.log(topHelp(cmds));
+    return argv.length === 0 ? EXIT_USAGE : EXIT_OK;
+  }
+  if (argv[0] === "--version" || argv[0] === "-V") {
+    console.log(`longcall ${VERSION}`);
+    return EXIT_OK;
+  }
+  const found = resolve(cmds, argv);
+  if (found === undefined) {
+    const group = cmds.filter((c) => c.name.startsWith(`${argv[0]} `));
+    if (group.length > 0) {
+      console.error(`longcall ${argv[0]}: expected one of: ${group.map((c) => c.name.split(" ")[1]).join(", ")}`);
+    } else {
+      console.error(`longcall: unknown command "${argv[0]}". Run \`longcall --help\`.`);
+    }
+    return EXIT_USAGE;
+  }
+  const { cmd, rest } = found;
+  try {
+    const { values, positionals, help } = parseCommandArgs(cmd, rest);
+    if (help) {
+      console.log(commandHelp(cmd));
+      return EXIT_OK;
+    }
+    return await cmd.run(values, positionals);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`longcall ${cmd.name}: ${err.message}\nRun \`longcall ${cmd.name} --help\`.`);
+      return EXIT_USAGE;
+    }
+    if (err instanceof AppError) {
+      console.error(`longcall ${cmd.name}: ${err.message}`);
+      return err.code === "not_found" ? EXIT_NOT_FOUND : err.code === "invalid_argument" ? EXIT_USAGE : EXIT_ERROR;
+    }
+    console.error(`longcall ${cmd.name}: internal error: ${err instanceof Error ? err.message : String(err)}`);
+    return EXIT_ERROR;
+  }
+}
+
+/** Entry used by src/main.ts: runs and exits. */
+export async function run(argv: string[]): Promise<never> {
+  Deno.exit(await main(argv));
+}

@@ -1,0 +1,185 @@
+/**
+ * Projections of stored jobs onto the JobReference and `jobs.get` / `jobs.cancel`
+ * shapes every MCP client understands. Pure functions over rows plus guidance.
+ *
+ * @module
+ */
+
+import type { JobError } from "../base/errors.ts";
+import { JOB_RESULT_VIEW_BYTES_MAX } from "../base/limits.ts";
+import type { JobControl } from "../jobs/control.ts";
+import type { CancelEffect, JobRow } from "../store/job_rows.ts";
+
+/** Returned at once by every job-submitting tool. */
+export interface JobReference {
+  id: string;
+  ref: string;
+  kind: string;
+  status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+  message: string;
+  poll_after_ms: number;
+  follow_up: {
+    action: { type: "poll_job"; poll_job: { ids: string[] } };
+    retry_after_ms: number;
+  };
+}
+
+/** One job as `jobs.get` shows it. */
+export interface JobItem {
+  id: string;
+  kind: string;
+  execution_state: "queued" | "running" | "terminal";
+  outcome?: string;
+  summary: string;
+  phase?: string;
+  completed_items: number;
+  total_items?: number;
+  progress_percent?: number;
+  retry_after_ms?: number;
+  created_at: string;
+  started_at?: string;
+  completed_at?: string;
+  expires_at?: string;
+  cancellation_requested: boolean;
+  error?: JobError;
+  /** Detailed view only. */
+  request?: unknown;
+  result?: unknown;
+  result_truncated?: boolean;
+}
+
+/** One entry of a vectorized answer. */
+export interface BatchItem<T> {
+  key: string;
+  item_status: "complete" | "unavailable";
+  value?: T;
+  reason?: "not_found" | "terminal" | "invalid_id";
+  message?: string;
+  retry_after_ms?: number;
+}
+
+/** A vectorized answer: one item per input, in input order. */
+export interface Batch<T> {
+  batch_status: "complete" | "partial";
+  items: BatchItem<T>[];
+}
+
+/** Builds a batch, deriving `batch_status` from its items. */
+export function batchOf<T>(items: BatchItem<T>[]): Batch<T> {
+  return { batch_status: items.every((i) => i.item_status === "complete") ? "complete" : "partial", items };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Human summary of where a job stands. */
+export function jobSummary(row: JobRow): string {
+  const counts = row.total_items !== null
+    ? ` (${row.completed_items}/${row.total_items})`
+    : row.completed_items > 0
+    ? ` (${row.completed_items} done)`
+    : "";
+  switch (row.status) {
+    case "queued":
+      return `${row.kind} is queued`;
+    case "running": {
+      const phase = row.phase === null ? "running" : row.phase.replaceAll("_", " ");
+      const message = row.progress_message === null ? "" : `: ${row.progress_message}`;
+      const cancel = row.cancel_requested_at === null ? "" : " (cancellation requested)";
+      return `${row.kind} ${phase}${counts}${message}${cancel}`;
+    }
+    case "succeeded":
+      return row.outcome === null || row.outcome === "succeeded"
+        ? `${row.kind} succeeded${counts}`
+        : `${row.kind} finished with outcome ${row.outcome}${counts}`;
+    case "failed":
+      return `${row.kind} failed: ${row.error?.message ?? "unknown error"}`;
+    case "cancelled":
+      return `${row.kind} was cancelled`;
+  }
+}
+
+/** Result JSON bounded for embedding in a view. */
+export function boundedResult(result: unknown, bytesMax = JOB_RESULT_VIEW_BYTES_MAX): {
+  result: unknown;
+  truncated: boolean;
+} {
+  const json = JSON.stringify(result ?? null);
+  if (new TextEncoder().encode(json).length <= bytesMax) return { result, truncated: false };
+  return {
+    result: {
+      truncated_json_prefix: new TextDecoder().decode(new TextEncoder().encode(json).slice(0, bytesMax - 256))
+        .replace(/\uFFFD$/, ""),
+    },
+    truncated: true,
+  };
+}
+
+/** The `jobs.get` item for a row. */
+export function jobItem(row: JobRow, control: JobControl, format: "concise" | "detailed"): JobItem {
+  const terminal = row.status !== "queued" && row.status !== "running";
+  const item: JobItem = {
+    id: row.id,
+    kind: row.kind,
+    execution_state: terminal ? "terminal" : row.status as "queued" | "running",
+    summary: jobSummary(row),
+    completed_items: row.completed_items,
+    created_at: iso(row.created_at),
+    cancellation_requested: row.cancel_requested_at !== null,
+  };
+  if (terminal && row.outcome !== null) item.outcome = row.outcome;
+  if (row.phase !== null) item.phase = row.phase;
+  if (row.total_items !== null) {
+    item.total_items = row.total_items;
+    item.progress_percent = row.total_items === 0
+      ? 100
+      : Math.min(100, Math.round(row.completed_items / row.total_items * 100));
+  }
+  const pollMs = control.pollAfterMs(row);
+  if (pollMs !== undefined) item.retry_after_ms = pollMs;
+  if (row.started_at !== null) item.started_at = iso(row.started_at);
+  if (row.completed_at !== null) item.completed_at = iso(row.completed_at);
+  if (row.expires_at !== null) item.expires_at = iso(row.expires_at);
+  if (row.error !== null) item.error = row.error;
+  if (format === "detailed") {
+    item.request = row.request;
+    if (row.status === "succeeded") {
+      const { result, truncated } = boundedResult(row.result);
+      item.result = result;
+      item.result_truncated = truncated;
+    }
+  }
+  return item;
+}
+
+/** The JobReference for a freshly admitted job. */
+export function jobReference(row: JobRow, control: JobControl): JobReference {
+  const pollMs = control.pollAfterMs(row) ?? 0;
+  return {
+    id: row.id,
+    ref: `job:${row.id}`,
+    kind: row.kind,
+    status: row.status,
+    message:
+      `Started ${row.kind} as job ${row.id}. Call jobs.get with ids ["${row.id}"] after ${pollMs} ms to follow it; jobs.cancel stops it.`,
+    poll_after_ms: pollMs,
+    follow_up: { action: { type: "poll_job", poll_job: { ids: [row.id] } }, retry_after_ms: pollMs },
+  };
+}
+
+/** The `jobs.cancel` item for a cancellation effect. */
+export function cancelItem(key: string, effect: CancelEffect, control: JobControl): BatchItem<JobItem> {
+  switch (effect.kind) {
+    case "not_found":
+      return { key, item_status: "unavailable", reason: "not_found", message: `No job ${key} is visible here` };
+    case "terminal":
+      return {
+        key,
+        item_status: "unavailable",
+        reason: "terminal",
+        message: `Job ${key} already ${effect.row.status}; nothing to cancel`,
+        value: jobItem(effect.row, control, "concise"),
+      };
+    default:
+      return { key, item_status: "complete", value: jobItem(effect.row, control, "concise") };
+  }
+}
