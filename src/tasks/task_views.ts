@@ -1,0 +1,150 @@
+/**
+ * The one place that knows both job and task vocabulary: how a stored job appears as an
+ * `io.modelcontextprotocol/tasks` task. Wire shapes come from the official
+ * `@modelcontextprotocol/ext-tasks` `core/v2` types, never written by hand.
+ *
+ * | job                                              | task                                              |
+ * |--------------------------------------------------|---------------------------------------------------|
+ * | queued, running                                  | working (statusMessage from phase and counts)     |
+ * | succeeded (incl. partial / per-item outcomes)    | completed, result = the tool's CallToolResult     |
+ * | failed with an operation error                   | completed, result has isError: true + typed error |
+ * | failed: process_lost, interrupted, internal      | failed, error = JSON-RPC -32603 with typed data   |
+ * | cancelled                                        | cancelled                                         |
+ *
+ * @module
+ */
+
+import type {
+  CompletedTaskV2,
+  CreateTaskResultV2,
+  DetailedTaskV2,
+  GetTaskResultV2,
+} from "@modelcontextprotocol/ext-tasks/core/v2";
+import type { JobError } from "../base/errors.ts";
+import type { JobControl } from "../jobs/control.ts";
+import { boundedResult, jobSummary } from "../jobs/views.ts";
+import type { JobRow } from "../store/job_rows.ts";
+
+/** JSON-RPC internal error: the only code a failed task carries. */
+export const JSONRPC_INTERNAL_ERROR = -32603;
+
+/** Job error codes that mean the execution itself broke (not the operation): these make a task `failed`. */
+export const EXECUTION_FAILURE_CODES: ReadonlySet<string> = new Set([
+  "process_lost",
+  "interrupted",
+  "internal",
+  "store_busy",
+]);
+
+/** A CallToolResult as the spec wants it inside a completed task. */
+export interface CompleteToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+  resultType: "complete";
+}
+
+/**
+ * The tool result a finished job produces: identical whether read through a task or
+ * reconstructed for `jobs.get` parity. `structuredContent.result` is the same bounded
+ * result `jobs.get` shows in its detailed view.
+ */
+export function terminalToolResult(row: JobRow): CompleteToolResult {
+  if (row.status === "failed") {
+    const error = row.error as JobError;
+    const structured = { id: row.id, kind: row.kind, outcome: row.outcome ?? "failed", error };
+    return {
+      content: [{ type: "text", text: `${jobSummary(row)}\n${JSON.stringify(structured)}` }],
+      structuredContent: structured,
+      isError: true,
+      resultType: "complete",
+    };
+  }
+  const { result, truncated } = boundedResult(row.result);
+  const structured = {
+    id: row.id,
+    kind: row.kind,
+    outcome: row.outcome ?? "succeeded",
+    result,
+    result_truncated: truncated,
+  };
+  return {
+    content: [{ type: "text", text: `${jobSummary(row)}\n${JSON.stringify(structured)}` }],
+    structuredContent: structured,
+    resultType: "complete",
+  };
+}
+
+/** Whether a failed job is an execution failure (task `failed`) rather than an operation error. */
+export function isExecutionFailure(row: JobRow): boolean {
+  return row.status === "failed" && EXECUTION_FAILURE_CODES.has(row.error?.code ?? "internal");
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Fields every task view shares. */
+function base(row: JobRow, control: JobControl) {
+  const out: {
+    taskId: string;
+    statusMessage: string;
+    createdAt: string;
+    lastUpdatedAt: string;
+    ttlMs: number;
+    pollIntervalMs?: number;
+  } = {
+    taskId: row.id,
+    statusMessage: jobSummary(row),
+    createdAt: iso(row.created_at),
+    lastUpdatedAt: iso(row.updated_at),
+    ttlMs: Math.max(0, Math.round(control.ttlMs(row))),
+  };
+  const poll = control.pollAfterMs(row);
+  if (poll !== undefined) out.pollIntervalMs = poll;
+  return out;
+}
+
+/** The detailed task for a job (what `tasks/get` returns, minus `resultType`). */
+export function detailedTask(row: JobRow, control: JobControl): DetailedTaskV2 {
+  const b = base(row, control);
+  switch (row.status) {
+    case "queued":
+    case "running":
+      return { ...b, status: "working" };
+    case "cancelled":
+      return { ...b, status: "cancelled" };
+    case "failed":
+      if (isExecutionFailure(row)) {
+        const error = row.error as JobError;
+        return {
+          ...b,
+          status: "failed",
+          error: {
+            code: JSONRPC_INTERNAL_ERROR,
+            message: error.message,
+            data: JSON.parse(JSON.stringify({ error })),
+          },
+        };
+      }
+      return { ...b, status: "completed", result: toJson(terminalToolResult(row)) };
+    case "succeeded":
+      return { ...b, status: "completed", result: toJson(terminalToolResult(row)) };
+  }
+}
+
+/** `tasks/get` result. */
+export function getTaskResult(row: JobRow, control: JobControl): GetTaskResultV2 {
+  return { ...detailedTask(row, control), resultType: "complete" } as GetTaskResultV2;
+}
+
+/** The flat `CreateTaskResult` a job-submitting `tools/call` returns to a declaring client. */
+export function createTaskResult(row: JobRow, control: JobControl): CreateTaskResultV2 {
+  const b = base(row, control);
+  const status = row.status === "queued" || row.status === "running" ? "working" : detailedTask(row, control).status;
+  return { ...b, status, resultType: "task" };
+}
+
+/** A plain-JSON copy, typed as the wire schema's JSON record. */
+function toJson(value: CompleteToolResult): CompletedTaskV2["result"] {
+  return JSON.parse(JSON.stringify(value)) as CompletedTaskV2["result"];
+}
