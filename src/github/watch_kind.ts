@@ -1,0 +1,220 @@
+/**
+ * Job kind `github.wait_pull_request_checks`: the server owns the waiting loop, so a
+ * client never polls GitHub itself. It returns when CI changes materially
+ * (`until: "change"`) or reaches a verdict, re-reading once to confirm before it says so.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { AppError } from "../base/errors.ts";
+import {
+  WATCH_CHECKS_MAX,
+  WATCH_FIRST_CHECK_GRACE_MS_DEFAULT,
+  WATCH_FIRST_CHECK_GRACE_MS_MAX,
+  WATCH_POLL_INTERVAL_MS_DEFAULT,
+  WATCH_POLL_INTERVAL_MS_MAX,
+  WATCH_POLL_INTERVAL_MS_MIN,
+  WATCH_TIMEOUT_MS_DEFAULT,
+  WATCH_TIMEOUT_MS_MAX,
+  WATCH_TRANSITIONS_MAX,
+} from "../base/limits.ts";
+import { defineJobKind, type JobContext } from "../jobs/kinds.ts";
+import {
+  type CheckEntry,
+  type CheckRunLike,
+  checksSignature,
+  type ChecksSummary,
+  normalizeChecks,
+  type StatusLike,
+  summarize,
+  verdictOf,
+} from "./checks_state.ts";
+import { zodToInvalidArgument } from "../base/validation.ts";
+
+export const WATCH_KIND = "github.wait_pull_request_checks";
+
+const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
+
+/** The tool's input, durations in integer milliseconds. */
+export const WatchInput = z.object({
+  owner: z.string().regex(NAME).describe("Repository owner, e.g. denoland"),
+  repo: z.string().regex(NAME).describe("Repository name, e.g. deno"),
+  number: z.number().int().min(1).max(2_147_483_647).describe("Pull request number"),
+  expected_head_sha: z.string().regex(/^[0-9a-f]{40}$/).optional()
+    .describe("Head commit to watch (40 hex). Default: the head seen at the first poll"),
+  until: z.enum(["terminal", "change"]).default("terminal")
+    .describe("terminal: wait for a verdict; change: return at the first material CI change"),
+  timeout_ms: z.number().int().min(1_000).max(WATCH_TIMEOUT_MS_MAX).default(WATCH_TIMEOUT_MS_DEFAULT)
+    .describe(`Give up after this long (default 30 min, max 24 h)`),
+  poll_interval_ms: z.number().int().min(WATCH_POLL_INTERVAL_MS_MIN).max(WATCH_POLL_INTERVAL_MS_MAX)
+    .default(WATCH_POLL_INTERVAL_MS_DEFAULT).describe("Time between GitHub polls (default 10 s, 5 s .. 5 min)"),
+  fail_fast: z.boolean().default(false).describe("Return failed as soon as any check fails"),
+  first_check_grace_ms: z.number().int().min(0).max(WATCH_FIRST_CHECK_GRACE_MS_MAX)
+    .default(WATCH_FIRST_CHECK_GRACE_MS_DEFAULT)
+    .describe("How long to wait for the first check to register before answering no_checks (default 3 min)"),
+}).strict();
+
+export type WatchRequest = z.output<typeof WatchInput>;
+
+/** Every outcome, distinct in the result and in the job's outcome. */
+export type WatchOutcome = "succeeded" | "failed" | "timed_out" | "superseded" | "no_checks" | "changed" | "incomplete";
+
+/** One reading of the PR and its CI. */
+export interface PullObservation {
+  head_sha: string;
+  state: string;
+  check_runs: CheckRunLike[];
+  statuses: StatusLike[];
+  /** Whether every check run GitHub counts was fetched. */
+  coverage_complete: boolean;
+}
+
+/** Where observations come from (the GitHub client in production, anything in tests). */
+export interface PullObserver {
+  headSha(owner: string, repo: string, number: number, signal: AbortSignal): Promise<string>;
+  observe(owner: string, repo: string, number: number, sha: string, signal: AbortSignal): Promise<PullObservation>;
+  /** Counted and free requests so far, and the last rate-limit state seen. */
+  stats(): { requests: number; not_modified: number; rate_limit?: Record<string, unknown> | undefined };
+  /** Whether requests carry a token. */
+  readonly authenticated: boolean;
+}
+
+export interface Transition {
+  at: string;
+  signature: string;
+  summary: ChecksSummary;
+}
+
+/** The watch result stored with the job and returned to clients. */
+export interface WatchResult {
+  outcome: WatchOutcome;
+  repository: string;
+  number: number;
+  expected_head_sha: string;
+  observed_head_sha: string;
+  summary: ChecksSummary;
+  checks: CheckEntry[];
+  checks_truncated: boolean;
+  transitions: Transition[];
+  transitions_truncated: boolean;
+  polls: number;
+  requests: number;
+  not_modified: number;
+  rate_limit?: Record<string, unknown> | undefined;
+  authenticated: boolean;
+  started_at: string;
+  finished_at: string;
+}
+
+/** Dependencies of the watch kind. */
+export interface WatchDeps {
+  observer(): PullObserver;
+  /** Stores the last complete observation in the corpus (readable offline later). */
+  saveObservation?(result: WatchResult): Promise<void>;
+}
+
+/** Creates the job kind. */
+export function watchKind(deps: WatchDeps) {
+  return defineJobKind<WatchRequest, WatchResult>({
+    kind: WATCH_KIND,
+    parse(input) {
+      const parsed = WatchInput.safeParse(input);
+      if (!parsed.success) throw zodToInvalidArgument(parsed.error, WATCH_EXAMPLE);
+      return parsed.data;
+    },
+    run: (ctx) => runWatch(ctx, deps),
+    outcome: (result) => result.outcome,
+  });
+}
+
+export const WATCH_EXAMPLE = { owner: "denoland", repo: "deno", number: 123, until: "terminal" };
+
+async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise<WatchResult> {
+  const req = ctx.request;
+  const { clock, signal } = ctx;
+  const gh = deps.observer();
+  const startedAt = clock.now();
+  const deadline = startedAt + req.timeout_ms;
+  const expected = req.expected_head_sha ?? await gh.headSha(req.owner, req.repo, req.number, signal);
+  const transitions: Transition[] = [];
+  let transitionsTruncated = false;
+  let previousSignature: string | undefined;
+  let polls = 0;
+  let confirming: WatchOutcome | undefined;
+
+  const finish = async (outcome: WatchOutcome, obs: PullObservation, entries: CheckEntry[]) => {
+    const result: WatchResult = {
+      outcome,
+      repository: `${req.owner}/${req.repo}`,
+      number: req.number,
+      expected_head_sha: expected,
+      observed_head_sha: obs.head_sha,
+      summary: summarize(entries),
+      checks: entries.slice(0, WATCH_CHECKS_MAX),
+      checks_truncated: entries.length > WATCH_CHECKS_MAX,
+      transitions,
+      transitions_truncated: transitionsTruncated,
+      polls,
+      ...gh.stats(),
+      authenticated: gh.authenticated,
+      started_at: new Date(startedAt).toISOString(),
+      finished_at: new Date(clock.now()).toISOString(),
+    };
+    if (outcome !== "superseded" && outcome !== "timed_out" && obs.coverage_complete) {
+      await deps.saveObservation?.(result).catch((err) =>
+        ctx.log.warn("could not store the checks observation", { error: String(err) })
+      );
+    }
+    return result;
+  };
+
+  ctx.report({ phase: "waiting_for_checks", message: `watching ${req.owner}/${req.repo}#${req.number}` });
+  for (;;) {
+    const obs = await gh.observe(req.owner, req.repo, req.number, expected, signal);
+    polls++;
+    const entries = normalizeChecks(obs.check_runs, obs.statuses);
+    const now = clock.now();
+    let candidate: WatchOutcome | undefined;
+    if (obs.head_sha !== expected) {
+      candidate = "superseded";
+    } else {
+      const signature = await checksSignature(entries);
+      if (signature !== previousSignature) {
+        if (transitions.length < WATCH_TRANSITIONS_MAX) {
+          transitions.push({ at: new Date(now).toISOString(), signature, summary: summarize(entries) });
+        } else transitionsTruncated = true;
+        if (req.until === "change" && previousSignature !== undefined) candidate = "changed";
+        previousSignature = signature;
+      }
+      const verdict = verdictOf(entries, { coverageComplete: obs.coverage_complete, failFast: req.fail_fast });
+      if (verdict !== "pending") candidate = verdict;
+      else if (entries.length === 0 && now - startedAt >= req.first_check_grace_ms) candidate = "no_checks";
+    }
+    if (candidate !== undefined && candidate === confirming) return await finish(candidate, obs, entries);
+    if (candidate !== undefined && candidate !== "changed") {
+      // Re-read once before declaring a verdict: a check may be registering right now.
+      confirming = candidate;
+      continue;
+    }
+    if (candidate === "changed") return await finish("changed", obs, entries);
+    confirming = undefined;
+    if (now >= deadline) return await finish("timed_out", obs, entries);
+    const wait = Math.min(req.poll_interval_ms, deadline - now);
+    const s = summarize(entries);
+    ctx.report({
+      phase: "waiting_for_checks",
+      message:
+        `${polls} polls, ${transitions.length} transitions; ${s.passed} passed, ${s.failed} failed, ${s.pending} pending`,
+      completedItems: s.passed + s.failed,
+      totalItems: s.total,
+      nextPollAt: now + wait,
+    });
+    await clock.sleep(wait, signal);
+  }
+}
+
+/** Raised when a watch is asked about a PR that cannot be read. */
+export function watchNotFound(repo: string, number: number): AppError {
+  return new AppError("not_found", `Cannot watch ${repo}#${number}: the pull request was not found`);
+}
