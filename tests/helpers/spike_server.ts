@@ -15,10 +15,7 @@ import {
   ProtocolErrorCode,
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import {
-  hasTaskClientCapabilityV2,
-  TASKS_EXTENSION_ID_V2,
-} from "@modelcontextprotocol/ext-tasks/core/v2";
+import { hasTaskClientCapabilityV2, TASKS_EXTENSION_ID_V2 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { z } from "zod";
 
 interface SpikeTask {
