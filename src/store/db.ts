@@ -90,6 +90,9 @@ export function openDatabase(
   const db = new DatabaseSync(path);
   try {
     db.exec(`PRAGMA busy_timeout = ${options.migrationBusyTimeoutMs ?? 5_000}`);
+    // Refuse a foreign or newer database before anything writes to it: switching the
+    // journal mode to WAL rewrites the file header.
+    checkIdentity(db, path);
     if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
     db.exec(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
     db.exec("PRAGMA foreign_keys = ON");

@@ -1,0 +1,175 @@
+/**
+ * Temporary directories and stores for tests: every test gets its own real SQLite file.
+ *
+ * ```ts
+ * await using dir = await tempDir();
+ * await using h = await openHarness(dir.file("jobs.db"), { executor: { runningMax: 2 } });
+ * ```
+ *
+ * @module
+ */
+
+import { type Clock, systemClock } from "../../src/base/clock.ts";
+import { silentLogger } from "../../src/base/log.ts";
+import { JobControl, type JobControlOptions } from "../../src/jobs/control.ts";
+import { Executor, type ExecutorOptions } from "../../src/jobs/executor.ts";
+import type { AnyJobKind, JobKindRegistry } from "../../src/jobs/kinds.ts";
+import type { OpenOptions } from "../../src/store/db.ts";
+import type { JobRow } from "../../src/store/job_rows.ts";
+import { openStore, type Store } from "../../src/store/store.ts";
+import { testRegistry } from "./test_kinds.ts";
+
+/** A temporary directory removed (recursively) on dispose. */
+export interface TempDir extends AsyncDisposable {
+  readonly path: string;
+  /** A path inside the directory. */
+  file(name: string): string;
+}
+
+/** Creates a temporary directory: `await using dir = await tempDir()`. */
+export async function tempDir(prefix = "longcall-test-"): Promise<TempDir> {
+  const path = await Deno.makeTempDir({ prefix });
+  return {
+    path,
+    file: (name) => `${path}/${name}`,
+    [Symbol.asyncDispose]: async () => {
+      await Deno.remove(path, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** Alias of {@linkcode tempDir}. */
+export const withTempDir: typeof tempDir = tempDir;
+
+/** A store closed on dispose. */
+export type TempStore = Store & Disposable;
+
+/** Opens (creating) a store at `path`, closed on dispose: `using store = openTempStore(dir.file("a.db"))`. */
+export function openTempStore(path: string, options: OpenOptions = {}): TempStore {
+  const store = openStore(path, options);
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    store.close();
+  };
+  return { ...store, close, [Symbol.dispose]: close };
+}
+
+export interface HarnessOptions {
+  clock?: Clock;
+  extraKinds?: readonly AnyJobKind[];
+  control?: Omit<JobControlOptions, "clock" | "onSubmitted" | "onCancelRequested">;
+  /** Executor options (clock and log are filled in). `false`: no executor. */
+  executor?: Partial<ExecutorOptions> | false;
+  /** Start the executor at once (default true). */
+  start?: boolean;
+  /** Wire control -> executor fast paths (wake on submit, abortLocal on cancel). Default true. */
+  wire?: boolean;
+}
+
+/** A store with a control side and an executor on the same connection. */
+export interface Harness extends AsyncDisposable {
+  readonly store: TempStore;
+  readonly registry: JobKindRegistry;
+  readonly control: JobControl;
+  readonly executor: Executor | undefined;
+  readonly clock: Clock;
+  /** Terminal ids reported by the executor's onTerminal, in order. */
+  readonly terminal: string[];
+  /** Progress writes reported by onProgress, in order. */
+  readonly progress: string[];
+}
+
+/** Opens a store with a JobControl and (optionally) an Executor over it. */
+export async function openHarness(path: string, options: HarnessOptions = {}): Promise<Harness> {
+  const clock = options.clock ?? systemClock;
+  const store = openTempStore(path);
+  const registry = testRegistry(options.extraKinds ?? []);
+  const terminal: string[] = [];
+  const progress: string[] = [];
+  const wire = options.wire ?? true;
+  let executor: Executor | undefined;
+  if (options.executor !== false) {
+    const user = options.executor ?? {};
+    executor = new Executor(store.rows, registry, {
+      clock,
+      log: silentLogger,
+      ...user,
+      onTerminal: (id) => {
+        terminal.push(id);
+        user.onTerminal?.(id);
+      },
+      onProgress: (id) => {
+        progress.push(id);
+        user.onProgress?.(id);
+      },
+    });
+  }
+  const control = new JobControl(store.rows, registry, {
+    clock,
+    ...options.control,
+    ...(wire && executor !== undefined
+      ? {
+        onSubmitted: (_row: JobRow) => executor?.wake(),
+        onCancelRequested: (ids: string[]) => executor?.abortLocal(ids),
+      }
+      : {}),
+  });
+  if (executor !== undefined && (options.start ?? true)) await executor.start();
+  return {
+    store,
+    registry,
+    control,
+    executor,
+    clock,
+    terminal,
+    progress,
+    [Symbol.asyncDispose]: async () => {
+      await executor?.stop();
+      store.close();
+    },
+  };
+}
+
+/** Polls `probe` every `everyMs` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  everyMs = 5,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** Waits until a job has the given status (read through `store`) and returns the row. */
+export function waitForStatus(
+  store: Store,
+  id: string,
+  status: JobRow["status"] | readonly JobRow["status"][],
+  timeoutMs = 10_000,
+): Promise<JobRow> {
+  const wanted: readonly string[] = typeof status === "string" ? [status] : status;
+  return waitFor(`job ${id} to be ${wanted.join("|")}`, () => {
+    const row = store.rows.jobGet(id);
+    return row !== undefined && wanted.includes(row.status) ? row : undefined;
+  }, timeoutMs);
+}
+
+/** A promise with its resolver, for gating handlers. */
+export interface Gate {
+  promise: Promise<void>;
+  open(): void;
+}
+
+export function gate(): Gate {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => open = resolve);
+  return { promise, open };
+}

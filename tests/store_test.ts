@@ -1,0 +1,515 @@
+/**
+ * The job store on real SQLite files: every transition and refusal of JobRows, terminal
+ * immutability and legal transitions enforced by the database itself (raw SQL through a
+ * separate connection), schema identity, file modes and retention deletes.
+ *
+ *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/store_test.ts
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { AppError } from "../src/base/errors.ts";
+import { newJobId, newOwnerId } from "../src/base/ids.ts";
+import { JOB_EVENTS_MAX } from "../src/base/limits.ts";
+import type { JobRow, JobRows, TerminalWrite } from "../src/store/job_rows.ts";
+import { APPLICATION_ID, MIGRATIONS } from "../src/store/migrations.ts";
+import { openStore } from "../src/store/store.ts";
+import { openTempStore, tempDir } from "./helpers/temp.ts";
+
+const T0 = Date.UTC(2026, 0, 1);
+const LEASE = 10_000;
+
+async function insert(rows: JobRows, now = T0, extra: { retentionMs?: number; kind?: string } = {}): Promise<JobRow> {
+  return await rows.jobInsertIfAdmitted({
+    id: newJobId(),
+    kind: extra.kind ?? "echo",
+    requestJson: JSON.stringify({ n: 1 }),
+    retentionMs: extra.retentionMs ?? 60_000,
+    authority: null,
+    now,
+    admittedMax: 1_000,
+  });
+}
+
+async function owner(rows: JobRows, now = T0): Promise<string> {
+  const id = newOwnerId();
+  await rows.ownerRegister(id, 4242, now, LEASE);
+  return id;
+}
+
+/** Inserts one job and claims it for a fresh owner. */
+let kinds = 0;
+async function running(rows: JobRows, now = T0): Promise<{ row: JobRow; ownerId: string }> {
+  const kind = `run${++kinds}`; // a kind of its own, so FIFO claiming picks exactly this job
+  const queued = await insert(rows, now, { kind });
+  const ownerId = await owner(rows, now);
+  const row = await rows.jobClaimNextIfOwnerLive(ownerId, [kind], now + 1);
+  assert.ok(row !== undefined);
+  assert.equal(row.id, queued.id);
+  return { row, ownerId };
+}
+
+const SUCCESS: TerminalWrite = { status: "succeeded", outcome: "succeeded", resultJson: '{"ok":true}', error: null };
+const FAILURE: TerminalWrite = {
+  status: "failed",
+  outcome: "failed",
+  resultJson: null,
+  error: { code: "request_failed", message: "boom", retryable: false },
+};
+const CANCELLED: TerminalWrite = { status: "cancelled", outcome: "cancelled", resultJson: null, error: null };
+
+function raw(path: string): DatabaseSync {
+  const db = new DatabaseSync(path);
+  db.exec("PRAGMA busy_timeout = 2000");
+  return db;
+}
+
+function sqlRefused(db: DatabaseSync, sql: string, ...params: (string | number | null)[]): string {
+  try {
+    db.prepare(sql).run(...params);
+  } catch (err) {
+    return String((err as Error).message);
+  }
+  assert.fail(`expected the database to refuse: ${sql}`);
+}
+
+Deno.test("JobRows.jobInsertIfAdmitted: a new job is queued with its request, timestamps and no owner", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const row = await insert(store.rows);
+  assert.equal(row.status, "queued");
+  assert.deepEqual(row.request, { n: 1 });
+  assert.equal(row.created_at, T0);
+  assert.equal(row.updated_at, T0);
+  assert.equal(row.owner_id, null);
+  assert.equal(row.attempt, 0);
+  assert.equal(row.expires_at, null);
+  assert.deepEqual(store.rows.jobGet(row.id), row);
+});
+
+Deno.test("JobRows: queued -> running -> succeeded through claim and the fenced terminal write", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const { row, ownerId } = await running(store.rows);
+  assert.equal(row.status, "running");
+  assert.equal(row.owner_id, ownerId);
+  assert.equal(row.attempt, 1);
+  assert.equal(row.started_at, T0 + 1);
+  const done = await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + 5);
+  assert.ok(done !== undefined);
+  assert.equal(done.status, "succeeded");
+  assert.equal(done.outcome, "succeeded");
+  assert.deepEqual(done.result, { ok: true });
+  assert.equal(done.completed_at, T0 + 5);
+  assert.equal(done.expires_at, T0 + 5 + 60_000);
+});
+
+Deno.test("JobRows: running -> failed stores the typed error", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const { row, ownerId } = await running(store.rows);
+  const done = await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, FAILURE, T0 + 5);
+  assert.equal(done?.status, "failed");
+  assert.deepEqual(done?.error, FAILURE.error);
+  assert.equal(done?.result, null);
+});
+
+Deno.test("JobRows: running -> cancelled only after a persisted request, which then refuses success", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const { row, ownerId } = await running(store.rows);
+  assert.equal(await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, CANCELLED, T0 + 2), undefined);
+  const effect = await store.rows.jobCancelRequest(row.id, T0 + 3);
+  assert.equal(effect.kind, "requested");
+  assert.deepEqual(store.rows.jobListCancelRequested(ownerId), [row.id]);
+  assert.equal((await store.rows.jobCancelRequest(row.id, T0 + 4)).kind, "already_requested");
+  assert.equal(store.rows.jobGet(row.id)?.cancel_requested_at, T0 + 3, "a repeated cancel changes nothing");
+  assert.equal(await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + 5), undefined);
+  assert.equal(await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, FAILURE, T0 + 5), undefined);
+  const done = await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, CANCELLED, T0 + 6);
+  assert.equal(done?.status, "cancelled");
+  assert.equal((await store.rows.jobCancelRequest(row.id, T0 + 7)).kind, "already_cancelled");
+});
+
+Deno.test("JobRows.jobCancelRequest: queued -> cancelled at once; repeats, terminal and unknown ids change nothing", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const q = await insert(store.rows);
+  const first = await store.rows.jobCancelRequest(q.id, T0 + 10);
+  assert.equal(first.kind, "cancelled");
+  const after = store.rows.jobGet(q.id);
+  assert.equal(after?.status, "cancelled");
+  assert.equal(after?.completed_at, T0 + 10);
+  assert.equal(after?.expires_at, T0 + 10 + 60_000);
+  const again = await store.rows.jobCancelRequest(q.id, T0 + 20);
+  assert.equal(again.kind, "already_cancelled");
+  assert.deepEqual(store.rows.jobGet(q.id), after);
+
+  const { row, ownerId } = await running(store.rows);
+  await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + 5);
+  const before = store.rows.jobGet(row.id);
+  const late = await store.rows.jobCancelRequest(row.id, T0 + 30);
+  assert.equal(late.kind, "terminal");
+  assert.deepEqual(store.rows.jobGet(row.id), before);
+
+  assert.equal((await store.rows.jobCancelRequest(newJobId(), T0)).kind, "not_found");
+});
+
+Deno.test("JobRows.jobSetTerminalIfOwned: refused for a queued job, another owner, another attempt, a stale owner and a terminal job", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const rows = store.rows;
+  const q = await insert(rows);
+  const stranger = await owner(rows);
+  assert.equal(await rows.jobSetTerminalIfOwned(q.id, stranger, 0, SUCCESS, T0 + 1), undefined);
+  assert.equal(rows.jobGet(q.id)?.status, "queued");
+
+  const { row, ownerId } = await running(rows);
+  assert.equal(await rows.jobSetTerminalIfOwned(row.id, stranger, 1, SUCCESS, T0 + 2), undefined, "other owner");
+  assert.equal(await rows.jobSetTerminalIfOwned(row.id, ownerId, 2, SUCCESS, T0 + 2), undefined, "other attempt");
+  assert.equal(
+    await rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + LEASE + 1),
+    undefined,
+    "owner whose lease lapsed (heartbeat at T0, now past the lease)",
+  );
+  assert.equal(await rows.jobSetProgressIfOwned(row.id, stranger, 1, { phase: "x" }, T0 + 2), false);
+  assert.equal(await rows.jobSetInterruptedIfOwned(row.id, stranger, 1, T0 + 2), undefined);
+  assert.equal(rows.jobGet(row.id)?.status, "running");
+
+  assert.ok(await rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + 3));
+  const terminal = rows.jobGet(row.id);
+  assert.equal(await rows.jobSetTerminalIfOwned(row.id, ownerId, 1, FAILURE, T0 + 4), undefined, "terminal");
+  assert.equal(await rows.jobSetInterruptedIfOwned(row.id, ownerId, 1, T0 + 4), undefined, "terminal");
+  assert.equal(await rows.jobSetProgressIfOwned(row.id, ownerId, 1, { phase: "late" }, T0 + 4), false);
+  assert.deepEqual(rows.jobGet(row.id), terminal);
+});
+
+Deno.test("JobRows.jobClaimNextIfOwnerLive: FIFO, only listed kinds, nothing for a stale or unknown owner", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const rows = store.rows;
+  const a = await insert(rows, T0);
+  const other = await insert(rows, T0, { kind: "other" });
+  const b = await insert(rows, T0); // same created_at: insertion order decides
+  const c = await insert(rows, T0 - 5); // older: first
+  const o = await owner(rows);
+  assert.equal(await rows.jobClaimNextIfOwnerLive(newOwnerId(), ["echo"], T0 + 1), undefined, "unknown owner");
+  assert.equal(await rows.jobClaimNextIfOwnerLive(o, ["echo"], T0 + LEASE), undefined, "stale owner");
+  assert.equal(rows.jobCountAdmitted(), 4);
+  const order: string[] = [];
+  for (;;) {
+    const r = await rows.jobClaimNextIfOwnerLive(o, ["echo"], T0 + 1);
+    if (r === undefined) break;
+    order.push(r.id);
+  }
+  assert.deepEqual(order, [c.id, a.id, b.id]);
+  assert.equal(rows.jobGet(other.id)?.status, "queued");
+});
+
+Deno.test("JobRows.jobSetProgressIfOwned: writes only the given fields", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const { row, ownerId } = await running(store.rows);
+  assert.ok(await store.rows.jobSetProgressIfOwned(row.id, ownerId, 1, { phase: "p", totalItems: 10 }, T0 + 2));
+  assert.ok(await store.rows.jobSetProgressIfOwned(row.id, ownerId, 1, { completedItems: 3, message: "m" }, T0 + 3));
+  const r = store.rows.jobGet(row.id);
+  assert.equal(r?.phase, "p");
+  assert.equal(r?.total_items, 10);
+  assert.equal(r?.completed_items, 3);
+  assert.equal(r?.progress_message, "m");
+  assert.equal(r?.updated_at, T0 + 3);
+});
+
+Deno.test("JobRows.jobEventAppend: keeps at most JOB_EVENTS_MAX events, newest", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const q = await insert(store.rows);
+  for (let i = 0; i < JOB_EVENTS_MAX + 7; i++) await store.rows.jobEventAppend(q.id, "info", `e${i}`, T0 + i);
+  const events = store.rows.jobEvents(q.id);
+  assert.equal(events.length, JOB_EVENTS_MAX);
+  assert.equal(events.at(-1)?.message, `e${JOB_EVENTS_MAX + 6}`);
+  assert.equal(events[0]?.message, "e7");
+});
+
+Deno.test("JobRows.jobSetInterruptedIfOwned: failed/interrupted (retryable), or cancelled when a cancel was persisted", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const one = await running(store.rows);
+  const r1 = await store.rows.jobSetInterruptedIfOwned(one.row.id, one.ownerId, 1, T0 + 5);
+  assert.equal(r1?.status, "failed");
+  assert.equal(r1?.error?.code, "interrupted");
+  assert.equal(r1?.error?.retryable, true);
+  const two = await running(store.rows);
+  await store.rows.jobCancelRequest(two.row.id, T0 + 2);
+  const r2 = await store.rows.jobSetInterruptedIfOwned(two.row.id, two.ownerId, 1, T0 + 5);
+  assert.equal(r2?.status, "cancelled");
+  assert.equal(r2?.error, null);
+});
+
+Deno.test("JobRows.jobReconcileLost: stale owners' running jobs end process_lost (or cancelled); live owners untouched", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const rows = store.rows;
+  const dead = await running(rows, T0);
+  const deadCancelled = await running(rows, T0);
+  await rows.jobCancelRequest(deadCancelled.row.id, T0 + 2);
+  const queued = await insert(rows, T0);
+  const liveOwner = await owner(rows, T0 + LEASE);
+  const live = await rows.jobClaimNextIfOwnerLive(liveOwner, ["echo"], T0 + LEASE);
+  assert.equal(live?.id, queued.id);
+  const stillQueued = await insert(rows, T0);
+
+  const now = T0 + LEASE + 1; // the first two owners' leases lapsed; the third heartbeat at T0 + LEASE
+  const lost = await rows.jobReconcileLost(now);
+  assert.deepEqual(new Set(lost), new Set([dead.row.id, deadCancelled.row.id]));
+  const a = rows.jobGet(dead.row.id);
+  assert.equal(a?.status, "failed");
+  assert.equal(a?.error?.code, "process_lost");
+  assert.equal(a?.error?.retryable, true);
+  assert.equal(a?.completed_at, now);
+  assert.equal(rows.jobGet(deadCancelled.row.id)?.status, "cancelled");
+  assert.equal(rows.jobGet(live.id)?.status, "running");
+  assert.equal(rows.jobGet(stillQueued.id)?.status, "queued", "queued work is never reconciled");
+  assert.deepEqual(rows.ownerListLive(now).map((o) => o.owner_id), [liveOwner]);
+  const ownerRows = store.conn.db.prepare("SELECT owner_id FROM job_owners").all() as { owner_id: string }[];
+  assert.deepEqual(ownerRows.map((o) => o.owner_id), [liveOwner], "stale owner rows deleted");
+  assert.deepEqual(await rows.jobReconcileLost(now), [], "reconciling again changes nothing");
+});
+
+Deno.test("JobRows.ownerHeartbeatIfLive: refreshes a live owner, refuses a stale or deleted one", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const o = await owner(store.rows, T0);
+  assert.equal(await store.rows.ownerHeartbeatIfLive(o, T0 + LEASE - 1), true);
+  assert.equal(await store.rows.ownerHeartbeatIfLive(o, T0 + 2 * LEASE - 2), true);
+  assert.equal(await store.rows.ownerHeartbeatIfLive(o, T0 + 3 * LEASE), false, "lapsed");
+  await store.rows.ownerDelete(o);
+  assert.equal(await store.rows.ownerHeartbeatIfLive(o, T0 + 3 * LEASE), false, "deleted");
+});
+
+Deno.test("jobs triggers: raw UPDATE of a terminal row's status, result, error or outcome is refused", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  using store = openTempStore(path);
+  const ok = await running(store.rows);
+  await store.rows.jobSetTerminalIfOwned(ok.row.id, ok.ownerId, 1, SUCCESS, T0 + 3);
+  const failed = await running(store.rows);
+  await store.rows.jobSetTerminalIfOwned(failed.row.id, failed.ownerId, 1, FAILURE, T0 + 3);
+  const cancelled = await insert(store.rows);
+  await store.rows.jobCancelRequest(cancelled.id, T0 + 3);
+
+  const db = raw(path);
+  try {
+    for (const id of [ok.row.id, failed.row.id, cancelled.id]) {
+      const before = db.prepare("SELECT * FROM jobs WHERE id = ?").get(id);
+      for (
+        const sql of [
+          "UPDATE jobs SET status = 'running' WHERE id = ?",
+          "UPDATE jobs SET status = 'queued' WHERE id = ?",
+          "UPDATE jobs SET status = CASE status WHEN 'failed' THEN 'succeeded' ELSE 'failed' END WHERE id = ?",
+          "UPDATE jobs SET result = '{\"forged\":true}' WHERE id = ?",
+          'UPDATE jobs SET result = NULL, error = \'{"code":"x"}\' WHERE id = ?',
+          "UPDATE jobs SET error = NULL WHERE id = ? AND error IS NOT NULL",
+          "UPDATE jobs SET outcome = 'partial' WHERE id = ?",
+        ]
+      ) {
+        const changes = (() => {
+          try {
+            return Number(db.prepare(sql).run(id).changes);
+          } catch (err) {
+            assert.match(String((err as Error).message), /terminal|illegal/);
+            return -1;
+          }
+        })();
+        assert.ok(changes <= 0, `refused or matched nothing: ${sql}`);
+      }
+      assert.deepEqual(db.prepare("SELECT * FROM jobs WHERE id = ?").get(id), before);
+    }
+    // The refusal is real: this one matches the row and must raise.
+    assert.match(sqlRefused(db, "UPDATE jobs SET result = 'null' WHERE id = ?", ok.row.id), /it is terminal/);
+    // A raw DELETE of a terminal row is what retention does: allowed.
+    assert.equal(Number(db.prepare("DELETE FROM jobs WHERE id = ?").run(ok.row.id).changes), 1);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("jobs triggers: raw DELETE of a queued or running row is refused", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  using store = openTempStore(path);
+  const q = await insert(store.rows);
+  const r = await running(store.rows);
+  const db = raw(path);
+  try {
+    assert.match(sqlRefused(db, "DELETE FROM jobs WHERE id = ?", q.id), /not terminal/);
+    assert.match(sqlRefused(db, "DELETE FROM jobs WHERE id = ?", r.row.id), /not terminal/);
+    assert.match(sqlRefused(db, "DELETE FROM jobs"), /not terminal/);
+    assert.equal((db.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n, 2);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("jobs triggers: illegal status transitions are refused; legal ones pass", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  using store = openTempStore(path);
+  const q = await insert(store.rows);
+  const r = await running(store.rows);
+  const db = raw(path);
+  try {
+    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'succeeded' WHERE id = ?", q.id), /illegal/);
+    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'queued' WHERE id = ?", r.row.id), /illegal/);
+    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'bogus' WHERE id = ?", q.id), /illegal|CHECK/);
+    // Every legal transition, applied by raw SQL, passes the triggers.
+    const legal: [string, string][] = [
+      ["queued", "running"],
+      ["queued", "cancelled"],
+      ["queued", "failed"],
+      [
+        "running",
+        "succeeded",
+      ],
+      ["running", "failed"],
+      ["running", "cancelled"],
+    ];
+    for (const [from, to] of legal) {
+      const j = from === "queued" ? (await insert(store.rows)).id : (await running(store.rows)).row.id;
+      assert.equal(
+        Number(db.prepare("UPDATE jobs SET status = ? WHERE id = ?").run(to, j).changes),
+        1,
+        `${from}->${to}`,
+      );
+    }
+    // Non-status columns of a live row stay writable (progress, heartbeat-like updates).
+    assert.equal(Number(db.prepare("UPDATE jobs SET phase = 'x' WHERE id = ?").run(r.row.id).changes), 1);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("JobRows.jobDeleteExpired: deletes only expired terminal jobs, in bounded batches", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  using store = openTempStore(path);
+  const rows = store.rows;
+  const expired: string[] = [];
+  for (let i = 0; i < 7; i++) {
+    const q = await insert(rows, T0, { retentionMs: 1_000 });
+    await rows.jobCancelRequest(q.id, T0);
+    expired.push(q.id);
+  }
+  const fresh = await insert(rows, T0, { retentionMs: 1_000_000 });
+  await rows.jobCancelRequest(fresh.id, T0);
+  const queued = await insert(rows, T0);
+  const run = await running(rows, T0);
+  // Even with an expiry forced onto live rows, they are never deleted.
+  const db = raw(path);
+  db.prepare("UPDATE jobs SET expires_at = 0 WHERE id IN (?, ?)").run(queued.id, run.row.id);
+  db.close();
+
+  const now = T0 + 1_000;
+  assert.equal(await rows.jobDeleteExpired(now - 1, 100), 0, "not expired yet");
+  assert.equal(await rows.jobDeleteExpired(now, 3), 3);
+  assert.equal(await rows.jobDeleteExpired(now, 3), 3);
+  assert.equal(await rows.jobDeleteExpired(now, 3), 1);
+  assert.equal(await rows.jobDeleteExpired(now, 3), 0);
+  for (const id of expired) assert.equal(rows.jobGet(id), undefined);
+  assert.equal(rows.jobGet(fresh.id)?.status, "cancelled");
+  assert.equal(rows.jobGet(queued.id)?.status, "queued");
+  assert.equal(rows.jobGet(run.row.id)?.status, "running");
+});
+
+// ---------------------------------------------------------------- identity, files
+
+/** File name -> SHA-256 of its bytes, for every file in a directory. */
+async function snapshotDir(path: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const e of Deno.readDirSync(path)) {
+    const digest = await crypto.subtle.digest("SHA-256", Deno.readFileSync(`${path}/${e.name}`));
+    out.set(e.name, Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join(""));
+  }
+  return out;
+}
+
+function expectIncompatible(path: string, pattern: RegExp): void {
+  assert.throws(() => openStore(path), (err: unknown) => {
+    assert.ok(err instanceof AppError);
+    assert.equal(err.code, "store_incompatible");
+    assert.match(err.message, pattern);
+    return true;
+  });
+}
+
+Deno.test("openStore: a foreign SQLite database (tables, no application_id) is refused and left byte-identical", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("foreign.db");
+  const db = new DatabaseSync(path);
+  db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('keep me')");
+  db.close();
+  const before = await snapshotDir(dir.path);
+  expectIncompatible(path, /not a longcall database/);
+  assert.deepEqual(await snapshotDir(dir.path), before);
+});
+
+Deno.test("openStore: a newer schema version or another application_id is refused and left byte-identical", async () => {
+  await using dir = await tempDir();
+  const newer = dir.file("newer.db");
+  const db = new DatabaseSync(newer);
+  db.exec(
+    `CREATE TABLE jobs (id TEXT); PRAGMA application_id = ${APPLICATION_ID}; PRAGMA user_version = ${
+      MIGRATIONS.length + 1
+    }`,
+  );
+  db.close();
+  const other = dir.file("other.db");
+  const db2 = new DatabaseSync(other);
+  db2.exec("PRAGMA application_id = 1234; CREATE TABLE t (x)");
+  db2.close();
+  const before = await snapshotDir(dir.path);
+  expectIncompatible(newer, /newer than this longcall/);
+  expectIncompatible(other, /application_id is 1234/);
+  assert.deepEqual(await snapshotDir(dir.path), before);
+});
+
+Deno.test("openStore: creates the directory 0700 and the file 0600, migrates once, reopens unchanged", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/nested/deeper/longcall.db`;
+  const s = openStore(path);
+  const id = (await insert(s.rows)).id;
+  s.close();
+  assert.equal(Deno.statSync(`${dir.path}/nested/deeper`).mode! & 0o777, 0o700);
+  assert.equal(Deno.statSync(`${dir.path}/nested`).mode! & 0o777, 0o700);
+  assert.equal(Deno.statSync(path).mode! & 0o777, 0o600);
+  const again = openStore(path);
+  try {
+    assert.equal(again.rows.jobGet(id)?.status, "queued");
+    const v = again.conn.db.prepare("PRAGMA user_version").get() as { user_version: number };
+    assert.equal(v.user_version, MIGRATIONS.length);
+    const a = again.conn.db.prepare("PRAGMA application_id").get() as { application_id: number };
+    assert.equal(a.application_id, APPLICATION_ID);
+    const j = again.conn.db.prepare("PRAGMA journal_mode").get() as { journal_mode: string };
+    assert.equal(j.journal_mode, "wal");
+  } finally {
+    again.close();
+  }
+});
+
+Deno.test("Connection.write: waits asynchronously for another connection's write lock, then commits", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  using store = openTempStore(path);
+  const db = raw(path);
+  db.exec("BEGIN IMMEDIATE");
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 5);
+  setTimeout(() => db.exec("COMMIT"), 150);
+  try {
+    const row = await insert(store.rows);
+    assert.equal(store.rows.jobGet(row.id)?.status, "queued");
+    assert.ok(ticks >= 5, `the event loop kept running while waiting (ticks=${ticks})`);
+  } finally {
+    clearInterval(ticker);
+    db.close();
+  }
+});
