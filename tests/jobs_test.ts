@@ -1,0 +1,469 @@
+/**
+ * The job runtime in one process on real SQLite files: admission and request bounds
+ * (JobControl), and the Executor's claiming, concurrency, progress throttling,
+ * cancellation paths, outcomes, retention, graceful stop and lease loss.
+ *
+ *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/jobs_test.ts
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { ManualClock, systemClock } from "../src/base/clock.ts";
+import { AppError } from "../src/base/errors.ts";
+import { newOwnerId } from "../src/base/ids.ts";
+import { JOB_REQUEST_BYTES_MAX } from "../src/base/limits.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { JobControl } from "../src/jobs/control.ts";
+import { Executor, JobAbort } from "../src/jobs/executor.ts";
+import { type AnyJobKind, defineJobKind } from "../src/jobs/kinds.ts";
+import { gate, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "./helpers/temp.ts";
+import { testRegistry } from "./helpers/test_kinds.ts";
+
+function countRows(path: string): { total: number; dataVersion: number } {
+  const db = new DatabaseSync(path);
+  try {
+    const total = (db.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+    const dataVersion = (db.prepare("PRAGMA data_version").get() as { data_version: number }).data_version;
+    return { total, dataVersion };
+  } finally {
+    db.close();
+  }
+}
+
+async function rejects(p: Promise<unknown>, code: string): Promise<AppError> {
+  let caught: unknown;
+  try {
+    await p;
+  } catch (err) {
+    caught = err;
+  }
+  assert.ok(caught instanceof AppError, `expected AppError ${code}, got ${String(caught)}`);
+  assert.equal(caught.code, code);
+  return caught;
+}
+
+// ---------------------------------------------------------------- admission
+
+Deno.test("JobControl.submit: admits below and at the bound, refuses past it with overloaded and writes nothing", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  await using h = await openHarness(path, { executor: false, control: { admittedMax: 3 } });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) ids.push((await h.control.submit("echo", { i })).id);
+  assert.equal(h.store.rows.jobCountAdmitted(), 3);
+
+  // A second connection watches: data_version changes when another connection commits.
+  const watcher = new DatabaseSync(path);
+  const version = () => (watcher.prepare("PRAGMA data_version").get() as { data_version: number }).data_version;
+  try {
+    const before = version();
+    const err = await rejects(h.control.submit("echo", { i: 3 }), "overloaded");
+    assert.equal(err.retryable, true);
+    assert.ok(typeof err.retryAfterMs === "number" && err.retryAfterMs >= 1_000 && err.retryAfterMs <= 60_000);
+    assert.deepEqual(err.toJobError().retry_after_ms, err.retryAfterMs);
+    assert.equal(err.data?.admitted, 3);
+    assert.equal(err.data?.admitted_max, 3);
+    assert.equal(version(), before, "nothing was committed");
+    assert.equal(countRows(path).total, 3);
+  } finally {
+    watcher.close();
+  }
+  // A terminal job no longer counts: admission reopens.
+  await h.control.cancel(ids[0]!);
+  assert.equal((await h.control.submit("echo", { i: 4 })).status, "queued");
+  await rejects(h.control.submit("echo", { i: 5 }), "overloaded");
+  assert.equal(countRows(path).total, 4);
+});
+
+Deno.test("JobControl.submit: a request of exactly JOB_REQUEST_BYTES_MAX is admitted, one byte more is refused", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  await using h = await openHarness(path, { executor: false });
+  const atLimit = "x".repeat(JOB_REQUEST_BYTES_MAX - 2); // JSON adds two quotes
+  const row = await h.control.submit("echo", atLimit);
+  assert.equal(row.request, atLimit);
+  const err = await rejects(h.control.submit("echo", atLimit + "x"), "invalid_argument");
+  assert.equal(err.data?.bytes, JOB_REQUEST_BYTES_MAX + 1);
+  // Multi-byte characters count as bytes, not characters.
+  await rejects(h.control.submit("echo", "é".repeat(JOB_REQUEST_BYTES_MAX / 2)), "invalid_argument");
+  await rejects(h.control.submit("nope", {}), "invalid_argument");
+  await rejects(h.control.submit("sleep", { ms: -1 }), "invalid_argument");
+  assert.equal(countRows(path).total, 1);
+});
+
+// ---------------------------------------------------------------- claiming
+
+Deno.test("Executor: claims queued jobs in FIFO order", async () => {
+  await using dir = await tempDir();
+  const order: number[] = [];
+  const record: AnyJobKind = defineJobKind<number, null>({
+    kind: "record",
+    parse: (input) => input as number,
+    run: (ctx) => {
+      order.push(ctx.request);
+      return Promise.resolve(null);
+    },
+  });
+  await using h = await openHarness(dir.file("a.db"), {
+    extraKinds: [record],
+    executor: { runningMax: 1 },
+    start: false,
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < 8; i++) ids.push((await h.control.submit("record", i)).id);
+  await h.executor!.start();
+  await waitFor("all done", () => ids.every((id) => h.store.rows.jobGet(id)?.status === "succeeded"));
+  assert.deepEqual(order, [0, 1, 2, 3, 4, 5, 6, 7]);
+});
+
+Deno.test("Executor: never runs more than runningMax jobs at once", async () => {
+  await using dir = await tempDir();
+  const g = gate();
+  let active = 0;
+  let peak = 0;
+  const gated: AnyJobKind = defineJobKind<null, null>({
+    kind: "gated",
+    parse: () => null,
+    run: async () => {
+      peak = Math.max(peak, ++active);
+      await g.promise;
+      active--;
+      return null;
+    },
+  });
+  await using h = await openHarness(dir.file("a.db"), { extraKinds: [gated], executor: { runningMax: 2 } });
+  const ids: string[] = [];
+  for (let i = 0; i < 6; i++) ids.push((await h.control.submit("gated", null)).id);
+  await waitFor("two running", () => active === 2);
+  await new Promise((resolve) => setTimeout(resolve, 150)); // several claim polls
+  const running = h.store.rows.jobList({ status: "running", limit: 100 });
+  assert.equal(running.length, 2);
+  assert.equal(h.store.rows.jobList({ status: "queued", limit: 100 }).length, 4);
+  assert.deepEqual(new Set(h.executor!.runningIds()), new Set(running.map((r) => r.id)));
+  g.open();
+  await waitFor("all done", () => ids.every((id) => h.store.rows.jobGet(id)?.status === "succeeded"));
+  assert.equal(peak, 2);
+});
+
+Deno.test("Executor: a local submission wakes it at once; another connection's job is found by the claim poll", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  await using h = await openHarness(path, { executor: { claimPollMs: 60_000 } });
+  const local = await h.control.submit("echo", { a: 1 });
+  const row = await waitForStatus(h.store, local.id, "succeeded", 3_000);
+  assert.deepEqual(row.result, { a: 1 });
+
+  await using h2 = await openHarness(path, { executor: { claimPollMs: 30 } });
+  using other = openTempStore(path);
+  const control = new JobControl(other.rows, testRegistry(), { clock: systemClock });
+  const remote = await control.submit("echo", { b: 2 });
+  const done = await waitForStatus(h2.store, remote.id, "succeeded", 3_000);
+  assert.ok(done.owner_id === h2.executor!.ownerId || done.owner_id === h.executor!.ownerId);
+});
+
+// ---------------------------------------------------------------- outcomes and progress
+
+Deno.test("Executor: outcomes of failing, partial, throwing and oversized handlers", async () => {
+  await using dir = await tempDir();
+  const kinds: AnyJobKind[] = [
+    defineJobKind<null, null>({
+      kind: "throws",
+      parse: () => null,
+      run: () => Promise.reject(new TypeError("bad thing")),
+    }),
+    defineJobKind<null, string>({
+      kind: "huge",
+      parse: () => null,
+      run: () => Promise.resolve("y".repeat(1024 * 1024 + 1)),
+    }),
+  ];
+  await using h = await openHarness(dir.file("a.db"), { extraKinds: kinds });
+  const fail = await h.control.submit("fail", { code: "rate_limited", message: "slow down", retryable: true });
+  const partial = await h.control.submit("partial", null);
+  const throws = await h.control.submit("throws", null);
+  const huge = await h.control.submit("huge", null);
+
+  const f = await waitForStatus(h.store, fail.id, "failed");
+  assert.deepEqual(f.error, { code: "rate_limited", message: "slow down", retryable: true });
+  assert.equal(f.outcome, "failed");
+  assert.equal(f.result, null);
+  const p = await waitForStatus(h.store, partial.id, "succeeded");
+  assert.equal(p.outcome, "partial");
+  assert.deepEqual(p.result, { items: [1, 2], complete: false });
+  const t = await waitForStatus(h.store, throws.id, "failed");
+  assert.equal(t.error?.code, "internal");
+  assert.match(t.error?.message ?? "", /TypeError: bad thing/);
+  const g = await waitForStatus(h.store, huge.id, "failed");
+  assert.equal(g.error?.code, "internal");
+  assert.equal(g.result, null);
+});
+
+Deno.test("Executor: progress writes are throttled; a phase change is written at once", async () => {
+  await using dir = await tempDir();
+  const clock = new ManualClock(); // frozen: every non-phase report falls inside the throttle window
+  const release = gate();
+  const reporter: AnyJobKind = defineJobKind<null, null>({
+    kind: "reporter",
+    parse: () => null,
+    run: async (ctx) => {
+      ctx.report({ phase: "one", totalItems: 100 });
+      for (let i = 1; i <= 50; i++) ctx.report({ completedItems: i });
+      ctx.report({ phase: "two" });
+      await release.promise;
+      ctx.report({ completedItems: 51, message: "last" });
+      return null;
+    },
+  });
+  await using h = await openHarness(dir.file("a.db"), { clock, extraKinds: [reporter] });
+  const job = await h.control.submit("reporter", null);
+  await waitFor("two progress writes", () => h.progress.length >= 2);
+  const mid = h.store.rows.jobGet(job.id);
+  assert.equal(mid?.phase, "two");
+  assert.equal(mid?.completed_items, 50, "the phase write carried the pending items");
+  assert.equal(mid?.total_items, 100);
+  await new Promise((resolve) => setTimeout(resolve, 400)); // past the throttle timer
+  assert.equal(h.progress.length, 2, "51 reports in one window made exactly two writes (both phase changes)");
+  release.open();
+  const done = await waitForStatus(h.store, job.id, "succeeded");
+  assert.equal(done.completed_items, 51, "the final pending report is flushed before the terminal write");
+  assert.equal(done.progress_message, "last");
+  assert.equal(h.progress.length, 3);
+});
+
+// ---------------------------------------------------------------- cancellation
+
+Deno.test("JobControl.cancel: a queued job is cancelled at once; repeats are idempotent", async () => {
+  await using dir = await tempDir();
+  await using h = await openHarness(dir.file("a.db"), { start: false });
+  const job = await h.control.submit("echo", 1);
+  const effect = await h.control.cancel(job.id);
+  assert.equal(effect.kind, "cancelled");
+  const row = h.store.rows.jobGet(job.id);
+  assert.equal(row?.status, "cancelled");
+  assert.notEqual(row?.cancel_requested_at, null);
+  assert.equal((await h.control.cancel(job.id)).kind, "already_cancelled");
+  assert.deepEqual(h.store.rows.jobGet(job.id), row);
+  await h.executor!.start();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(h.store.rows.jobGet(job.id), row, "never claimed");
+  assert.equal((await h.control.cancel("00000000-0000-4000-8000-000000000000")).kind, "not_found");
+});
+
+Deno.test("Executor.abortLocal: an in-process cancel of a running job is observed without waiting for the poll", async () => {
+  await using dir = await tempDir();
+  await using h = await openHarness(dir.file("a.db"), { executor: { cancelPollMs: 60_000 } });
+  const job = await h.control.submit("sleep", { ms: 60_000 });
+  await waitForStatus(h.store, job.id, "running");
+  const first = await h.control.cancel(job.id);
+  assert.equal(first.kind, "requested");
+  const second = await h.control.cancel(job.id);
+  assert.equal(second.kind, "already_requested");
+  const row = await waitForStatus(h.store, job.id, "cancelled", 2_000);
+  assert.equal(row.outcome, "cancelled");
+  assert.equal(row.error, null);
+  assert.equal((await h.control.cancel(job.id)).kind, "already_cancelled");
+});
+
+Deno.test("Executor: a cancel persisted by another connection is observed by the cancel poll", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  await using h = await openHarness(path, { executor: { cancelPollMs: 30 } });
+  const job = await h.control.submit("sleep", { ms: 60_000, steps: 60 });
+  await waitForStatus(h.store, job.id, "running");
+  using other = openTempStore(path);
+  const control = new JobControl(other.rows, testRegistry(), { clock: systemClock }); // no abortLocal hook
+  assert.equal((await control.cancel(job.id)).kind, "requested");
+  const row = await waitForStatus(h.store, job.id, "cancelled", 3_000);
+  assert.equal(row.status, "cancelled");
+});
+
+Deno.test("Executor: a cancel persisted before the terminal write wins over a handler that ignores it and succeeds", async () => {
+  await using dir = await tempDir();
+  await using h = await openHarness(dir.file("a.db"), { executor: { cancelPollMs: 20 } });
+  const job = await h.control.submit("stubborn", { ms: 300 });
+  await waitForStatus(h.store, job.id, "running");
+  assert.equal((await h.control.cancel(job.id)).kind, "requested");
+  const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"]);
+  assert.equal(row.status, "cancelled");
+  assert.equal(row.result, null);
+});
+
+Deno.test("JobControl.cancel: after the terminal write it reports terminal and changes nothing", async () => {
+  await using dir = await tempDir();
+  await using h = await openHarness(dir.file("a.db"));
+  const job = await h.control.submit("echo", { x: 1 });
+  const done = await waitForStatus(h.store, job.id, "succeeded");
+  const effect = await h.control.cancel(job.id);
+  assert.equal(effect.kind, "terminal");
+  assert.equal((await h.control.cancel(job.id)).kind, "terminal");
+  assert.deepEqual(h.store.rows.jobGet(job.id), done);
+  const failed = await h.control.submit("fail", { code: "transient", message: "m" });
+  const f = await waitForStatus(h.store, failed.id, "failed");
+  assert.equal((await h.control.cancel(failed.id)).kind, "terminal");
+  assert.deepEqual(h.store.rows.jobGet(failed.id), f);
+});
+
+// ---------------------------------------------------------------- retention
+
+Deno.test("Executor: the retention sweep deletes expired terminal jobs only; JobControl.get hides them first", async () => {
+  await using dir = await tempDir();
+  await using h = await openHarness(dir.file("a.db"), {
+    control: { retentionMs: 300 },
+    executor: { retentionSweepMs: 25, shutdownGraceMs: 10 },
+  });
+  const hang = await h.control.submit("hang", null);
+  const done = await h.control.submit("echo", 1);
+  const queuedLater = await h.control.submit("sleep", { ms: 60_000 });
+  const row = await waitForStatus(h.store, done.id, "succeeded");
+  assert.equal(row.expires_at, row.completed_at! + 300);
+  assert.ok(h.control.get(done.id) !== undefined);
+  await waitFor("expired job hidden", () => h.control.get(done.id) === undefined, 3_000);
+  await waitFor("expired job deleted", () => h.store.rows.jobGet(done.id) === undefined, 3_000);
+  assert.equal(h.store.rows.jobGet(hang.id)?.status, "running");
+  assert.ok(["queued", "running"].includes(h.store.rows.jobGet(queuedLater.id)!.status));
+});
+
+Deno.test("JobControl.ttlMs: grows while a job runs and is fixed once it is terminal", async () => {
+  await using dir = await tempDir();
+  const clock = new ManualClock();
+  await using h = await openHarness(dir.file("a.db"), { clock, control: { retentionMs: 60_000 } });
+  const job = await h.control.submit("sleep", { ms: 5_000 });
+  const running = await waitForStatus(h.store, job.id, "running");
+  const t1 = h.control.ttlMs(running);
+  assert.equal(t1, 60_000);
+  clock.advance(1_000);
+  const t2 = h.control.ttlMs(h.store.rows.jobGet(job.id)!);
+  assert.equal(t2, 61_000);
+  clock.advance(4_000);
+  const done = await waitForStatus(h.store, job.id, "succeeded");
+  const t3 = h.control.ttlMs(done);
+  assert.equal(t3, done.completed_at! + 60_000 - done.created_at);
+  clock.advance(3_000);
+  assert.equal(h.control.ttlMs(h.store.rows.jobGet(job.id)!), t3);
+});
+
+// ---------------------------------------------------------------- shutdown, reconcile, lease loss
+
+Deno.test("Executor.stop: records running jobs interrupted (hang after the grace), leaves queued jobs queued", async () => {
+  await using dir = await tempDir();
+  await using h = await openHarness(dir.file("a.db"), { executor: { runningMax: 2, shutdownGraceMs: 200 } });
+  const hang = await h.control.submit("hang", null);
+  const sleep = await h.control.submit("sleep", { ms: 60_000 });
+  const q1 = await h.control.submit("echo", 1);
+  const q2 = await h.control.submit("echo", 2);
+  await waitForStatus(h.store, hang.id, "running");
+  await waitForStatus(h.store, sleep.id, "running");
+  const ownerId = h.executor!.ownerId;
+  const t0 = Date.now();
+  await h.executor!.stop();
+  assert.ok(Date.now() - t0 >= 150, "waited for the grace period before giving up on the hang job");
+  for (const id of [hang.id, sleep.id]) {
+    const row = h.store.rows.jobGet(id);
+    assert.equal(row?.status, "failed");
+    assert.equal(row?.error?.code, "interrupted");
+    assert.equal(row?.error?.retryable, true);
+  }
+  assert.equal(h.store.rows.jobGet(q1.id)?.status, "queued");
+  assert.equal(h.store.rows.jobGet(q2.id)?.status, "queued");
+  assert.equal(h.store.rows.ownerListLive(Date.now()).some((o) => o.owner_id === ownerId), false);
+  assert.deepEqual(h.executor!.runningIds(), []);
+});
+
+Deno.test("Executor.start: reconciles jobs of a dead owner before claiming anything", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  using seed = openTempStore(path);
+  const control = new JobControl(seed.rows, testRegistry(), { clock: systemClock });
+  const orphan = await control.submit("echo", 1);
+  const dead = newOwnerId();
+  const past = Date.now() - 60_000;
+  await seed.rows.ownerRegister(dead, 1, past, 10_000);
+  assert.equal((await seed.rows.jobClaimNextIfOwnerLive(dead, ["echo"], past + 1))?.id, orphan.id);
+  await using h = await openHarness(path, { executor: { reconcileMs: 60_000 } });
+  const row = h.store.rows.jobGet(orphan.id);
+  assert.equal(row?.status, "failed");
+  assert.equal(row?.error?.code, "process_lost");
+  assert.equal(row?.attempt, 1, "never replayed");
+  assert.ok(h.terminal.includes(orphan.id));
+});
+
+Deno.test("Executor: after losing its lease it aborts its jobs and its terminal write is refused (fencing)", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  const release = gate();
+  let abortReason: unknown;
+  const probe: AnyJobKind = defineJobKind<null, { late: true }>({
+    kind: "probe",
+    parse: () => null,
+    run: async (ctx) => {
+      ctx.signal.addEventListener("abort", () => abortReason = ctx.signal.reason);
+      await release.promise; // ignores the abort, then claims success
+      return { late: true };
+    },
+  });
+  await using h = await openHarness(path, {
+    extraKinds: [probe],
+    executor: { heartbeatMs: 30, leaseMs: 90, reconcileMs: 60_000 },
+  });
+  const job = await h.control.submit("probe", null);
+  const running = await waitForStatus(h.store, job.id, "running");
+  const oldOwner = h.executor!.ownerId;
+  assert.equal(running.owner_id, oldOwner);
+
+  // The owner's heartbeat "lapsed": as if the process had been paused past its lease.
+  const db = new DatabaseSync(path);
+  db.prepare("UPDATE job_owners SET heartbeat_at = heartbeat_at - 3600000 WHERE owner_id = ?").run(oldOwner);
+  db.close();
+
+  await waitFor("the handler to be aborted", () => abortReason !== undefined, 3_000);
+  assert.ok(abortReason instanceof JobAbort);
+  assert.equal(abortReason.kind, "lease_lost");
+  const lost = await waitForStatus(h.store, job.id, "failed", 3_000);
+  assert.equal(lost.error?.code, "process_lost");
+  assert.notEqual(h.executor!.ownerId, oldOwner, "re-registered under a new owner id");
+
+  release.open(); // the stale handler now returns success: its write must be refused
+  await waitFor("the stale run to end", () => !h.executor!.runningIds().includes(job.id), 3_000);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.deepEqual(h.store.rows.jobGet(job.id), lost);
+  assert.equal(h.terminal.filter((id) => id === job.id).length, 1, "only the reconciliation ended it");
+
+  // The executor keeps working under its new owner.
+  const next = await h.control.submit("echo", 7);
+  const done = await waitForStatus(h.store, next.id, "succeeded");
+  assert.equal(done.owner_id, h.executor!.ownerId);
+});
+
+Deno.test("Executor: a blocked event loop past the lease loses the job; the late success is refused", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  await using h = await openHarness(path, {
+    executor: { heartbeatMs: 20, leaseMs: 60, reconcileMs: 20, cancelPollMs: 20 },
+  });
+  const job = await h.control.submit("stubborn", { ms: 150 });
+  await waitForStatus(h.store, job.id, "running");
+  const until = Date.now() + 250; // no heartbeat can run while the loop is blocked
+  while (Date.now() < until) { /* block */ }
+  const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"], 3_000);
+  assert.equal(row.status, "failed");
+  assert.equal(row.error?.code, "process_lost");
+  await new Promise((resolve) => setTimeout(resolve, 250)); // the stubborn handler returns meanwhile
+  assert.deepEqual(h.store.rows.jobGet(job.id), row);
+});
+
+Deno.test("Executor: refuses a lease shorter than 3 heartbeats and a running bound below 1", () => {
+  const store = { rows: undefined } as unknown as { rows: never };
+  assert.throws(
+    () =>
+      new Executor(store.rows, testRegistry(), {
+        clock: systemClock,
+        log: silentLogger,
+        heartbeatMs: 100,
+        leaseMs: 299,
+      }),
+    RangeError,
+  );
+  assert.throws(
+    () => new Executor(store.rows, testRegistry(), { clock: systemClock, log: silentLogger, runningMax: 0 }),
+    RangeError,
+  );
+});
