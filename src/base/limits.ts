@@ -108,6 +108,27 @@ export const GITHUB_RETRIES_MAX = 3;
 export const GITHUB_RATE_LIMIT_WAIT_MS_MIN = 60_000;
 /** Longest single rate-limit wait before giving up with `rate_limited`. */
 export const GITHUB_RATE_LIMIT_WAIT_MS_MAX = 15 * 60_000;
+/** Rate-limit waits within one call before giving up with `rate_limited`: a server that
+ * keeps limiting us must not keep one call alive forever. */
+export const GITHUB_RATE_LIMIT_WAITS_MAX = 5;
+/** Added to `x-ratelimit-reset` so a small clock skew does not make us retry one second early. */
+export const GITHUB_RATE_LIMIT_RESET_SLACK_MS = 1_000;
+/** First backoff delay before retrying a GET after a 5xx or network error; doubles per retry. */
+export const GITHUB_RETRY_BACKOFF_MS_MIN = 1_000;
+/** GitHub's largest `per_page`. */
+export const GITHUB_PER_PAGE_MAX = 100;
+/** Characters of GitHub's error `message` quoted in our errors. */
+export const GITHUB_ERROR_MESSAGE_CHARS_MAX = 300;
+/** Bytes of an error response body read to find its `message`. */
+export const GITHUB_ERROR_BODY_BYTES_MAX = 64 * 1024;
+/** Largest response body kept in an ETag cache (memory or SQLite); bigger ones are not cached. */
+export const GITHUB_ETAG_BODY_BYTES_MAX = 1024 * 1024;
+/** Entries of the in-memory ETag cache (LRU). */
+export const GITHUB_ETAG_MEMORY_ENTRIES_MAX = 1_000;
+/** Total body bytes of the in-memory ETag cache (LRU). */
+export const GITHUB_ETAG_MEMORY_BYTES_MAX = 32 * 1024 * 1024;
+/** Rows of the `http_etags` table; the oldest are pruned beyond this. */
+export const GITHUB_ETAG_ROWS_MAX = 10_000;
 
 /** PR checks watcher. */
 export const WATCH_TIMEOUT_MS_DEFAULT = 30 * 60_000;

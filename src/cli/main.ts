@@ -10,10 +10,15 @@ import { type Command, commandHelp, parseCommandArgs } from "./command.ts";
 import { EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, UsageError } from "./exit.ts";
 import { jobsCommands } from "./jobs_cmd.ts";
 import { productRegistry } from "./registry.ts";
+import { serveCommand } from "./serve.ts";
+import { jobsTools } from "../mcp/tools.ts";
 
 function commands(): Command[] {
   const registry = productRegistry();
-  return [...jobsCommands(registry)];
+  return [
+    serveCommand({ registry, tools: ({ control }) => [...jobsTools(control)] }),
+    ...jobsCommands(registry),
+  ];
 }
 
 function topHelp(cmds: Command[]): string {

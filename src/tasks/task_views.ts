@@ -55,7 +55,7 @@ export function terminalToolResult(row: JobRow): CompleteToolResult {
     const error = row.error as JobError;
     const structured = { id: row.id, kind: row.kind, outcome: row.outcome ?? "failed", error };
     return {
-      content: [{ type: "text", text: `${jobSummary(row)}\n${JSON.stringify(structured)}` }],
+      content: [{ type: "text", text: JSON.stringify(structured) }],
       structuredContent: structured,
       isError: true,
       resultType: "complete",
@@ -70,7 +70,7 @@ export function terminalToolResult(row: JobRow): CompleteToolResult {
     result_truncated: truncated,
   };
   return {
-    content: [{ type: "text", text: `${jobSummary(row)}\n${JSON.stringify(structured)}` }],
+    content: [{ type: "text", text: JSON.stringify(structured) }],
     structuredContent: structured,
     resultType: "complete",
   };

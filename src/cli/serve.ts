@@ -1,0 +1,159 @@
+/**
+ * `longcall serve`: wires the store, the control side, the executor and the MCP server,
+ * and owns graceful shutdown (end of stdin, SIGINT, SIGTERM): stop serving, stop
+ * claiming, abort running jobs, record them as interrupted after a bounded grace, delete
+ * the owner row, close the database. Queued jobs stay queued for the next process.
+ *
+ * @module
+ */
+
+import { systemClock } from "../base/clock.ts";
+import { createLogger, type Logger } from "../base/log.ts";
+import { JOB_RETENTION_MS_MAX, JOB_RETENTION_MS_MIN } from "../base/limits.ts";
+import { JobControl } from "../jobs/control.ts";
+import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
+import type { JobKindRegistry } from "../jobs/kinds.ts";
+import { createServerFactory } from "../mcp/server.ts";
+import type { ToolDef } from "../mcp/tools.ts";
+import { serveOnHttp, serveOnStdio } from "../mcp/transports.ts";
+import type { Synchronous } from "../store/db.ts";
+import { openStore, type Store } from "../store/store.ts";
+import { type Command, intOption } from "./command.ts";
+import { envGet, logLevel, resolveDbPath } from "./config.ts";
+import { EXIT_OK, UsageError } from "./exit.ts";
+
+/** Everything a server process needs besides its flags. */
+export interface ServerParts {
+  registry: JobKindRegistry;
+  /** Tools for this process, built once the store and control side exist. */
+  tools(ctx: { control: JobControl; store: Store; log: Logger }): ToolDef[];
+  /** Executor overrides (tests shorten heartbeats and leases). */
+  executor?: Partial<Omit<ExecutorOptions, "clock" | "log">>;
+}
+
+export interface ServeFlags {
+  db: string;
+  http: boolean;
+  listen: string;
+  readOnly: boolean;
+  admittedMax?: number;
+  retentionMs?: number;
+  synchronous?: Synchronous;
+}
+
+/** Parses `host:port` (IPv6 in brackets). */
+export function parseListen(value: string): { hostname: string; port: number } {
+  const m = /^(?:\[([0-9a-fA-F:]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
+  const port = m === null ? NaN : Number(m[3]);
+  if (m === null || port > 65535) {
+    throw new UsageError(`Cannot use --listen: expected HOST:PORT such as 127.0.0.1:8765, current value is ${value}`);
+  }
+  return { hostname: m[1] ?? m[2] ?? "127.0.0.1", port };
+}
+
+/** Runs a server until its transport closes or a signal arrives; returns the exit code. */
+export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<number> {
+  const log = createLogger(logLevel(), "longcall");
+  const store = openStore(flags.db, flags.synchronous === undefined ? {} : { synchronous: flags.synchronous });
+  let executor: Executor | undefined;
+  const control = new JobControl(store.rows, parts.registry, {
+    clock: systemClock,
+    ...(flags.admittedMax === undefined ? {} : { admittedMax: flags.admittedMax }),
+    ...(flags.retentionMs === undefined ? {} : { retentionMs: flags.retentionMs }),
+    onSubmitted: () => executor?.wake(),
+    onCancelRequested: (ids) => executor?.abortLocal(ids),
+  });
+  executor = new Executor(store.rows, parts.registry, {
+    clock: systemClock,
+    log: log.child("executor"),
+    ...parts.executor,
+  });
+  await executor.start();
+  const factory = createServerFactory({
+    control,
+    tools: parts.tools({ control, store, log }),
+    log,
+    readOnly: flags.readOnly,
+  });
+  let serving;
+  if (flags.http) {
+    const { hostname, port } = parseListen(flags.listen);
+    serving = serveOnHttp(factory, {
+      hostname,
+      port,
+      token: envGet("LONGCALL_HTTP_TOKEN"),
+      log,
+      onListen: (p) => console.error(`LISTENING ${p}`),
+    });
+  } else {
+    serving = serveOnStdio(factory, log);
+  }
+  log.info("serving", { transport: flags.http ? "http" : "stdio", db: flags.db, read_only: flags.readOnly });
+
+  let exitCode = EXIT_OK;
+  const stopRequested = Promise.withResolvers<void>();
+  const onSignal = (code: number) => () => {
+    exitCode = code;
+    stopRequested.resolve();
+  };
+  const onInt = onSignal(130), onTerm = onSignal(EXIT_OK);
+  Deno.addSignalListener("SIGINT", onInt);
+  Deno.addSignalListener("SIGTERM", onTerm);
+  await Promise.race([serving.closed, stopRequested.promise]);
+  Deno.removeSignalListener("SIGINT", onInt);
+  Deno.removeSignalListener("SIGTERM", onTerm);
+  log.info("shutting down");
+  await serving.close().catch((err) => log.warn("close failed", { error: String(err) }));
+  await executor.stop();
+  store.close();
+  return exitCode;
+}
+
+/** The `serve` command for the given parts. */
+export function serveCommand(parts: ServerParts): Command {
+  return {
+    name: "serve",
+    summary: "Serve MCP over stdio (default) or streamable HTTP.",
+    usage: "longcall serve [--http] [--listen HOST:PORT] [--read-only] [--db PATH]",
+    description: [
+      "Both protocol generations are served: 2026-07-28 clients (server/discover) get the",
+      "io.modelcontextprotocol/tasks extension; legacy clients (initialize) get JobReferences and jobs.get.",
+      "Logs go to stderr (LONGCALL_LOG=debug|info|warn|error). With --http, a non-loopback --listen",
+      "requires LONGCALL_HTTP_TOKEN; clients then send Authorization: Bearer <token>.",
+    ].join("\n"),
+    options: {
+      http: { type: "boolean", help: "Serve streamable HTTP at /mcp instead of stdio" },
+      listen: { type: "string", help: "Address for --http (default 127.0.0.1:8765; port 0 = any)", value: "HOST:PORT" },
+      "read-only": { type: "boolean", help: "List only read-only tools (no job submission, no cancel)" },
+      db: { type: "string", help: "Database path (default $LONGCALL_DB or the XDG data dir)", value: "PATH" },
+      "admitted-max": { type: "string", help: "Queued + running jobs admitted at once (default 256)", value: "N" },
+      "retention-ms": { type: "string", help: "Keep finished jobs this long (default 24 h)", value: "MS" },
+      synchronous: { type: "string", help: "SQLite durability: NORMAL (default) or FULL", value: "MODE" },
+    },
+    examples: [
+      "longcall serve",
+      "longcall serve --http --listen 127.0.0.1:8765",
+      "claude mcp add longcall -- longcall serve",
+    ],
+    run(values) {
+      const sync = values.synchronous as string | undefined;
+      if (sync !== undefined && sync !== "NORMAL" && sync !== "FULL") {
+        throw new UsageError(`Cannot use --synchronous: expected NORMAL or FULL, current value is ${sync}`);
+      }
+      const retention = values["retention-ms"] ?? envGet("LONGCALL_RETENTION_MS");
+      return runServer({
+        db: resolveDbPath(values.db as string | undefined),
+        http: values.http === true,
+        listen: (values.listen as string | undefined) ?? "127.0.0.1:8765",
+        readOnly: values["read-only"] === true,
+        ...(values["admitted-max"] === undefined
+          ? {}
+          : { admittedMax: intOption(values["admitted-max"], "admitted-max", 1, 100_000, 256) }),
+        ...(retention === undefined ? {} : {
+          retentionMs: intOption(retention, "retention-ms", JOB_RETENTION_MS_MIN, JOB_RETENTION_MS_MAX, 0),
+        }),
+        ...(sync === undefined ? {} : { synchronous: sync as Synchronous }),
+      }, parts);
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Validation of corpus tool inputs: `owner/repo` names, `owner/repo#n` thread references and
+ * the bounded lists that carry them. Bad input throws `invalid_argument` naming the offending
+ * path and an example of a valid value.
+ *
+ * @module
+ */
+
+import { AppError } from "../base/errors.ts";
+import { CORPUS_ITEMS_PER_CALL_MAX } from "../base/limits.ts";
+import { isRepositoryName, type ThreadKey } from "../store/corpus_rows.ts";
+
+/** Example values used in error data. */
+export const EXAMPLE_REPOSITORY = "denoland/deno";
+/** Example thread reference used in error data. */
+export const EXAMPLE_THREAD_REF = "denoland/deno#123";
+
+/** Throws `invalid_argument` for `path` with an example of a valid value. */
+export function invalidArgument(path: string, message: string, example: unknown): never {
+  throw new AppError("invalid_argument", message, { data: { path, example } });
+}
+
+/** A parsed thread reference: `key` is the input as given, the rest is canonical. */
+export interface ThreadRef extends ThreadKey {
+  key: string;
+}
+
+/**
+ * Parses `owner/repo`.
+ *
+ * @throws {AppError} `invalid_argument` unless `value` is a GitHub repository name.
+ */
+export function parseRepositoryName(value: unknown, path: string): string {
+  if (typeof value !== "string" || !isRepositoryName(value)) {
+    invalidArgument(
+      path,
+      `Cannot read ${path}: expected a repository as owner/repo; current value is ${JSON.stringify(value)}`,
+      EXAMPLE_REPOSITORY,
+    );
+  }
+  return value;
+}
+
+/**
+ * Parses `owner/repo#n` (n a positive integer without leading zeros).
+ *
+ * @throws {AppError} `invalid_argument` on any other shape.
+ */
+export function parseThreadRef(value: unknown, path: string): ThreadRef {
+  const fail = (): never =>
+    invalidArgument(
+      path,
+      `Cannot read ${path}: expected a thread reference as owner/repo#number; current value is ${
+        JSON.stringify(value)
+      }`,
+      EXAMPLE_THREAD_REF,
+    );
+  if (typeof value !== "string") return fail();
+  const match = /^([^#\s]+)#([1-9][0-9]{0,15})$/.exec(value);
+  if (match === null) return fail();
+  const repository = match[1] ?? "";
+  const number = Number(match[2]);
+  if (!isRepositoryName(repository) || !Number.isSafeInteger(number)) return fail();
+  return { key: value, repository, number };
+}
+
+/**
+ * Checks a list argument: an array of 1..`max` entries.
+ *
+ * @throws {AppError} `invalid_argument` when it is not an array, is empty or is too long.
+ */
+export function requireList(
+  value: unknown,
+  path: string,
+  example: unknown,
+  max: number = CORPUS_ITEMS_PER_CALL_MAX,
+): readonly unknown[] {
+  if (!Array.isArray(value) || value.length === 0 || value.length > max) {
+    const shown = Array.isArray(value) ? `${value.length} entries` : JSON.stringify(value);
+    invalidArgument(
+      path,
+      `Cannot read ${path}: expected a list of 1..${max} entries; current value is ${shown}`,
+      [example],
+    );
+  }
+  return value;
+}

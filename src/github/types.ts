@@ -1,0 +1,148 @@
+/**
+ * Minimal shapes of the GitHub REST payloads longcall reads. Only the fields longcall
+ * uses are typed; GitHub sends many more, which pass through untouched.
+ *
+ * @module
+ */
+
+/** `user` / `owner` objects. */
+export interface GitHubUser {
+  login: string;
+  id: number;
+  type?: string;
+}
+
+/** A label on an issue. */
+export interface GitHubLabel {
+  name: string;
+  color?: string;
+  description?: string | null;
+}
+
+/** `GET /repos/{o}/{r}`. */
+export interface GitHubRepository {
+  id: number;
+  name: string;
+  full_name: string;
+  private: boolean;
+  owner: GitHubUser;
+  html_url: string;
+  description: string | null;
+  topics?: string[];
+  default_branch: string;
+  stargazers_count: number;
+  license: { key: string; name: string; spdx_id: string | null } | null;
+  archived: boolean;
+  updated_at: string;
+  pushed_at: string | null;
+}
+
+/** `GET /repos/{o}/{r}/pulls/{n}`. */
+export interface GitHubPullRequest {
+  id: number;
+  number: number;
+  state: "open" | "closed";
+  title: string;
+  html_url: string;
+  draft?: boolean;
+  merged: boolean;
+  merged_at: string | null;
+  closed_at: string | null;
+  created_at: string;
+  updated_at: string;
+  user: GitHubUser | null;
+  head: { ref: string; sha: string; repo: { full_name: string } | null };
+  base: { ref: string; sha: string; repo: { full_name: string } };
+}
+
+/** Status of a check run. */
+export type CheckRunStatus = "queued" | "in_progress" | "completed" | "waiting" | "requested" | "pending";
+
+/** Conclusion of a completed check run. */
+export type CheckRunConclusion =
+  | "success"
+  | "failure"
+  | "neutral"
+  | "cancelled"
+  | "skipped"
+  | "timed_out"
+  | "action_required"
+  | "stale"
+  | "startup_failure"
+  | "error";
+
+/** One check run. */
+export interface GitHubCheckRun {
+  id: number;
+  name: string;
+  head_sha: string;
+  status: CheckRunStatus;
+  conclusion: CheckRunConclusion | null;
+  started_at: string | null;
+  completed_at: string | null;
+  details_url: string | null;
+  html_url?: string | null;
+  app: { slug: string; name?: string } | null;
+}
+
+/** One page of `GET /repos/{o}/{r}/commits/{ref}/check-runs`. */
+export interface GitHubCheckRunsPage {
+  total_count: number;
+  check_runs: GitHubCheckRun[];
+}
+
+/** State of a legacy commit status. */
+export type CommitStatusState = "error" | "failure" | "pending" | "success";
+
+/** One legacy commit status. */
+export interface GitHubCommitStatus {
+  id: number;
+  context: string;
+  state: CommitStatusState;
+  description: string | null;
+  target_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** `GET /repos/{o}/{r}/commits/{ref}/status`. */
+export interface GitHubCombinedStatus {
+  /** `pending` also when there are no statuses at all. */
+  state: CommitStatusState;
+  sha: string;
+  total_count: number;
+  statuses: GitHubCommitStatus[];
+}
+
+/** One item of `GET /repos/{o}/{r}/issues`; pull requests carry `pull_request`. */
+export interface GitHubIssue {
+  id: number;
+  number: number;
+  title: string;
+  body: string | null;
+  state: "open" | "closed";
+  state_reason?: string | null;
+  html_url: string;
+  user: GitHubUser | null;
+  labels: GitHubLabel[];
+  comments: number;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  pull_request?: { url: string; html_url: string; merged_at?: string | null };
+}
+
+/** One resource of `GET /rate_limit`. */
+export interface GitHubRateLimitResource {
+  limit: number;
+  remaining: number;
+  reset: number;
+  used: number;
+  resource?: string;
+}
+
+/** `GET /rate_limit`. */
+export interface GitHubRateLimitResponse {
+  resources: Record<string, GitHubRateLimitResource>;
+  rate: GitHubRateLimitResource;
+}

@@ -1,0 +1,79 @@
+/**
+ * The MCP server: one factory serving both protocol generations through the official
+ * SDK (`serveStdio`, `createMcpHandler`). Long-lived state (the job store) lives outside
+ * the factory; the factory may build throwaway probe instances.
+ *
+ * @module
+ */
+
+import { type AuthInfo, McpServer, type McpServerFactory } from "@modelcontextprotocol/server";
+import { AppError } from "../base/errors.ts";
+import type { Logger } from "../base/log.ts";
+import { VERSION } from "../base/version.ts";
+import type { Authority, JobControl } from "../jobs/control.ts";
+import { registerTasksExtension, requestDeclaresTasks } from "../tasks/adapter.ts";
+import { advertiseOnly, errorResult, type ToolResult } from "./tool_kit.ts";
+import type { ToolDef } from "./tools.ts";
+
+/** What the factory needs. */
+export interface ServerDeps {
+  control: JobControl;
+  tools: ToolDef[];
+  log: Logger;
+  /** List only tools whose readOnlyHint is true. */
+  readOnly?: boolean;
+  /** Server instructions for the model. */
+  instructions?: string;
+}
+
+/** Default instructions: how a model should use longcall's tools. */
+export const INSTRUCTIONS = [
+  "longcall runs long GitHub work (watching a pull request's CI, syncing issues and pull requests) as durable jobs.",
+  "Tools named github.* start a job and return at once: either an MCP task (if your host supports the tasks",
+  "extension, it will follow the task for you) or a JobReference {id, poll_after_ms}. With a JobReference, call",
+  "jobs.get {ids: [id]} after poll_after_ms, then again after each item's retry_after_ms, until execution_state is",
+  "terminal; use response_format detailed to read the result. jobs.cancel stops a job. corpus.* tools read the",
+  "local corpus only and never touch the network; they say when the data was synced.",
+].join(" ");
+
+/** The authority of an HTTP request (set by the HTTP layer after bearer validation); null on stdio. */
+export function authorityOf(authInfo: AuthInfo | undefined): Authority {
+  const a = authInfo?.extra?.["authority"];
+  return typeof a === "string" ? a : null;
+}
+
+/** Builds the dual-era factory. */
+export function createServerFactory(deps: ServerDeps): McpServerFactory {
+  const tools = deps.readOnly === true ? deps.tools.filter((t) => t.annotations.readOnlyHint) : deps.tools;
+  return ({ era, authInfo }) => {
+    const authority = authorityOf(authInfo);
+    const mcp = new McpServer(
+      { name: "longcall", version: VERSION },
+      { capabilities: { tools: {} }, instructions: deps.instructions ?? INSTRUCTIONS },
+    );
+    for (const tool of tools) {
+      mcp.registerTool(tool.name, {
+        title: tool.annotations.title,
+        description: tool.description,
+        inputSchema: advertiseOnly(tool.inputSchema),
+        ...(tool.outputSchema === undefined ? {} : { outputSchema: advertiseOnly(tool.outputSchema) }),
+        annotations: tool.annotations,
+      }, async (args: unknown, ctx) => {
+        try {
+          const result = await tool.call(args, {
+            authority,
+            tasksDeclared: requestDeclaresTasks(era, ctx.mcpReq.envelope),
+          });
+          // A CreateTaskResult passes through at runtime; the callback type only knows CallToolResult.
+          return result as ToolResult;
+        } catch (err) {
+          if (!(err instanceof AppError)) deps.log.error(`tool ${tool.name} failed`, { error: String(err) });
+          return errorResult(err);
+        }
+      });
+    }
+    // The Tasks extension exists only in the 2026-07-28 generation.
+    if (era === "modern") registerTasksExtension(mcp, { control: deps.control, authority, log: deps.log });
+    return mcp;
+  };
+}

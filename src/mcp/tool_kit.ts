@@ -1,0 +1,94 @@
+/**
+ * What every longcall tool shares: schemas advertised to clients but validated by us (so
+ * a bad argument becomes a typed `invalid_argument` tool result rather than the SDK's
+ * free-text error), bounded results, and the projection of AppErrors onto tool results.
+ *
+ * @module
+ */
+
+import type { z } from "zod";
+import { AppError, type JobError } from "../base/errors.ts";
+import { MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
+import { zodToInvalidArgument } from "../base/validation.ts";
+
+/** The Standard Schema shape the SDK reads (`~standard.validate` + `~standard.jsonSchema`). */
+export type AdvertisedSchema = z.ZodType;
+
+/**
+ * Advertises `schema` in `tools/list` but lets any value through the SDK's own
+ * validation: longcall validates inside the handler, where it can answer with a typed
+ * error (`{code, path, message, example}`), and a task result (which has no
+ * structuredContent) is not rejected by an output schema meant for JobReferences.
+ */
+export function advertiseOnly<S extends z.ZodType>(schema: S): S {
+  const std = schema["~standard"];
+  const wrapped = {
+    "~standard": {
+      vendor: std.vendor,
+      version: std.version,
+      jsonSchema: (std as unknown as { jsonSchema: unknown }).jsonSchema,
+      validate: (value: unknown) => ({ value }),
+    },
+  };
+  return wrapped as unknown as S;
+}
+
+/** A tool result as the SDK's callback type wants it. */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/**
+ * A successful tool result carrying `structured` as structuredContent and, for clients
+ * that read only text, the same JSON as text (no second copy in prose: model-visible
+ * bytes matter).
+ */
+export function okResult(structured: Record<string, unknown>): ToolResult {
+  const json = JSON.stringify(structured);
+  const bytes = new TextEncoder().encode(json).length;
+  if (bytes > MCP_RESULT_BYTES_MAX) {
+    // Never exceed the result bound: callers bound their own payloads, so this is a last line.
+    return errorResult(
+      new AppError("internal", `Cannot return result: ${bytes} bytes is over the ${MCP_RESULT_BYTES_MAX}-byte limit`),
+    );
+  }
+  return {
+    content: [{ type: "text", text: json }],
+    structuredContent: structured,
+  };
+}
+
+/** The typed error clients see inside `structuredContent.error`. */
+export interface ToolError extends JobError {
+  path?: string;
+  example?: unknown;
+}
+
+/** Projects an AppError (or anything thrown) onto an `isError` tool result; internal details stay local. */
+export function errorResult(err: unknown): ToolResult {
+  const error: ToolError = err instanceof AppError
+    ? { ...err.toJobError() }
+    : { code: "internal", message: "Internal error; see the server log", retryable: false };
+  if (err instanceof AppError && error.data !== undefined) {
+    const { path, example, ...rest } = error.data as { path?: unknown; example?: unknown };
+    if (typeof path === "string") error.path = path;
+    if (example !== undefined) error.example = example;
+    if (Object.keys(rest).length === 0) delete error.data;
+    else error.data = rest;
+  }
+  return {
+    content: [{ type: "text", text: `Error (${error.code}): ${error.message}` }],
+    structuredContent: { error },
+    isError: true,
+  };
+}
+
+/** Validates `input` with `schema`, throwing the typed `invalid_argument` AppError. */
+export function parseArgs<S extends z.ZodType>(schema: S, input: unknown, example?: unknown): z.output<S> {
+  const parsed = schema.safeParse(input ?? {});
+  if (!parsed.success) throw zodToInvalidArgument(parsed.error, example);
+  return parsed.data;
+}

@@ -1,0 +1,115 @@
+/**
+ * The `io.modelcontextprotocol/tasks` adapter: registers `tasks/get`, `tasks/update` and
+ * `tasks/cancel` on a modern-era server instance through the SDK's documented
+ * custom-method mechanism, and decides per request whether a job-submitting tool answers
+ * with a task. Kept in one folder so the SDK's own Tasks runtime can replace the
+ * plumbing later.
+ *
+ * `tasks/get` is a bounded local read: one row by primary key, no network, no process,
+ * no job submission, no write.
+ *
+ * @module
+ */
+
+import {
+  CancelTaskResultV2Schema,
+  GetTaskResultV2Schema,
+  hasTaskClientCapabilityV2,
+  TASKS_EXTENSION_ID_V2,
+  UpdateTaskResultV2Schema,
+} from "@modelcontextprotocol/ext-tasks/core/v2";
+import { type McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import type { Logger } from "../base/log.ts";
+import type { Authority, JobControl } from "../jobs/control.ts";
+import type { JobRow } from "../store/job_rows.ts";
+import { getTaskResult } from "./task_views.ts";
+
+export { TASKS_EXTENSION_ID_V2 };
+
+/** Whether this request declared the tasks extension (per request; never inferred from earlier ones). */
+export function requestDeclaresTasks(era: "modern" | "legacy", envelope: unknown): boolean {
+  return era === "modern" && hasTaskClientCapabilityV2({ _meta: envelope });
+}
+
+const TaskIdParams = z.looseObject({ taskId: z.string().min(1).max(200) });
+
+export interface TasksAdapterDeps {
+  control: JobControl;
+  authority: Authority;
+  log: Logger;
+}
+
+function requireDeclared(envelope: unknown): void {
+  if (!hasTaskClientCapabilityV2({ _meta: envelope })) {
+    throw new ProtocolError(
+      ProtocolErrorCode.MissingRequiredClientCapability,
+      "Missing required client capability: io.modelcontextprotocol/tasks",
+      { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID_V2]: {} } } },
+    );
+  }
+}
+
+function findTask(deps: TasksAdapterDeps, taskId: string): JobRow {
+  const row = deps.control.get(taskId, deps.authority);
+  if (row !== undefined) return row;
+  const expired = deps.control.rows.jobGet(taskId);
+  const visible = expired !== undefined && (deps.authority === null || expired.authority === deps.authority);
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    visible ? "Failed to retrieve task: Task has expired" : "Failed to retrieve task: Task not found",
+  );
+}
+
+/** Runs a handler, turning unexpected failures into -32603 without leaking internals. */
+async function guarded<T>(deps: TasksAdapterDeps, method: string, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ProtocolError) throw err;
+    deps.log.error(`${method} failed`, { error: String(err) });
+    throw new ProtocolError(ProtocolErrorCode.InternalError, "Internal error");
+  }
+}
+
+/** Advertises the extension and registers its methods on a modern-era instance. */
+export function registerTasksExtension(mcp: McpServer, deps: TasksAdapterDeps): void {
+  mcp.server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID_V2]: {} } });
+
+  mcp.server.setRequestHandler(
+    "tasks/get",
+    { params: TaskIdParams },
+    (params, ctx) =>
+      guarded(deps, "tasks/get", () => {
+        requireDeclared(ctx.mcpReq.envelope);
+        const result = getTaskResult(findTask(deps, params.taskId), deps.control);
+        return GetTaskResultV2Schema.parse(result);
+      }),
+  );
+
+  mcp.server.setRequestHandler(
+    "tasks/cancel",
+    { params: TaskIdParams },
+    (params, ctx) =>
+      guarded(deps, "tasks/cancel", async () => {
+        requireDeclared(ctx.mcpReq.envelope);
+        findTask(deps, params.taskId);
+        // The persisted cooperative path: queued ends at once, running is aborted by its owner.
+        await deps.control.cancel(params.taskId, deps.authority);
+        return CancelTaskResultV2Schema.parse({ resultType: "complete" });
+      }),
+  );
+
+  // No longcall tool asks for input mid-flight, so nothing is ever outstanding: the
+  // acknowledgement ignores every key, as the spec allows.
+  mcp.server.setRequestHandler(
+    "tasks/update",
+    { params: TaskIdParams },
+    (params, ctx) =>
+      guarded(deps, "tasks/update", () => {
+        requireDeclared(ctx.mcpReq.envelope);
+        findTask(deps, params.taskId);
+        return UpdateTaskResultV2Schema.parse({ resultType: "complete" });
+      }),
+  );
+}

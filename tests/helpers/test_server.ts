@@ -1,0 +1,97 @@
+/**
+ * A longcall server with the product wiring and test job kinds exposed as tools
+ * (`test.sleep`, `test.echo`, `test.fail`, `test.partial`, `test.hang`). Used by the MCP
+ * integration tests; never shipped.
+ *
+ *   deno run --no-prompt --allow-read=DIR --allow-write=DIR --allow-env --allow-net=127.0.0.1 \
+ *     tests/helpers/test_server.ts serve [--http --listen 127.0.0.1:0] --db DIR/x.db [--lease-ms N ...]
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { parseArgs } from "node:util";
+import { runServer } from "../../src/cli/serve.ts";
+import { jobsTools, jobTool } from "../../src/mcp/tools.ts";
+import { testRegistry } from "./test_kinds.ts";
+
+const TEST_TOOL = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args.slice(1),
+    options: {
+      db: { type: "string" },
+      http: { type: "boolean" },
+      listen: { type: "string" },
+      "read-only": { type: "boolean" },
+      "admitted-max": { type: "string" },
+      "retention-ms": { type: "string" },
+      "heartbeat-ms": { type: "string" },
+      "lease-ms": { type: "string" },
+      "reconcile-ms": { type: "string" },
+      "grace-ms": { type: "string" },
+      "running-max": { type: "string" },
+    },
+  });
+  const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
+  const executor = Object.fromEntries(
+    Object.entries({
+      heartbeatMs: num(values["heartbeat-ms"]),
+      leaseMs: num(values["lease-ms"]),
+      reconcileMs: num(values["reconcile-ms"]),
+      shutdownGraceMs: num(values["grace-ms"]),
+      runningMax: num(values["running-max"]),
+    }).filter(([, v]) => v !== undefined),
+  );
+  const code = await runServer({
+    db: values.db ?? ":memory:",
+    http: values.http === true,
+    listen: values.listen ?? "127.0.0.1:0",
+    readOnly: values["read-only"] === true,
+    ...(values["admitted-max"] === undefined ? {} : { admittedMax: Number(values["admitted-max"]) }),
+    ...(values["retention-ms"] === undefined ? {} : { retentionMs: Number(values["retention-ms"]) }),
+  }, {
+    registry: testRegistry(),
+    executor,
+    tools: ({ control }) => [
+      ...jobsTools(control),
+      jobTool(control, {
+        name: "test.sleep",
+        kind: "sleep",
+        description: "Sleep ms milliseconds in steps (a test job)",
+        inputSchema: z.object({ ms: z.number().int().min(0), steps: z.number().int().min(1).optional() }),
+        annotations: { title: "Sleep", ...TEST_TOOL },
+      }),
+      jobTool(control, {
+        name: "test.echo",
+        kind: "echo",
+        description: "Echo the input as the job result",
+        inputSchema: z.object({}).passthrough(),
+        annotations: { title: "Echo job", ...TEST_TOOL },
+      }),
+      jobTool(control, {
+        name: "test.fail",
+        kind: "fail",
+        description: "Fail with a typed error",
+        inputSchema: z.object({ code: z.string(), message: z.string(), retryable: z.boolean().optional() }),
+        annotations: { title: "Failing job", ...TEST_TOOL },
+      }),
+      jobTool(control, {
+        name: "test.partial",
+        kind: "partial",
+        description: "Succeed with outcome partial",
+        inputSchema: z.object({}),
+        annotations: { title: "Partial job", ...TEST_TOOL },
+      }),
+      jobTool(control, {
+        name: "test.hang",
+        kind: "hang",
+        description: "Never finish and ignore cancellation",
+        inputSchema: z.object({}),
+        annotations: { title: "Hanging job", ...TEST_TOOL },
+      }),
+    ],
+  });
+  Deno.exit(code);
+}
