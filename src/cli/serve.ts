@@ -55,7 +55,11 @@ export function parseListen(value: string): { hostname: string; port: number } {
 export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<number> {
   const log = createLogger(logLevel(), "longcall");
   const store = openStore(flags.db, flags.synchronous === undefined ? {} : { synchronous: flags.synchronous });
-  let executor: Executor | undefined;
+  const executor = new Executor(store.rows, parts.registry, {
+    clock: systemClock,
+    log: log.child("executor"),
+    ...parts.executor,
+  });
   const control = new JobControl(store.rows, parts.registry, {
     clock: systemClock,
     ...(flags.admittedMax === undefined ? {} : { admittedMax: flags.admittedMax }),

@@ -281,9 +281,9 @@ export class Executor {
     for (const id of ids) this.#onTerminal?.(id);
   }
 
-  async #pollCancels(): Promise<void> {
-    if (this.#running.size === 0) return;
-    this.abortLocal(this.#rows.jobListCancelRequested(this.#ownerId));
+  #pollCancels(): Promise<void> {
+    if (this.#running.size > 0) this.abortLocal(this.#rows.jobListCancelRequested(this.#ownerId));
+    return Promise.resolve();
   }
 
   async #sweep(): Promise<void> {
