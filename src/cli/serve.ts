@@ -64,13 +64,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     clock: systemClock,
     ...(flags.admittedMax === undefined ? {} : { admittedMax: flags.admittedMax }),
     ...(flags.retentionMs === undefined ? {} : { retentionMs: flags.retentionMs }),
-    onSubmitted: () => executor?.wake(),
-    onCancelRequested: (ids) => executor?.abortLocal(ids),
-  });
-  executor = new Executor(store.rows, parts.registry, {
-    clock: systemClock,
-    log: log.child("executor"),
-    ...parts.executor,
+    onSubmitted: () => executor.wake(),
+    onCancelRequested: (ids) => executor.abortLocal(ids),
   });
   await executor.start();
   const factory = createServerFactory({
