@@ -9,15 +9,18 @@ import { VERSION } from "../base/version.ts";
 import { type Command, commandHelp, parseCommandArgs } from "./command.ts";
 import { EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, UsageError } from "./exit.ts";
 import { jobsCommands } from "./jobs_cmd.ts";
-import { productRegistry } from "./registry.ts";
+import { githubConfigFromEnv, productRegistry, productTools } from "./product.ts";
+import { JobKindRegistry } from "../jobs/kinds.ts";
 import { serveCommand } from "./serve.ts";
-import { jobsTools } from "../mcp/tools.ts";
 
 function commands(): Command[] {
-  const registry = productRegistry();
   return [
-    serveCommand({ registry, tools: ({ control }) => [...jobsTools(control)] }),
-    ...jobsCommands(registry),
+    serveCommand({
+      registry: ({ store, log }) => productRegistry(store, githubConfigFromEnv(), log),
+      tools: ({ control, store }) => productTools(control, store),
+    }),
+    // Reading and cancelling jobs needs no kind: only submission does.
+    ...jobsCommands(new JobKindRegistry()),
   ];
 }
 

@@ -24,7 +24,8 @@ import { EXIT_OK, UsageError } from "./exit.ts";
 
 /** Everything a server process needs besides its flags. */
 export interface ServerParts {
-  registry: JobKindRegistry;
+  /** The job kinds this process admits and runs, over its store. */
+  registry(ctx: { store: Store; log: Logger }): JobKindRegistry;
   /** Tools for this process, built once the store and control side exist. */
   tools(ctx: { control: JobControl; store: Store; log: Logger }): ToolDef[];
   /** Executor overrides (tests shorten heartbeats and leases). */
@@ -55,12 +56,13 @@ export function parseListen(value: string): { hostname: string; port: number } {
 export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<number> {
   const log = createLogger(logLevel(), "longcall");
   const store = openStore(flags.db, flags.synchronous === undefined ? {} : { synchronous: flags.synchronous });
-  const executor = new Executor(store.rows, parts.registry, {
+  const registry = parts.registry({ store, log });
+  const executor = new Executor(store.rows, registry, {
     clock: systemClock,
     log: log.child("executor"),
     ...parts.executor,
   });
-  const control = new JobControl(store.rows, parts.registry, {
+  const control = new JobControl(store.rows, registry, {
     clock: systemClock,
     ...(flags.admittedMax === undefined ? {} : { admittedMax: flags.admittedMax }),
     ...(flags.retentionMs === undefined ? {} : { retentionMs: flags.retentionMs }),

@@ -52,7 +52,7 @@ if (import.meta.main) {
     ...(values["admitted-max"] === undefined ? {} : { admittedMax: Number(values["admitted-max"]) }),
     ...(values["retention-ms"] === undefined ? {} : { retentionMs: Number(values["retention-ms"]) }),
   }, {
-    registry: testRegistry(),
+    registry: () => testRegistry(),
     executor,
     tools: ({ control }) => [
       ...jobsTools(control),
