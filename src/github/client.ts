@@ -367,7 +367,10 @@ export class GitHubClient {
         if (cached === undefined) {
           throw new AppError("request_failed", `Cannot ${what}: GitHub answered 304 to an unconditional request`);
         }
-        return this.#result<T>(304, cached.body, cached.etag, true, res.headers, what);
+        // A 304 may omit `Link`; the link stored with this representation still applies.
+        const sidecar = res.headers.get("link") === null ? this.#cacheGet(linkKey(url)) : undefined;
+        const link = res.headers.get("link") ?? (sidecar?.etag === cached.etag ? sidecar.body : null);
+        return this.#result<T>(304, cached.body, cached.etag, true, link, what);
       }
       if (counted) {
         budget?.commit();
@@ -375,8 +378,12 @@ export class GitHubClient {
       }
       if (res.status >= 200 && res.status < 300) {
         const etag = res.headers.get("etag") ?? undefined;
-        const result = this.#result<T>(200, res.text, etag, false, res.headers, what);
-        if (etag !== undefined && this.#cache !== undefined) await this.#cachePut(url, etag, res.text);
+        const link = res.headers.get("link");
+        const result = this.#result<T>(200, res.text, etag, false, link, what);
+        if (etag !== undefined && this.#cache !== undefined) {
+          await this.#cachePut(url, etag, res.text);
+          if (link !== null) await this.#cachePut(linkKey(url), etag, link);
+        }
         return result;
       }
       const message = this.#githubMessage(res.text);
@@ -674,7 +681,7 @@ export class GitHubClient {
     text: string,
     etag: string | undefined,
     fromCache: boolean,
-    headers: Headers,
+    link: string | null,
     what: string,
   ): GetResult<T> {
     let data: T;
@@ -685,7 +692,7 @@ export class GitHubClient {
     }
     const result: GetResult<T> = { status, data, fromCache, rateLimit: this.stats.rateLimit };
     if (etag !== undefined) result.etag = etag;
-    const next = nextLink(headers.get("link"));
+    const next = nextLink(link);
     if (next !== undefined) result.next = next;
     return result;
   }
@@ -739,6 +746,11 @@ export class GitHubClient {
     const plain = token === undefined ? text : text.split(token).join("[redacted]");
     return redact(plain);
   }
+}
+
+/** Cache key of the `Link` header stored beside a representation (a fragment is never sent). */
+function linkKey(url: string): string {
+  return `${url}#link`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> & { [key: string]: unknown } {

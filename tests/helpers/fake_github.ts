@@ -1,0 +1,1048 @@
+/**
+ * A fake GitHub REST API: a real HTTP server on 127.0.0.1 for tests, the demo and
+ * benchmarks. Payloads follow GitHub's documented shapes, built from the JSON fixtures in
+ * `fixtures/github/`.
+ *
+ * - Endpoints: `GET /repos/{o}/{r}`, `/repos/{o}/{r}/pulls/{n}`,
+ *   `/repos/{o}/{r}/commits/{ref}/check-runs`, `/repos/{o}/{r}/commits/{ref}/status`,
+ *   `/repos/{o}/{r}/issues` (state, since, sort, direction, per_page, page, `Link`),
+ *   `/rate_limit`.
+ * - Strong ETags per representation; `If-None-Match` -> `304` (not charged).
+ * - `x-ratelimit-*` headers with a per-token counter; primary exhaustion (403, remaining 0,
+ *   reset), secondary limits (403/429, optional `retry-after`), injected 5xx, 404 for
+ *   unknown repositories, 403 for the private `octo/secret`, 401 for tokens outside
+ *   `validTokens` when that option is set.
+ * - Scenarios: the checks of pull request `octo/widgets#42` follow a timeline keyed by
+ *   milliseconds since the scenario started. Time is `now()` (inject a ManualClock's
+ *   `now`) plus whatever `advance(ms)` added.
+ * - Generated repositories (`generatedRepos: {"big/repo": 5000}`) for sync benchmarks.
+ * - `counts`: requests by endpoint kind, charged vs 304, rate limited, max in flight.
+ *
+ * Standalone: `deno run --allow-net=127.0.0.1 tests/helpers/fake_github.ts --scenario checks_pass
+ * [--port N] [--generated owner/repo=N] [--latency-ms N]` prints `{"url": ...}` as one JSON line
+ * on stdout and serves until SIGINT/SIGTERM.
+ *
+ * @module
+ */
+
+import repositoryFixture from "../../fixtures/github/repository.json" with { type: "json" };
+import pullFixture from "../../fixtures/github/pull.json" with { type: "json" };
+import checkRunsFixture from "../../fixtures/github/check_runs.json" with { type: "json" };
+import combinedStatusFixture from "../../fixtures/github/combined_status.json" with { type: "json" };
+import issuesFixture from "../../fixtures/github/issues.json" with { type: "json" };
+
+/** A JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** A JSON object. */
+export type JsonObject = { [key: string]: Json };
+
+/** The pull request whose checks the scenarios drive. */
+export const SCENARIO_PULL = { owner: "octo", repo: "widgets", number: 42 } as const;
+/** Head SHA at the start of every scenario. */
+export const SCENARIO_SHA_FIRST = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+/** Head SHA after the push of `new_push`. */
+export const SCENARIO_SHA_SECOND = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+/** The repository every request is refused for (403). */
+export const PRIVATE_REPO = "octo/secret";
+/** The fixture repository. */
+export const FIXTURE_REPO = "octo/widgets";
+
+/** Endpoint kinds counted separately. */
+export type EndpointKind = "repository" | "pull" | "check_runs" | "status" | "issues" | "rate_limit" | "unknown";
+const KINDS: readonly EndpointKind[] = [
+  "repository",
+  "pull",
+  "check_runs",
+  "status",
+  "issues",
+  "rate_limit",
+  "unknown",
+];
+
+/** One check in a scenario step. */
+export interface FakeCheck {
+  name: string;
+  status: "queued" | "in_progress" | "completed";
+  conclusion?: string;
+  app?: string;
+}
+
+/** One legacy status in a scenario step. */
+export interface FakeStatus {
+  context: string;
+  state: "pending" | "success" | "failure" | "error";
+  description?: string;
+}
+
+/**
+ * A step of a scenario timeline, effective from `atMs` after the scenario started. Fields
+ * left out keep their previous value. `checks` and `statuses` replace the lists of the
+ * head SHA current after this step's `headSha`.
+ */
+export interface ScenarioStep {
+  atMs: number;
+  headSha?: string;
+  pullState?: "open" | "closed";
+  merged?: boolean;
+  checks?: FakeCheck[];
+  statuses?: FakeStatus[];
+}
+
+/** Built-in scenario names. */
+export type ScenarioName =
+  | "checks_pass"
+  | "checks_fail"
+  | "new_push"
+  | "no_checks"
+  | "flaky_unchanged"
+  | "many_checks"
+  | "pr_closed";
+
+const q = (name: string): FakeCheck => ({ name, status: "queued" });
+const run = (name: string): FakeCheck => ({ name, status: "in_progress" });
+const done = (name: string, conclusion: string): FakeCheck => ({ name, status: "completed", conclusion });
+
+/**
+ * The built-in timelines (times in ms since the scenario started):
+ *
+ * - `checks_pass`: nothing until 20 s (CI registers late); build+lint queued at 20 s,
+ *   in progress at 40 s, lint success at 60 s, build success and legacy status success at 90 s.
+ * - `checks_fail`: like `checks_pass` but lint fails at 60 s (build still running), build succeeds at 90 s.
+ * - `new_push`: build queued on the first SHA, in progress at 30 s; head changes to
+ *   {@linkcode SCENARIO_SHA_SECOND} at 60 s; its build is queued at 80 s, runs at 100 s, passes at 130 s.
+ * - `no_checks`: no check run or status ever registers.
+ * - `flaky_unchanged`: build+lint in progress from 10 s, unchanged until both pass at 10 min.
+ * - `many_checks`: 150 completed successful check runs from the start (two pages of 100).
+ * - `pr_closed`: build in progress; the pull request is closed unmerged at 60 s.
+ */
+export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> = {
+  checks_pass: [
+    { atMs: 0 },
+    { atMs: 20_000, checks: [q("build"), q("lint")], statuses: [{ context: "ci/legacy", state: "pending" }] },
+    { atMs: 40_000, checks: [run("build"), run("lint")] },
+    { atMs: 60_000, checks: [run("build"), done("lint", "success")] },
+    {
+      atMs: 90_000,
+      checks: [done("build", "success"), done("lint", "success")],
+      statuses: [{ context: "ci/legacy", state: "success" }],
+    },
+  ],
+  checks_fail: [
+    { atMs: 0 },
+    { atMs: 20_000, checks: [q("build"), q("lint")], statuses: [{ context: "ci/legacy", state: "pending" }] },
+    { atMs: 40_000, checks: [run("build"), run("lint")] },
+    { atMs: 60_000, checks: [run("build"), done("lint", "failure")] },
+    {
+      atMs: 90_000,
+      checks: [done("build", "success"), done("lint", "failure")],
+      statuses: [{ context: "ci/legacy", state: "success" }],
+    },
+  ],
+  new_push: [
+    { atMs: 0, checks: [q("build")] },
+    { atMs: 30_000, checks: [run("build")] },
+    { atMs: 60_000, headSha: SCENARIO_SHA_SECOND },
+    { atMs: 80_000, checks: [q("build")] },
+    { atMs: 100_000, checks: [run("build")] },
+    { atMs: 130_000, checks: [done("build", "success")], statuses: [{ context: "ci/legacy", state: "success" }] },
+  ],
+  no_checks: [{ atMs: 0 }],
+  flaky_unchanged: [
+    { atMs: 0 },
+    { atMs: 10_000, checks: [run("build"), run("lint")] },
+    { atMs: 600_000, checks: [done("build", "success"), done("lint", "success")] },
+  ],
+  many_checks: [
+    {
+      atMs: 0,
+      checks: Array.from({ length: 150 }, (_, i) => done(`check-${String(i + 1).padStart(3, "0")}`, "success")),
+    },
+  ],
+  pr_closed: [
+    { atMs: 0, checks: [run("build")] },
+    { atMs: 60_000, pullState: "closed" },
+  ],
+};
+
+/** Names of the built-in scenarios. */
+export const SCENARIO_NAMES: readonly ScenarioName[] = Object.keys(SCENARIOS) as ScenarioName[];
+
+/** Request counters (live object; {@linkcode FakeGitHub.resetCounts} zeroes it in place). */
+export interface FakeCounts {
+  /** Every request received. */
+  total: number;
+  /** Requests charged against the primary limit. */
+  counted: number;
+  /** Free 304 answers. */
+  notModified: number;
+  /** 403/429 rate-limit answers (primary or secondary). */
+  rateLimited: number;
+  /** Injected 5xx answers. */
+  injectedErrors: number;
+  byKind: Record<EndpointKind, number>;
+  countedByKind: Record<EndpointKind, number>;
+  notModifiedByKind: Record<EndpointKind, number>;
+  /** Requests being handled now, and the most ever at once. */
+  inFlight: number;
+  maxInFlight: number;
+}
+
+/** One handled request (bounded log). */
+export interface FakeRequestRecord {
+  kind: EndpointKind;
+  path: string;
+  status: number;
+  conditional: boolean;
+  authenticated: boolean;
+  at: number;
+}
+
+/** Options of {@linkcode startFakeGitHub}. */
+export interface FakeGitHubOptions {
+  /** Time source (e.g. `() => manualClock.now()`); default `Date.now`. */
+  now?: () => number;
+  /** Initial scenario for `octo/widgets#42`; default `checks_pass`. */
+  scenario?: ScenarioName | readonly ScenarioStep[];
+  /** Deterministically generated repositories: full name -> number of issues/PRs. */
+  generatedRepos?: Record<string, number>;
+  /** Primary limit per token (default 5000), for anonymous requests (default 60), and the window (1 h). */
+  rateLimit?: { limit?: number; anonymousLimit?: number; windowMs?: number };
+  /** When set, any other token gets 401 Bad credentials. */
+  validTokens?: readonly string[];
+  /** Real delay before answering each request (lets tests observe concurrency). */
+  latencyMs?: number;
+  /** Port to listen on (default 0: any free port). */
+  port?: number;
+  /** Omit `Link` on 304 answers (GitHub's documentation does not promise it there). Default false. */
+  omitLinkOn304?: boolean;
+}
+
+/** A running fake. */
+export interface FakeGitHub {
+  /** Base URL, e.g. `http://127.0.0.1:41234` (no trailing slash). */
+  readonly url: string;
+  readonly counts: FakeCounts;
+  /** The last requests handled (at most 10,000). */
+  readonly requests: readonly FakeRequestRecord[];
+  /** The fake's current time. */
+  now(): number;
+  /** Moves the fake's time forward (added to `now()`). */
+  advance(ms: number): void;
+  /** Restarts the checks timeline at the current time. */
+  setScenario(scenario: ScenarioName | readonly ScenarioStep[]): void;
+  /** Milliseconds since the scenario started. */
+  scenarioElapsedMs(): number;
+  /** The next `count` requests (of `kind`, if given) answer `status` (default 502). */
+  failNext(count: number, options?: { status?: number; kind?: EndpointKind }): void;
+  /** The next `count` requests hit a secondary limit: `status` 403 (default) or 429, with
+   * `retry-after: retryAfterSec` when given. */
+  limitSecondaryNext(count: number, options?: { status?: 403 | 429; retryAfterSec?: number }): void;
+  /** Every token is out of requests until `resetInMs` from now (403 + remaining 0 + reset). */
+  exhaustPrimary(options?: { resetInMs?: number }): void;
+  /** Remaining primary requests of a token (anonymous when undefined). */
+  remaining(token?: string): number;
+  /** Marks an issue of a fixture or generated repository as updated now (changes `updated_at` and, optionally, title). */
+  touchIssue(fullName: string, number: number, changes?: { title?: string; state?: "open" | "closed" }): void;
+  setLatency(ms: number): void;
+  resetCounts(): void;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------- helpers
+
+function clone(value: unknown): JsonObject {
+  return structuredClone(value) as JsonObject;
+}
+
+function iso(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/** FNV-1a over UTF-16 code units, two lanes: a stable 64-bit-ish hex digest. */
+function digest(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x5bd1e995) >>> 0;
+    b = (b ^ (b >>> 13)) >>> 0;
+  }
+  return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
+}
+
+function smallHash(text: string): number {
+  return parseInt(digest(text).slice(0, 7), 16);
+}
+
+function emptyKinds(): Record<EndpointKind, number> {
+  return Object.fromEntries(KINDS.map((k) => [k, 0])) as Record<EndpointKind, number>;
+}
+
+function newCounts(): FakeCounts {
+  return {
+    total: 0,
+    counted: 0,
+    notModified: 0,
+    rateLimited: 0,
+    injectedErrors: 0,
+    byKind: emptyKinds(),
+    countedByKind: emptyKinds(),
+    notModifiedByKind: emptyKinds(),
+    inFlight: 0,
+    maxInFlight: 0,
+  };
+}
+
+// ---------------------------------------------------------------- scenario state
+
+interface CheckRecord {
+  name: string;
+  status: string;
+  conclusion: string | null;
+  app: string;
+  startedAt: number | null;
+  completedAt: number | null;
+}
+
+interface StatusRecord {
+  context: string;
+  state: string;
+  description: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface ShaState {
+  checks: CheckRecord[];
+  statuses: StatusRecord[];
+}
+
+interface ScenarioState {
+  headSha: string;
+  pullState: "open" | "closed";
+  merged: boolean;
+  pullUpdatedAt: number;
+  bySha: Map<string, ShaState>;
+  knownShas: Set<string>;
+}
+
+function scenarioState(steps: readonly ScenarioStep[], startMs: number, nowMs: number): ScenarioState {
+  const state: ScenarioState = {
+    headSha: SCENARIO_SHA_FIRST,
+    pullState: "open",
+    merged: false,
+    pullUpdatedAt: startMs,
+    bySha: new Map(),
+    knownShas: new Set([SCENARIO_SHA_FIRST]),
+  };
+  for (const step of steps) if (step.headSha !== undefined) state.knownShas.add(step.headSha);
+  const ordered = [...steps].sort((x, y) => x.atMs - y.atMs);
+  for (const step of ordered) {
+    const at = startMs + step.atMs;
+    if (at > nowMs) break;
+    if (step.headSha !== undefined && step.headSha !== state.headSha) {
+      state.headSha = step.headSha;
+      state.pullUpdatedAt = at;
+    }
+    if (step.pullState !== undefined && step.pullState !== state.pullState) {
+      state.pullState = step.pullState;
+      state.pullUpdatedAt = at;
+    }
+    if (step.merged !== undefined && step.merged !== state.merged) {
+      state.merged = step.merged;
+      state.pullUpdatedAt = at;
+    }
+    const sha = state.headSha;
+    const prev = state.bySha.get(sha) ?? { checks: [], statuses: [] };
+    const next: ShaState = { checks: prev.checks, statuses: prev.statuses };
+    if (step.checks !== undefined) {
+      next.checks = step.checks.map((c) => {
+        const old = prev.checks.find((p) => p.name === c.name);
+        const started = c.status === "queued" ? null : old?.startedAt ?? at;
+        const completed = c.status === "completed" ? old?.completedAt ?? at : null;
+        return {
+          name: c.name,
+          status: c.status,
+          conclusion: c.status === "completed" ? c.conclusion ?? "success" : null,
+          app: c.app ?? "github-actions",
+          startedAt: started,
+          completedAt: completed,
+        };
+      });
+    }
+    if (step.statuses !== undefined) {
+      next.statuses = step.statuses.map((s) => {
+        const old = prev.statuses.find((p) => p.context === s.context);
+        const changed = old === undefined || old.state !== s.state;
+        return {
+          context: s.context,
+          state: s.state,
+          description: s.description ?? `${s.context} is ${s.state}`,
+          createdAt: old?.createdAt ?? at,
+          updatedAt: changed ? at : old.updatedAt,
+        };
+      });
+    }
+    state.bySha.set(sha, next);
+  }
+  return state;
+}
+
+// ---------------------------------------------------------------- payloads
+
+const GENERATED_BASE_MS = Date.UTC(2024, 0, 1);
+const LOREM = "Steps to reproduce, expected behaviour and actual behaviour are described below. " +
+  "The widget renders, then the layout shifts when data arrives late; a retry fixes it. ";
+
+interface IssueOverride {
+  updatedAt: number;
+  title?: string;
+  state?: "open" | "closed";
+}
+
+function generatedIssue(fullName: string, i: number): JsonObject {
+  const [owner = "", repo = ""] = fullName.split("/");
+  const created = GENERATED_BASE_MS + i * 3_600_000;
+  const updated = created + ((i * 7919) % 2000) * 60_000;
+  const isPr = i % 4 === 0;
+  const closed = i % 3 === 0;
+  const labels: Json[] = [];
+  if (i % 5 === 0) labels.push({ id: 1, name: "bug", color: "d73a4a", description: "Something isn't working" });
+  if (i % 7 === 0) labels.push({ id: 4, name: "enhancement", color: "a2eeef", description: "New feature or request" });
+  const base = `https://api.github.com/repos/${owner}/${repo}`;
+  const html = `https://github.com/${owner}/${repo}/${isPr ? "pull" : "issues"}/${i}`;
+  const item: JsonObject = {
+    url: `${base}/issues/${i}`,
+    repository_url: base,
+    html_url: html,
+    id: 3_000_000_000 + smallHash(fullName) % 1_000_000 * 10_000 + i,
+    node_id: `I_gen${digest(`${fullName}#${i}`)}`,
+    number: i,
+    title: `${isPr ? "Change" : "Problem"} ${i}: ${["layout", "tooltip", "legend", "axis", "theme"][i % 5]} ${
+      ["shifts", "flickers", "overflows", "misaligns", "crashes"][(i * 3) % 5]
+    }`,
+    user: { login: `user${i % 97}`, id: 10_000 + (i % 97), type: "User", site_admin: false },
+    labels,
+    state: closed ? "closed" : "open",
+    locked: false,
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    comments: (i * 13) % 9,
+    created_at: iso(created),
+    updated_at: iso(updated),
+    closed_at: closed ? iso(updated) : null,
+    author_association: "CONTRIBUTOR",
+    body: `Generated item ${i} of ${fullName}. ${LOREM.repeat(1 + (i % 3))}`.trim(),
+    state_reason: closed ? "completed" : null,
+    reactions: { total_count: i % 4 },
+  };
+  if (isPr) {
+    item.draft = false;
+    item.pull_request = {
+      url: `${base}/pulls/${i}`,
+      html_url: html,
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
+      merged_at: closed ? iso(updated) : null,
+    };
+  }
+  return item;
+}
+
+function repositoryPayload(fullName: string, id: number, openIssues: number): JsonObject {
+  const [owner = "", name = ""] = fullName.split("/");
+  const repo = clone(repositoryFixture);
+  repo.id = id;
+  repo.name = name;
+  repo.full_name = fullName;
+  repo.owner = { ...(repo.owner as JsonObject), login: owner };
+  repo.html_url = `https://github.com/${fullName}`;
+  repo.url = `https://api.github.com/repos/${fullName}`;
+  repo.open_issues_count = openIssues;
+  repo.open_issues = openIssues;
+  if (fullName !== FIXTURE_REPO) repo.description = `Generated repository ${fullName} for benchmarks.`;
+  return repo;
+}
+
+// ---------------------------------------------------------------- server
+
+interface Answer {
+  status: number;
+  body: Json;
+  link?: string;
+  /** Whether a 200 may be answered 304. */
+  cacheable: boolean;
+}
+
+function notFound(doc = "https://docs.github.com/rest"): Answer {
+  return { status: 404, body: { message: "Not Found", documentation_url: doc, status: "404" }, cacheable: false };
+}
+
+function tokenOf(req: Request): string | undefined {
+  const auth = req.headers.get("authorization");
+  if (auth === null) return undefined;
+  const m = /^(?:bearer|token)\s+(.+)$/i.exec(auth.trim());
+  return m?.[1];
+}
+
+function etagMatches(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  if (header.trim() === "*") return true;
+  const bare = etag.replace(/^W\//, "");
+  return header.split(",").some((t) => t.trim().replace(/^W\//, "") === bare);
+}
+
+function intParam(params: URLSearchParams, name: string, fallback: number): number | undefined {
+  const raw = params.get(name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
+/** Starts the fake on 127.0.0.1 (a free port unless `port` is given). */
+export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  const baseNow = options.now ?? (() => Date.now());
+  let offset = 0;
+  const now = () => baseNow() + offset;
+  let steps: readonly ScenarioStep[] = typeof options.scenario === "object"
+    ? options.scenario
+    : SCENARIOS[options.scenario ?? "checks_pass"];
+  let scenarioStart = now();
+  let latencyMs = options.latencyMs ?? 0;
+  const limit = options.rateLimit?.limit ?? 5000;
+  const anonymousLimit = options.rateLimit?.anonymousLimit ?? 60;
+  const windowMs = options.rateLimit?.windowMs ?? 3_600_000;
+  const validTokens = options.validTokens === undefined ? undefined : new Set(options.validTokens);
+  const generated = new Map<string, number>(Object.entries(options.generatedRepos ?? {}));
+  const generatedCache = new Map<string, JsonObject[]>();
+  const overrides = new Map<string, IssueOverride>();
+  const counts = newCounts();
+  const requests: FakeRequestRecord[] = [];
+  const buckets = new Map<string, { used: number; resetAt: number }>();
+  let exhaustedUntil = 0;
+  const failures: Array<{ status: number; kind: EndpointKind | undefined }> = [];
+  const secondary: Array<{ status: 403 | 429; retryAfterSec: number | undefined }> = [];
+
+  for (const [name, n] of generated) {
+    if (!/^[^/]+\/[^/]+$/.test(name) || !Number.isInteger(n) || n < 0) {
+      throw new RangeError(`Cannot generate repository ${name}: current value of its item count is ${n}`);
+    }
+  }
+
+  const bucket = (token: string | undefined) => {
+    const key = token ?? "";
+    let b = buckets.get(key);
+    if (b === undefined || now() >= b.resetAt) {
+      b = { used: 0, resetAt: now() + windowMs };
+      buckets.set(key, b);
+    }
+    return b;
+  };
+  const limitOf = (token: string | undefined) => token === undefined ? anonymousLimit : limit;
+
+  const issuesOf = (fullName: string): JsonObject[] | undefined => {
+    let list: JsonObject[] | undefined;
+    if (fullName === FIXTURE_REPO) {
+      list = (issuesFixture as unknown[]).map(clone);
+    } else if (generated.has(fullName)) {
+      let cached = generatedCache.get(fullName);
+      if (cached === undefined) {
+        const n = generated.get(fullName) ?? 0;
+        cached = Array.from({ length: n }, (_, i) => generatedIssue(fullName, i + 1));
+        generatedCache.set(fullName, cached);
+      }
+      list = cached.map((x) => ({ ...x }));
+    } else {
+      return undefined;
+    }
+    for (const item of list) {
+      const o = overrides.get(`${fullName}#${item.number}`);
+      if (o === undefined) continue;
+      item.updated_at = iso(o.updatedAt);
+      if (o.title !== undefined) item.title = o.title;
+      if (o.state !== undefined) {
+        item.state = o.state;
+        item.closed_at = o.state === "closed" ? iso(o.updatedAt) : null;
+      }
+    }
+    return list;
+  };
+
+  const knownRepo = (fullName: string) => fullName === FIXTURE_REPO || generated.has(fullName);
+
+  const pullPayload = (fullName: string, number: number): Answer => {
+    const pull = clone(pullFixture);
+    const base = `https://api.github.com/repos/${fullName}`;
+    const html = `https://github.com/${fullName}/pull/${number}`;
+    const head = pull.head as JsonObject;
+    const baseRef = pull.base as JsonObject;
+    pull.url = `${base}/pulls/${number}`;
+    pull.html_url = html;
+    pull.number = number;
+    pull.id = 1_800_000_000 + smallHash(`${fullName}#${number}`) % 100_000_000;
+    head.repo = { ...(head.repo as JsonObject), full_name: fullName, name: fullName.split("/")[1] ?? "" };
+    baseRef.repo = { ...(baseRef.repo as JsonObject), full_name: fullName, name: fullName.split("/")[1] ?? "" };
+    if (fullName === FIXTURE_REPO && number === SCENARIO_PULL.number) {
+      const s = scenarioState(steps, scenarioStart, now());
+      head.sha = s.headSha;
+      pull.state = s.pullState;
+      pull.merged = s.merged;
+      pull.updated_at = iso(Math.max(Date.parse(String(pull.updated_at)), s.pullUpdatedAt));
+      pull.closed_at = s.pullState === "closed" ? iso(s.pullUpdatedAt) : null;
+      pull.merged_at = s.merged ? iso(s.pullUpdatedAt) : null;
+      return { status: 200, body: pull, cacheable: true };
+    }
+    const issue = issuesOf(fullName)?.find((i) => i.number === number && i.pull_request !== undefined);
+    if (issue === undefined) return notFound("https://docs.github.com/rest/pulls/pulls#get-a-pull-request");
+    pull.title = issue.title ?? "";
+    pull.body = issue.body ?? null;
+    pull.state = issue.state ?? "open";
+    pull.user = issue.user ?? null;
+    pull.created_at = issue.created_at ?? null;
+    pull.updated_at = issue.updated_at ?? null;
+    pull.closed_at = issue.closed_at ?? null;
+    const mergedAt = (issue.pull_request as JsonObject).merged_at ?? null;
+    pull.merged_at = mergedAt;
+    pull.merged = mergedAt !== null;
+    head.sha = digest(`${fullName}#${number}:head`).repeat(3).slice(0, 40);
+    head.ref = `topic-${number}`;
+    return { status: 200, body: pull, cacheable: true };
+  };
+
+  const shaStateFor = (fullName: string, ref: string): ShaState | undefined => {
+    if (fullName !== FIXTURE_REPO) return undefined;
+    const s = scenarioState(steps, scenarioStart, now());
+    const sha = ref === "sparkline" || ref === "heads/sparkline" ? s.headSha : ref;
+    if (!s.knownShas.has(sha)) return undefined;
+    return s.bySha.get(sha) ?? { checks: [], statuses: [] };
+  };
+
+  const checkRunsPayload = (fullName: string, ref: string, params: URLSearchParams, url: URL): Answer => {
+    const state = shaStateFor(fullName, ref);
+    if (state === undefined) {
+      return {
+        status: 422,
+        body: {
+          message: `No commit found for SHA: ${ref}`,
+          documentation_url: "https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference",
+          status: "422",
+        },
+        cacheable: false,
+      };
+    }
+    const perPage = Math.min(100, intParam(params, "per_page", 30) ?? 30) || 30;
+    const page = Math.max(1, intParam(params, "page", 1) ?? 1);
+    const template = (checkRunsFixture.check_runs[0] ?? {}) as unknown;
+    const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
+    const all = state.checks.map((c): JsonObject => {
+      const r = clone(template);
+      const id = 30_000_000 + smallHash(`${sha}:${c.name}`) % 10_000_000;
+      r.id = id;
+      r.name = c.name;
+      r.head_sha = sha;
+      r.status = c.status;
+      r.conclusion = c.conclusion;
+      r.started_at = c.startedAt === null ? null : iso(c.startedAt);
+      r.completed_at = c.completedAt === null ? null : iso(c.completedAt);
+      r.url = `https://api.github.com/repos/${fullName}/check-runs/${id}`;
+      r.html_url = `https://github.com/${fullName}/actions/runs/900001/job/${id}`;
+      r.details_url = r.html_url;
+      r.app = { ...(r.app as JsonObject), slug: c.app };
+      return r;
+    });
+    const slice = all.slice((page - 1) * perPage, page * perPage);
+    return {
+      status: 200,
+      body: { total_count: all.length, check_runs: slice },
+      ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
+      cacheable: true,
+    };
+  };
+
+  const statusPayload = (fullName: string, ref: string): Answer => {
+    const state = shaStateFor(fullName, ref);
+    if (state === undefined) {
+      return {
+        status: 422,
+        body: { message: `No commit found for SHA: ${ref}`, status: "422" },
+        cacheable: false,
+      };
+    }
+    const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
+    const body = clone(combinedStatusFixture);
+    const template = (combinedStatusFixture.statuses[0] ?? {}) as unknown;
+    const statuses = state.statuses.map((s): JsonObject => {
+      const r = clone(template);
+      r.id = 40_000_000 + smallHash(`${sha}:${s.context}:${s.state}`) % 10_000_000;
+      r.url = `https://api.github.com/repos/${fullName}/statuses/${sha}`;
+      r.state = s.state;
+      r.context = s.context;
+      r.description = s.description;
+      r.created_at = iso(s.createdAt);
+      r.updated_at = iso(s.updatedAt);
+      return r;
+    });
+    const states = statuses.map((s) => s.state);
+    body.state = states.some((s) => s === "failure" || s === "error")
+      ? "failure"
+      : states.length === 0 || states.some((s) => s === "pending")
+      ? "pending"
+      : "success";
+    body.statuses = statuses;
+    body.sha = sha;
+    body.total_count = statuses.length;
+    body.commit_url = `https://api.github.com/repos/${fullName}/commits/${sha}`;
+    body.url = `https://api.github.com/repos/${fullName}/commits/${sha}/status`;
+    return { status: 200, body, cacheable: true };
+  };
+
+  const issuesPayload = (fullName: string, params: URLSearchParams, url: URL): Answer => {
+    const list = issuesOf(fullName);
+    if (list === undefined) return notFound();
+    const state = params.get("state") ?? "open";
+    const sort = params.get("sort") ?? "created";
+    const direction = params.get("direction") ?? (sort === "created" || sort === "updated" ? "desc" : "desc");
+    const perPageRaw = intParam(params, "per_page", 30);
+    const page = intParam(params, "page", 1);
+    const sinceRaw = params.get("since");
+    const since = sinceRaw === null ? undefined : Date.parse(sinceRaw);
+    if (
+      !["open", "closed", "all"].includes(state) || !["created", "updated", "comments"].includes(sort) ||
+      !["asc", "desc"].includes(direction) || perPageRaw === undefined || page === undefined ||
+      (since !== undefined && Number.isNaN(since))
+    ) {
+      return {
+        status: 422,
+        body: { message: "Validation Failed", errors: [{ resource: "Issue", code: "invalid" }], status: "422" },
+        cacheable: false,
+      };
+    }
+    const perPage = Math.min(100, Math.max(1, perPageRaw));
+    const key = (i: JsonObject): number =>
+      sort === "comments" ? Number(i.comments) : Date.parse(String(sort === "updated" ? i.updated_at : i.created_at));
+    const filtered = list
+      .filter((i) => state === "all" || i.state === state)
+      .filter((i) => since === undefined || Date.parse(String(i.updated_at)) >= since)
+      .sort((x, y) => (key(x) - key(y)) * (direction === "asc" ? 1 : -1) || Number(x.number) - Number(y.number));
+    const last = Math.max(1, Math.ceil(filtered.length / perPage));
+    const current = Math.max(1, page);
+    return {
+      status: 200,
+      body: filtered.slice((current - 1) * perPage, current * perPage),
+      ...linkFor(url, current, last),
+      cacheable: true,
+    };
+  };
+
+  const route = (kind: EndpointKind, parts: string[], url: URL): Answer => {
+    const owner = parts[0] ?? "";
+    const repo = parts[1] ?? "";
+    const fullName = `${owner}/${repo}`;
+    if (kind === "unknown") return notFound();
+    if (fullName.toLowerCase() === PRIVATE_REPO) {
+      return {
+        status: 403,
+        body: {
+          message: "Resource not accessible by personal access token",
+          documentation_url: "https://docs.github.com/rest/repos/repos#get-a-repository",
+          status: "403",
+        },
+        cacheable: false,
+      };
+    }
+    if (!knownRepo(fullName)) return notFound("https://docs.github.com/rest/repos/repos#get-a-repository");
+    switch (kind) {
+      case "repository": {
+        const n = fullName === FIXTURE_REPO ? undefined : generated.get(fullName);
+        const open = (issuesOf(fullName) ?? []).filter((i) => i.state === "open").length;
+        const body = n === undefined
+          ? repositoryPayload(fullName, Number(repositoryFixture.id), open)
+          : repositoryPayload(fullName, 700_000 + smallHash(fullName) % 100_000, open);
+        return { status: 200, body, cacheable: true };
+      }
+      case "pull":
+        return pullPayload(fullName, Number(parts[2]));
+      case "check_runs":
+        return checkRunsPayload(fullName, parts[2] ?? "", url.searchParams, url);
+      case "status":
+        return statusPayload(fullName, parts[2] ?? "");
+      case "issues":
+        return issuesPayload(fullName, url.searchParams, url);
+      default:
+        return notFound();
+    }
+  };
+
+  const classify = (pathname: string): { kind: EndpointKind; parts: string[] } => {
+    if (pathname === "/rate_limit") return { kind: "rate_limit", parts: [] };
+    const seg = "([^/]+)";
+    const decode = (m: RegExpExecArray) => m.slice(1).map((s) => decodeURIComponent(s ?? ""));
+    let m = new RegExp(`^/repos/${seg}/${seg}/?$`).exec(pathname);
+    if (m !== null) return { kind: "repository", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/pulls/([1-9][0-9]*)$`).exec(pathname);
+    if (m !== null) return { kind: "pull", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/commits/(.+)/check-runs$`).exec(pathname);
+    if (m !== null) return { kind: "check_runs", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/commits/(.+)/status$`).exec(pathname);
+    if (m !== null) return { kind: "status", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/issues$`).exec(pathname);
+    if (m !== null) return { kind: "issues", parts: decode(m) };
+    return { kind: "unknown", parts: [] };
+  };
+
+  const rateHeaders = (headers: Headers, token: string | undefined) => {
+    const b = bucket(token);
+    const lim = limitOf(token);
+    const exhausted = now() < exhaustedUntil;
+    headers.set("x-ratelimit-limit", String(lim));
+    headers.set("x-ratelimit-remaining", String(exhausted ? 0 : Math.max(0, lim - b.used)));
+    headers.set("x-ratelimit-used", String(exhausted ? lim : Math.min(lim, b.used)));
+    headers.set("x-ratelimit-reset", String(Math.ceil((exhausted ? exhaustedUntil : b.resetAt) / 1000)));
+    headers.set("x-ratelimit-resource", "core");
+  };
+
+  const json = (status: number, body: Json | undefined, headers: Headers): Response => {
+    if (body !== undefined) headers.set("content-type", "application/json; charset=utf-8");
+    return new Response(body === undefined ? null : JSON.stringify(body), { status, headers });
+  };
+
+  const record = (r: FakeRequestRecord) => {
+    requests.push(r);
+    if (requests.length > 10_000) requests.splice(0, requests.length - 10_000);
+  };
+
+  const handle = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    const { kind, parts } = classify(url.pathname);
+    const token = tokenOf(req);
+    const conditional = req.headers.has("if-none-match");
+    counts.total++;
+    counts.byKind[kind]++;
+    counts.inFlight++;
+    counts.maxInFlight = Math.max(counts.maxInFlight, counts.inFlight);
+    try {
+      if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+      const headers = new Headers({ "x-github-media-type": "github.v3; format=json", "vary": "Accept, Authorization" });
+      const finish = (status: number, body: Json | undefined) => {
+        record({
+          kind,
+          path: url.pathname + url.search,
+          status,
+          conditional,
+          authenticated: token !== undefined,
+          at: now(),
+        });
+        return json(status, body, headers);
+      };
+      if (req.method !== "GET" && req.method !== "HEAD") {
+        return finish(404, { message: "Not Found", status: "404" });
+      }
+      if (validTokens !== undefined && token !== undefined && !validTokens.has(token)) {
+        rateHeaders(headers, undefined);
+        return finish(401, {
+          message: "Bad credentials",
+          documentation_url: "https://docs.github.com/rest",
+          status: "401",
+        });
+      }
+      if (kind === "rate_limit") {
+        const b = bucket(token);
+        const lim = limitOf(token);
+        const exhausted = now() < exhaustedUntil;
+        const core = {
+          limit: lim,
+          used: exhausted ? lim : b.used,
+          remaining: exhausted ? 0 : lim - b.used,
+          reset: Math.ceil((exhausted ? exhaustedUntil : b.resetAt) / 1000),
+        };
+        rateHeaders(headers, token);
+        return finish(200, {
+          resources: {
+            core,
+            search: { limit: 30, used: 0, remaining: 30, reset: Math.ceil((now() + 60_000) / 1000) },
+          },
+          rate: core,
+        });
+      }
+      const sec = secondary.shift();
+      if (sec !== undefined) {
+        counts.rateLimited++;
+        rateHeaders(headers, token);
+        if (sec.retryAfterSec !== undefined) headers.set("retry-after", String(sec.retryAfterSec));
+        return finish(sec.status, {
+          message:
+            "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID.",
+          documentation_url:
+            "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+          status: String(sec.status),
+        });
+      }
+      const b = bucket(token);
+      if (now() < exhaustedUntil || b.used >= limitOf(token)) {
+        counts.rateLimited++;
+        rateHeaders(headers, token);
+        return finish(403, {
+          message: token === undefined
+            ? "API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated requests get a higher rate limit.)"
+            : "API rate limit exceeded for user ID 583231.",
+          documentation_url:
+            "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-primary-rate-limits",
+          status: "403",
+        });
+      }
+      const failIndex = failures.findIndex((f) => f.kind === undefined || f.kind === kind);
+      if (failIndex >= 0) {
+        const [failure] = failures.splice(failIndex, 1);
+        counts.injectedErrors++;
+        rateHeaders(headers, token);
+        return finish(failure?.status ?? 502, { message: "Server Error", status: String(failure?.status ?? 502) });
+      }
+      const answer = route(kind, parts, url);
+      const text = JSON.stringify(answer.body);
+      if (answer.link !== undefined) headers.set("link", answer.link);
+      if (answer.status === 200 && answer.cacheable) {
+        const etag = `"${digest(`${text}|${answer.link ?? ""}`)}"`;
+        headers.set("etag", etag);
+        headers.set("cache-control", token === undefined ? "public, max-age=60, s-maxage=60" : "private, max-age=60");
+        if (etagMatches(req.headers.get("if-none-match"), etag)) {
+          counts.notModified++;
+          counts.notModifiedByKind[kind]++;
+          if (options.omitLinkOn304 === true) headers.delete("link");
+          rateHeaders(headers, token);
+          return finish(304, undefined);
+        }
+      }
+      b.used++;
+      counts.counted++;
+      counts.countedByKind[kind]++;
+      rateHeaders(headers, token);
+      return finish(answer.status, answer.body);
+    } finally {
+      counts.inFlight--;
+    }
+  };
+
+  return new Promise((resolve) => {
+    const server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: options.port ?? 0,
+      onListen: (addr) => {
+        const url = `http://127.0.0.1:${addr.port}`;
+        resolve({
+          url,
+          counts,
+          requests,
+          now,
+          advance: (ms) => {
+            if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`Cannot advance time: current value is ${ms}`);
+            offset += ms;
+          },
+          setScenario: (scenario) => {
+            steps = typeof scenario === "object" ? scenario : SCENARIOS[scenario];
+            if (steps === undefined) throw new RangeError(`Cannot set a scenario: current value is ${scenario}`);
+            scenarioStart = now();
+          },
+          scenarioElapsedMs: () => now() - scenarioStart,
+          failNext: (count, o = {}) => {
+            for (let i = 0; i < count; i++) failures.push({ status: o.status ?? 502, kind: o.kind });
+          },
+          limitSecondaryNext: (count, o = {}) => {
+            for (let i = 0; i < count; i++) secondary.push({ status: o.status ?? 403, retryAfterSec: o.retryAfterSec });
+          },
+          exhaustPrimary: (o = {}) => {
+            exhaustedUntil = now() + (o.resetInMs ?? windowMs);
+          },
+          remaining: (token) => now() < exhaustedUntil ? 0 : Math.max(0, limitOf(token) - bucket(token).used),
+          touchIssue: (fullName, number, changes = {}) => {
+            const o: IssueOverride = { updatedAt: now() };
+            if (changes.title !== undefined) o.title = changes.title;
+            if (changes.state !== undefined) o.state = changes.state;
+            overrides.set(`${fullName}#${number}`, o);
+          },
+          setLatency: (ms) => {
+            latencyMs = ms;
+          },
+          resetCounts: () => {
+            Object.assign(counts, newCounts(), { inFlight: counts.inFlight });
+          },
+          close: () => server.shutdown(),
+        });
+      },
+    }, handle);
+  });
+}
+
+function linkFor(url: URL, page: number, last: number): { link?: string } {
+  if (last <= 1) return {};
+  const at = (p: number) => {
+    const u = new URL(url.href);
+    u.searchParams.set("page", String(p));
+    return `<${u.href}>`;
+  };
+  const rels: string[] = [];
+  if (page > 1) rels.push(`${at(page - 1)}; rel="prev"`);
+  if (page < last) rels.push(`${at(page + 1)}; rel="next"`, `${at(last)}; rel="last"`);
+  if (page > 1) rels.push(`${at(1)}; rel="first"`);
+  return rels.length === 0 ? {} : { link: rels.join(", ") };
+}
+
+// ---------------------------------------------------------------- standalone
+
+function parseArgs(args: string[]): FakeGitHubOptions {
+  const options: FakeGitHubOptions = {};
+  const generatedRepos: Record<string, number> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const value = args[i + 1];
+    const need = () => {
+      if (value === undefined) throw new TypeError(`Cannot parse ${arg}: current value is missing`);
+      i++;
+      return value;
+    };
+    switch (arg) {
+      case "--scenario": {
+        const name = need();
+        if (!(SCENARIO_NAMES as readonly string[]).includes(name)) {
+          throw new TypeError(`Cannot use scenario ${name}: current value is not one of ${SCENARIO_NAMES.join(", ")}`);
+        }
+        options.scenario = name as ScenarioName;
+        break;
+      }
+      case "--port":
+        options.port = Number(need());
+        break;
+      case "--latency-ms":
+        options.latencyMs = Number(need());
+        break;
+      case "--generated": {
+        const spec = need();
+        const m = /^([^/=]+\/[^/=]+)=(\d+)$/.exec(spec);
+        if (m === null) throw new TypeError(`Cannot parse --generated OWNER/REPO=N: current value is ${spec}`);
+        generatedRepos[m[1] ?? ""] = Number(m[2]);
+        break;
+      }
+      default:
+        throw new TypeError(`Cannot parse the arguments: current value ${arg} is unknown`);
+    }
+  }
+  if (Object.keys(generatedRepos).length > 0) options.generatedRepos = generatedRepos;
+  return options;
+}
+
+if (import.meta.main) {
+  const options = parseArgs(Deno.args);
+  const fake = await startFakeGitHub(options);
+  console.log(JSON.stringify({
+    url: fake.url,
+    scenario: typeof options.scenario === "string" ? options.scenario : "checks_pass",
+    pull: SCENARIO_PULL,
+    generated: options.generatedRepos ?? {},
+  }));
+  const stop = () => {
+    fake.close().then(() => Deno.exit(0));
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+}
