@@ -88,3 +88,36 @@ export class ManualClock implements Clock {
     return this.#sleepers.length;
   }
 }
+
+/**
+ * Simulated time running `rate` times faster than real time, for demos and evaluations
+ * against the fake GitHub only (a 90-second CI run plays in 9 s at rate 10). Job
+ * handlers may run on it; the executor's leases and heartbeats never do.
+ */
+export class ScaledClock implements Clock {
+  readonly rate: number;
+  readonly #realStart: number;
+  readonly #start: number;
+
+  constructor(rate: number, startMs = Date.now()) {
+    if (!(rate >= 1 && rate <= 1000)) {
+      throw new RangeError(`Cannot create a scaled clock: rate must be 1..1000, current value is ${rate}`);
+    }
+    this.rate = rate;
+    this.#realStart = Date.now();
+    this.#start = startMs;
+  }
+
+  now(): number {
+    return this.#start + (Date.now() - this.#realStart) * this.rate;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return systemClock.sleep(ms / this.rate, signal);
+  }
+}
+
+/** Real milliseconds per `clock` millisecond (1 unless the clock is scaled). */
+export function realMsPer(clock: Clock): number {
+  return clock instanceof ScaledClock ? 1 / clock.rate : 1;
+}

@@ -16,7 +16,7 @@ import { serveCommand } from "./serve.ts";
 function commands(): Command[] {
   return [
     serveCommand({
-      registry: ({ store, log }) => productRegistry(store, githubConfigFromEnv(), log),
+      registry: ({ store, log, clock }) => productRegistry(store, githubConfigFromEnv(), log, clock),
       tools: ({ control, store }) => productTools(control, store),
     }),
     // Reading and cancelling jobs needs no kind: only submission does.

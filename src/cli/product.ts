@@ -76,8 +76,8 @@ export function productKinds(
 }
 
 /** A registry of the product kinds. */
-export function productRegistry(store: Store, gh: GitHubConfig, log: Logger): JobKindRegistry {
-  return new JobKindRegistry(productKinds(store, gh, log));
+export function productRegistry(store: Store, gh: GitHubConfig, log: Logger, clock?: Clock): JobKindRegistry {
+  return new JobKindRegistry(productKinds(store, gh, log, clock));
 }
 
 const ThreadRefs = z.array(z.string()).min(1).max(100);

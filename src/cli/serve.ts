@@ -7,7 +7,7 @@
  * @module
  */
 
-import { systemClock } from "../base/clock.ts";
+import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import { createLogger, type Logger } from "../base/log.ts";
 import { JOB_RETENTION_MS_MAX, JOB_RETENTION_MS_MIN } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
@@ -25,7 +25,7 @@ import { EXIT_OK, UsageError } from "./exit.ts";
 /** Everything a server process needs besides its flags. */
 export interface ServerParts {
   /** The job kinds this process admits and runs, over its store. */
-  registry(ctx: { store: Store; log: Logger }): JobKindRegistry;
+  registry(ctx: { store: Store; log: Logger; clock: Clock }): JobKindRegistry;
   /** Tools for this process, built once the store and control side exist. */
   tools(ctx: { control: JobControl; store: Store; log: Logger }): ToolDef[];
   /** Executor overrides (tests shorten heartbeats and leases). */
@@ -40,6 +40,8 @@ export interface ServeFlags {
   admittedMax?: number;
   retentionMs?: number;
   synchronous?: Synchronous;
+  /** Simulation only: job handlers run on a clock this many times faster than real time. */
+  timeRate?: number;
 }
 
 /** Parses `host:port` (IPv6 in brackets). */
@@ -56,9 +58,14 @@ export function parseListen(value: string): { hostname: string; port: number } {
 export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<number> {
   const log = createLogger(logLevel(), "longcall");
   const store = openStore(flags.db, flags.synchronous === undefined ? {} : { synchronous: flags.synchronous });
-  const registry = parts.registry({ store, log });
+  const handlerClock = flags.timeRate === undefined ? systemClock : new ScaledClock(flags.timeRate);
+  if (flags.timeRate !== undefined) {
+    log.warn("simulated time: job handlers run faster than real time", { rate: flags.timeRate });
+  }
+  const registry = parts.registry({ store, log, clock: handlerClock });
   const executor = new Executor(store.rows, registry, {
     clock: systemClock,
+    handlerClock,
     log: log.child("executor"),
     ...parts.executor,
   });
@@ -130,6 +137,11 @@ export function serveCommand(parts: ServerParts): Command {
       "admitted-max": { type: "string", help: "Queued + running jobs admitted at once (default 256)", value: "N" },
       "retention-ms": { type: "string", help: "Keep finished jobs this long (default 24 h)", value: "MS" },
       synchronous: { type: "string", help: "SQLite durability: NORMAL (default) or FULL", value: "MODE" },
+      "simulate-time-rate": {
+        type: "string",
+        help: "Simulations against a fake GitHub only: run job time N x faster (1..1000)",
+        value: "N",
+      },
     },
     examples: [
       "longcall serve",
@@ -154,6 +166,9 @@ export function serveCommand(parts: ServerParts): Command {
           retentionMs: intOption(retention, "retention-ms", JOB_RETENTION_MS_MIN, JOB_RETENTION_MS_MAX, 0),
         }),
         ...(sync === undefined ? {} : { synchronous: sync as Synchronous }),
+        ...(values["simulate-time-rate"] === undefined
+          ? {}
+          : { timeRate: intOption(values["simulate-time-rate"], "simulate-time-rate", 1, 1000, 1) }),
       }, parts);
     },
   };

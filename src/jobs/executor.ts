@@ -18,7 +18,7 @@
  * @module
  */
 
-import type { Clock } from "../base/clock.ts";
+import { type Clock, realMsPer } from "../base/clock.ts";
 import { AppError, toJobError } from "../base/errors.ts";
 import { newOwnerId } from "../base/ids.ts";
 import {
@@ -42,7 +42,10 @@ import type { JobRow, JobRows, ProgressWrite, TerminalWrite } from "../store/job
 import type { AnyJobKind, JobContext, JobKindRegistry, Progress } from "./kinds.ts";
 
 export interface ExecutorOptions {
+  /** Real time: timestamps, leases, heartbeats. */
   clock: Clock;
+  /** Time given to job handlers (default `clock`); a ScaledClock only in simulations. */
+  handlerClock?: Clock;
   log: Logger;
   runningMax?: number;
   heartbeatMs?: number;
@@ -84,6 +87,7 @@ export class Executor {
   readonly #rows: JobRows;
   readonly #registry: JobKindRegistry;
   readonly #clock: Clock;
+  readonly #handlerClock: Clock;
   readonly #log: Logger;
   readonly #runningMax: number;
   readonly #heartbeatMs: number;
@@ -109,6 +113,7 @@ export class Executor {
     this.#rows = rows;
     this.#registry = registry;
     this.#clock = options.clock;
+    this.#handlerClock = options.handlerClock ?? options.clock;
     this.#log = options.log;
     this.#runningMax = options.runningMax ?? JOB_RUNNING_MAX_DEFAULT;
     this.#heartbeatMs = options.heartbeatMs ?? OWNER_HEARTBEAT_MS_DEFAULT;
@@ -309,14 +314,14 @@ export class Executor {
   async #run(entry: Running): Promise<void> {
     const { row, ownerId, controller } = entry;
     const kind = this.#registry.get(row.kind) as AnyJobKind;
-    const progress = new ProgressWriter(this.#rows, row, ownerId, this.#clock, this.#onProgress);
+    const progress = new ProgressWriter(this.#rows, row, ownerId, this.#clock, this.#handlerClock, this.#onProgress);
     const log = this.#log.child(`job:${row.id.slice(0, 8)}`);
     const ctx: JobContext<unknown> = {
       id: row.id,
       kind: row.kind,
       request: row.request,
       signal: controller.signal,
-      clock: this.#clock,
+      clock: this.#handlerClock,
       log,
       report: (p) => progress.report(p),
       event: (level, message) => {
@@ -393,6 +398,7 @@ class ProgressWriter {
     readonly row: JobRow,
     readonly ownerId: string,
     readonly clock: Clock,
+    readonly handlerClock: Clock,
     readonly onProgress: ((id: string) => void) | undefined,
   ) {
     this.#lastPhase = row.phase;
@@ -403,7 +409,11 @@ class ProgressWriter {
     if (p.message !== undefined) this.#pending.message = p.message.slice(0, JOB_PROGRESS_MESSAGE_CHARS_MAX);
     if (p.completedItems !== undefined) this.#pending.completedItems = Math.max(0, Math.floor(p.completedItems));
     if (p.totalItems !== undefined) this.#pending.totalItems = Math.max(0, Math.floor(p.totalItems));
-    if (p.nextPollAt !== undefined) this.#pending.nextPollAt = p.nextPollAt;
+    if (p.nextPollAt !== undefined) {
+      // Handlers speak their own clock; poll guidance is stored in real time.
+      const delay = (p.nextPollAt - this.handlerClock.now()) * realMsPer(this.handlerClock);
+      this.#pending.nextPollAt = Math.round(this.clock.now() + delay);
+    }
     this.#hasPending = true;
     const phaseChanged = p.phase !== undefined && p.phase !== this.#lastPhase;
     const since = this.clock.now() - this.#lastWriteAt;
