@@ -107,6 +107,11 @@ export type CancelEffect =
 
 const COLUMNS = "*";
 
+/** The `jobs_active` partial index's own WHERE term. SQLite uses a partial index only when
+ * the query repeats that term literally (`status = 'queued'` alone does not imply it), so
+ * queries over live jobs prefix it; without it they scan every retained terminal row. */
+const ACTIVE = "status IN ('queued', 'running')";
+
 /** SQL access to jobs, events and owners over one connection. */
 export class JobRows {
   readonly conn: Connection;
@@ -195,7 +200,7 @@ export class JobRows {
     const r = this.conn.stmt(
       `SELECT
          (SELECT count(*) FROM jobs q WHERE q.status = 'queued' AND q.created_at <= j.created_at AND q.rowid < j.rowid) AS ahead,
-         (SELECT count(*) FROM jobs WHERE status = 'running') AS running
+         (SELECT count(*) FROM jobs WHERE ${ACTIVE} AND status = 'running') AS running
        FROM jobs j WHERE j.id = ?`,
     ).get(id) as { ahead: number; running: number } | undefined;
     return r ?? { ahead: 0, running: 0 };
@@ -320,7 +325,7 @@ export class JobRows {
     return this.conn.write(() => {
       const raw = this.conn.stmt(
         `UPDATE jobs SET status = 'running', owner_id = ?1, started_at = ?2, updated_at = ?2, attempt = attempt + 1
-         WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND kind IN (SELECT value FROM json_each(?3))
+         WHERE id = (SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' AND kind IN (SELECT value FROM json_each(?3))
                      ORDER BY created_at, rowid LIMIT 1)
            AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?1 AND heartbeat_at + lease_ms > ?2)
          RETURNING ${COLUMNS}`,
@@ -447,7 +452,7 @@ export class JobRows {
   /** Ids among an owner's running jobs that have a persisted cancellation request. */
   jobListCancelRequested(ownerId: string): string[] {
     const rows = this.conn.stmt(
-      "SELECT id FROM jobs WHERE status = 'running' AND owner_id = ? AND cancel_requested_at IS NOT NULL",
+      `SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'running' AND owner_id = ? AND cancel_requested_at IS NOT NULL`,
     ).all(ownerId) as { id: string }[];
     return rows.map((r) => r.id);
   }
@@ -470,7 +475,7 @@ export class JobRows {
            outcome = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,
            error = CASE WHEN cancel_requested_at IS NOT NULL THEN NULL ELSE ?2 END,
            completed_at = ?1, updated_at = ?1, expires_at = ?1 + retention_ms, next_poll_at = NULL
-         WHERE status = 'running'
+         WHERE ${ACTIVE} AND status = 'running'
            AND NOT EXISTS (SELECT 1 FROM job_owners o WHERE o.owner_id = jobs.owner_id AND o.heartbeat_at + o.lease_ms > ?1)
          RETURNING id`,
       ).all(now, JSON.stringify(lost)) as { id: string }[];
