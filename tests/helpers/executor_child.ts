@@ -6,7 +6,8 @@
  * ```
  * deno run --no-prompt --allow-read=DIR --allow-write=DIR tests/helpers/executor_child.ts --db PATH \
  *   [--running-max N] [--heartbeat-ms N] [--lease-ms N] [--reconcile-ms N] [--cancel-poll-ms N] \
- *   [--claim-poll-ms N] [--grace-ms N] [--admitted-max N] [--submit N --kind K --input JSON] [--no-execute]
+ *   [--claim-poll-ms N] [--grace-ms N] [--admitted-max N] [--submit N --kind K --input JSON] \
+ *   [--start-at EPOCH_MS] [--retry-overloaded-ms N] [--no-execute] [--verbose]
  * ```
  *
  * It opens the store, starts an Executor with the test kinds (unless `--no-execute`), prints
@@ -53,6 +54,10 @@ export interface ChildOptions {
   execute?: boolean;
   /** Log warnings to stderr (kept in `stderr()`). */
   verbose?: boolean;
+  /** On `overloaded`, wait `retryOverloadedMs` and submit again instead of printing a refusal. */
+  retryOverloadedMs?: number;
+  /** Epoch ms at which to start submitting (lines several children up for a concurrent burst). */
+  startAt?: number;
 }
 
 /** A line the child printed. */
@@ -109,6 +114,8 @@ export function childArgs(o: ChildOptions): string[] {
   num("--grace-ms", o.graceMs);
   num("--admitted-max", o.admittedMax);
   num("--submit", o.submit);
+  num("--start-at", o.startAt);
+  num("--retry-overloaded-ms", o.retryOverloadedMs);
   if (o.kind !== undefined) args.push("--kind", o.kind);
   if (o.input !== undefined) args.push("--input", JSON.stringify(o.input));
   if (o.execute === false) args.push("--no-execute");
@@ -226,6 +233,8 @@ async function main(): Promise<void> {
       "grace-ms": { type: "string" },
       "admitted-max": { type: "string" },
       submit: { type: "string" },
+      "start-at": { type: "string" },
+      "retry-overloaded-ms": { type: "string" },
       kind: { type: "string" },
       input: { type: "string" },
       "no-execute": { type: "boolean" },
@@ -277,6 +286,11 @@ async function main(): Promise<void> {
   print({ ready: true, pid: Deno.pid, owner: executor?.ownerId ?? null });
 
   const count = num(values.submit) ?? 0;
+  const startAt = num(values["start-at"]);
+  const retryOverloadedMs = num(values["retry-overloaded-ms"]);
+  if (startAt !== undefined && startAt > Date.now()) {
+    await new Promise((resolve) => setTimeout(resolve, startAt - Date.now()));
+  }
   if (count > 0) {
     const kind = values.kind ?? "echo";
     const template = values.input ?? "null";
@@ -292,6 +306,10 @@ async function main(): Promise<void> {
           print({ id: row.id, i });
         } catch (err) {
           if (err instanceof AppError && err.code === "store_busy") continue;
+          if (err instanceof AppError && err.code === "overloaded" && retryOverloadedMs !== undefined) {
+            await new Promise((resolve) => setTimeout(resolve, retryOverloadedMs * (0.5 + Math.random())));
+            continue;
+          }
           if (!(err instanceof AppError)) throw err;
           refused++;
           print({ refused: err.code, i });
