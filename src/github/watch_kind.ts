@@ -169,7 +169,11 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     return result;
   };
 
-  ctx.report({ phase: "waiting_for_checks", message: `watching ${req.owner}/${req.repo}#${req.number}` });
+  ctx.report({
+    phase: "waiting_for_checks",
+    message: `watching ${req.owner}/${req.repo}#${req.number}`,
+    nextPollAt: startedAt,
+  });
   for (;;) {
     const obs = await gh.observe(req.owner, req.repo, req.number, expected, signal);
     polls++;

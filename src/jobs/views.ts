@@ -25,9 +25,10 @@ export function jobSummary(row: JobRow): string {
       return `${row.kind} ${phase}${counts}${message}${cancel}`;
     }
     case "succeeded":
+      // Progress counts are the last report before the end; the result is authoritative now.
       return row.outcome === null || row.outcome === "succeeded"
-        ? `${row.kind} succeeded${counts}`
-        : `${row.kind} finished with outcome ${row.outcome}${counts}`;
+        ? `${row.kind} succeeded`
+        : `${row.kind} finished with outcome ${row.outcome}`;
     case "failed":
       return `${row.kind} failed: ${row.error?.message ?? "unknown error"}`;
     case "cancelled":
