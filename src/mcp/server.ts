@@ -12,7 +12,7 @@ import type { Logger } from "../base/log.ts";
 import { VERSION } from "../base/version.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import { registerTasksExtension, requestDeclaresTasks } from "../tasks/adapter.ts";
-import { advertiseOnly, errorResult, type ToolResult } from "./tool_kit.ts";
+import { advertiseOnly, errorResult, type ToolResult, withErrorOutput } from "./tool_kit.ts";
 import type { ToolDef } from "./tools.ts";
 
 /** What the factory needs. */
@@ -56,7 +56,7 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
         title: tool.annotations.title,
         description: tool.description,
         inputSchema: advertiseOnly(tool.inputSchema),
-        ...(tool.outputSchema === undefined ? {} : { outputSchema: advertiseOnly(tool.outputSchema) }),
+        ...(tool.outputSchema === undefined ? {} : { outputSchema: advertiseOnly(withErrorOutput(tool.outputSchema)) }),
         annotations: tool.annotations,
       }, async (args: unknown, ctx) => {
         try {

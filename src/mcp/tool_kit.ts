@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { z } from "zod";
+import { z } from "zod";
 import { AppError, type JobError } from "../base/errors.ts";
 import { MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 import { zodToInvalidArgument } from "../base/validation.ts";
@@ -65,6 +65,29 @@ export function okResult(structured: Record<string, unknown>): ToolResult {
 export interface ToolError extends JobError {
   path?: string;
   example?: unknown;
+}
+
+/**
+ * The `structuredContent` of an `isError` result, as {@linkcode errorResult} builds it.
+ * Advertised next to each tool's own output (see {@linkcode withErrorOutput}): clients that
+ * validate structuredContent against the declared schema even on `isError` results (the v1
+ * `@modelcontextprotocol/sdk` Client does) would otherwise reject every typed error.
+ */
+export const ToolErrorOutput = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    retryable: z.boolean(),
+    retry_after_ms: z.number().int().optional(),
+    path: z.string().optional(),
+    example: z.unknown().optional(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+/** A tool's declared output, or the typed error every tool may return instead. */
+export function withErrorOutput(output: z.ZodType): z.ZodType {
+  return z.union([output, ToolErrorOutput]);
 }
 
 /** Projects an AppError (or anything thrown) onto an `isError` tool result; internal details stay local. */

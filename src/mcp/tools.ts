@@ -178,6 +178,9 @@ export function jobTool(
     async call(args, ctx) {
       let row;
       try {
+        // The declared schema is enforced here (the SDK only advertises it), so a bad argument
+        // is a typed invalid_argument with its path; the kind then normalizes the same input.
+        parseArgs(spec.inputSchema, args);
         row = await control.submit(spec.kind, args ?? {}, { authority: ctx.authority });
       } catch (err) {
         if (err instanceof AppError) return errorResult(err);
