@@ -91,6 +91,9 @@ export const JOB_RESULT_VIEW_BYTES_MAX = 64 * 1024;
 /** Bounds of advertised poll intervals (poll_after_ms, pollIntervalMs). */
 export const POLL_INTERVAL_MS_MIN = 250;
 export const POLL_INTERVAL_MS_MAX = 60_000;
+/** Longest guidance derived from run-time history alone (no handler hint): history is a
+ * weak predictor, so a host should look again at least this often. */
+export const POLL_GUIDANCE_FROM_HISTORY_MS_MAX = 5_000;
 
 // ---------------------------------------------------------------- GitHub
 

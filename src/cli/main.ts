@@ -15,9 +15,13 @@ import { serveCommand } from "./serve.ts";
 
 function commands(): Command[] {
   return [
-    serveCommand({
-      registry: ({ store, log, clock }) => productRegistry(store, githubConfigFromEnv(), log, clock),
-      tools: ({ control, store }) => productTools(control, store),
+    serveCommand(() => {
+      const github = githubConfigFromEnv();
+      return {
+        registry: ({ store, log, clock }) => productRegistry(store, github, log, clock),
+        tools: ({ control, store }) => productTools(control, store),
+        networkWorker: { moduleUrl: Deno.mainModule, github },
+      };
     }),
     // Reading and cancelling jobs needs no kind: only submission does.
     ...jobsCommands(new JobKindRegistry()),

@@ -16,6 +16,9 @@ import type { JobKindRegistry } from "../jobs/kinds.ts";
 import { createServerFactory } from "../mcp/server.ts";
 import type { ToolDef } from "../mcp/tools.ts";
 import { serveOnHttp, serveOnStdio } from "../mcp/transports.ts";
+import type { GitHubConfig } from "./product.ts";
+import { netHostOf } from "./permissions.ts";
+import { databaseFiles, WorkerExecutor } from "./worker_executor.ts";
 import type { Synchronous } from "../store/db.ts";
 import { openStore, type Store } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
@@ -30,6 +33,12 @@ export interface ServerParts {
   tools(ctx: { control: JobControl; store: Store; log: Logger }): ToolDef[];
   /** Executor overrides (tests shorten heartbeats and leases). */
   executor?: Partial<Omit<ExecutorOptions, "clock" | "log">>;
+  /**
+   * Run the executor in the network worker (the shipped configuration) instead of this
+   * thread, then narrow this thread's permissions to nothing. Its kinds must be the
+   * product's, because the worker builds its own registry.
+   */
+  networkWorker?: { moduleUrl: string; github: GitHubConfig };
 }
 
 export interface ServeFlags {
@@ -42,6 +51,27 @@ export interface ServeFlags {
   synchronous?: Synchronous;
   /** Simulation only: job handlers run on a clock this many times faster than real time. */
   timeRate?: number;
+}
+
+/** What runs jobs for a server: an in-process Executor or the network worker. */
+type Runner = Executor | WorkerExecutor;
+
+/** The directory of a module (the network worker must be able to load its own code). */
+function moduleDir(moduleUrl: string): string {
+  const path = moduleUrl.startsWith("file:") ? new URL(moduleUrl).pathname : moduleUrl;
+  return path.slice(0, path.lastIndexOf("/") + 1) || ".";
+}
+
+/**
+ * Drops every permission the serving thread no longer needs once the database is open,
+ * the HTTP listener (if any) is bound and the network worker runs: from here on a tool
+ * call, a corpus read or a tasks/get cannot reach the network, read or write a file,
+ * read the environment or start a process. The open SQLite connection keeps working.
+ */
+export async function narrowServingThread(): Promise<void> {
+  for (const name of ["net", "read", "write", "env", "run", "ffi", "sys"] as const) {
+    await Deno.permissions.revoke({ name });
+  }
 }
 
 /** Parses `host:port` (IPv6 in brackets). */
@@ -63,12 +93,18 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     log.warn("simulated time: job handlers run faster than real time", { rate: flags.timeRate });
   }
   const registry = parts.registry({ store, log, clock: handlerClock });
-  const executor = new Executor(store.rows, registry, {
-    clock: systemClock,
-    handlerClock,
-    log: log.child("executor"),
-    ...parts.executor,
-  });
+  const executor: Runner = parts.networkWorker === undefined
+    ? new Executor(store.rows, registry, {
+      clock: systemClock,
+      handlerClock,
+      log: log.child("executor"),
+      ...parts.executor,
+    })
+    : new WorkerExecutor(parts.networkWorker.moduleUrl, {
+      net: [netHostOf(parts.networkWorker.github.baseUrl)],
+      read: [...databaseFiles(flags.db), moduleDir(parts.networkWorker.moduleUrl)],
+      write: databaseFiles(flags.db),
+    }, log);
   const control = new JobControl(store.rows, registry, {
     clock: systemClock,
     ...(flags.admittedMax === undefined ? {} : { admittedMax: flags.admittedMax }),
@@ -76,7 +112,19 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     onSubmitted: () => executor.wake(),
     onCancelRequested: (ids) => executor.abortLocal(ids),
   });
-  await executor.start();
+  if (executor instanceof WorkerExecutor) {
+    await executor.start({
+      type: "init",
+      db: flags.db,
+      ...(flags.synchronous === undefined ? {} : { synchronous: flags.synchronous }),
+      github: (parts.networkWorker as { github: GitHubConfig }).github,
+      logLevel: logLevel(),
+      ...(flags.timeRate === undefined ? {} : { timeRate: flags.timeRate }),
+      executor: parts.executor ?? {},
+    });
+  } else {
+    await executor.start();
+  }
   const factory = createServerFactory({
     control,
     tools: parts.tools({ control, store, log }),
@@ -96,6 +144,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   } else {
     serving = serveOnStdio(factory, log);
   }
+  if ("port" in serving) await serving.port;
+  if (parts.networkWorker !== undefined) await narrowServingThread();
   log.info("serving", { transport: flags.http ? "http" : "stdio", db: flags.db, read_only: flags.readOnly });
 
   let exitCode = EXIT_OK;
@@ -118,7 +168,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
 }
 
 /** The `serve` command for the given parts. */
-export function serveCommand(parts: ServerParts): Command {
+export function serveCommand(parts: () => ServerParts): Command {
   return {
     name: "serve",
     summary: "Serve MCP over stdio (default) or streamable HTTP.",
@@ -169,7 +219,7 @@ export function serveCommand(parts: ServerParts): Command {
         ...(values["simulate-time-rate"] === undefined
           ? {}
           : { timeRate: intOption(values["simulate-time-rate"], "simulate-time-rate", 1, 1000, 1) }),
-      }, parts);
+      }, parts());
     },
   };
 }

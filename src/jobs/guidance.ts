@@ -7,7 +7,7 @@
  * @module
  */
 
-import { POLL_INTERVAL_MS_MAX, POLL_INTERVAL_MS_MIN } from "../base/limits.ts";
+import { POLL_GUIDANCE_FROM_HISTORY_MS_MAX, POLL_INTERVAL_MS_MAX, POLL_INTERVAL_MS_MIN } from "../base/limits.ts";
 import type { JobRow } from "../store/job_rows.ts";
 
 /** Inputs beyond the row that guidance needs. */
@@ -34,7 +34,7 @@ export function pollAfterMs(row: JobRow, inputs: GuidanceInputs): number | undef
     const ahead = inputs.queue?.ahead ?? 0;
     // Waves of `runningMax` jobs ahead of us, each taking about `typical`, then our own run.
     const waves = Math.floor(ahead / Math.max(1, inputs.runningMax));
-    return clampPollMs(waves * typical + Math.min(typical, 1_000));
+    return clampPollMs(Math.min(waves * typical + Math.min(typical, 1_000), POLL_GUIDANCE_FROM_HISTORY_MS_MAX));
   }
   if (row.next_poll_at !== null) {
     // Just after the handler's next observation, so the poll sees its effect.
@@ -42,5 +42,6 @@ export function pollAfterMs(row: JobRow, inputs: GuidanceInputs): number | undef
   }
   const elapsed = row.started_at === null ? 0 : inputs.now - row.started_at;
   const remaining = typical - elapsed;
-  return clampPollMs(remaining > 0 ? remaining : Math.max(1_000, elapsed / 4));
+  const estimate = remaining > 0 ? remaining : Math.max(1_000, elapsed / 4);
+  return clampPollMs(Math.min(estimate, POLL_GUIDANCE_FROM_HISTORY_MS_MAX));
 }

@@ -44,29 +44,22 @@ export function defaultDatabasePath(
   return `${base}/longcall/longcall.db`;
 }
 
-/** Creates the parent directory (0700) and the file (0600) if missing. */
+/** Creates the parent directory (0700) and the file (0600) if missing. An existing file is
+ * left alone without touching its directory (the network worker may read only the file). */
 function prepareFile(path: string): void {
   if (path === ":memory:") return;
-  const slash = path.lastIndexOf("/");
-  const dir = slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".";
-  try {
-    Deno.statSync(dir);
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
-    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  }
   try {
     Deno.statSync(path);
+    return;
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
-    const file = Deno.openSync(path, {
-      create: true,
-      write: true,
-      mode: 0o600,
-    });
-    file.close();
-    if (Deno.build.os !== "windows") Deno.chmodSync(path, 0o600);
   }
+  const slash = path.lastIndexOf("/");
+  const dir = slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".";
+  Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = Deno.openSync(path, { create: true, write: true, mode: 0o600 });
+  file.close();
+  if (Deno.build.os !== "windows") Deno.chmodSync(path, 0o600);
 }
 
 function pragmaNumber(db: DatabaseSync, name: string): number {

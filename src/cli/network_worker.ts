@@ -1,0 +1,103 @@
+/**
+ * The network worker: the only part of a longcall server that can reach GitHub. It runs
+ * the executor (claiming, handlers, heartbeats, reconciliation, retention) on its own
+ * database connection, with a permission set of its own: net to the configured GitHub
+ * host, read/write to the database files, nothing else. The MCP thread talks to it with
+ * messages only.
+ *
+ * @module
+ */
+
+import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
+import { createLogger, type LogLevel } from "../base/log.ts";
+import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
+import type { Synchronous } from "../store/db.ts";
+import { openStore } from "../store/store.ts";
+import type { GitHubConfig } from "./product.ts";
+import { productRegistry } from "./product.ts";
+
+/** Messages to the worker. */
+export type ToWorker =
+  | {
+    type: "init";
+    db: string;
+    synchronous?: Synchronous;
+    github: GitHubConfig;
+    logLevel: LogLevel;
+    timeRate?: number;
+    executor: Partial<Omit<ExecutorOptions, "clock" | "log" | "handlerClock" | "onTerminal" | "onProgress">>;
+  }
+  | { type: "wake" }
+  | { type: "cancel"; ids: string[] }
+  | { type: "stop" }
+  | { type: "audit"; descriptors: Deno.PermissionDescriptor[] };
+
+/** Messages from the worker. */
+export type FromWorker =
+  | { type: "ready"; ownerId: string }
+  | { type: "stopped" }
+  | { type: "failed"; message: string }
+  | { type: "terminal"; id: string }
+  | { type: "progress"; id: string }
+  | { type: "audit"; states: Deno.PermissionState[] };
+
+/** Whether this code runs inside a Web Worker. */
+export function inWorker(): boolean {
+  return typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== "undefined";
+}
+
+/** Worker entry: handles messages until stopped. */
+export function runNetworkWorker(): void {
+  const scope = globalThis as unknown as {
+    postMessage(message: FromWorker): void;
+    onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
+    close(): void;
+  };
+  let executor: Executor | undefined;
+  let closeStore: (() => void) | undefined;
+  const post = (m: FromWorker) => scope.postMessage(m);
+  scope.onmessage = async (event) => {
+    const msg = event.data;
+    try {
+      switch (msg.type) {
+        case "init": {
+          const log = createLogger(msg.logLevel, "longcall:worker");
+          const store = openStore(msg.db, msg.synchronous === undefined ? {} : { synchronous: msg.synchronous });
+          closeStore = () => store.close();
+          const handlerClock: Clock = msg.timeRate === undefined ? systemClock : new ScaledClock(msg.timeRate);
+          const registry = productRegistry(store, msg.github, log, handlerClock);
+          executor = new Executor(store.rows, registry, {
+            ...msg.executor,
+            clock: systemClock,
+            handlerClock,
+            log: log.child("executor"),
+            onTerminal: (id) => post({ type: "terminal", id }),
+          });
+          await executor.start();
+          post({ type: "ready", ownerId: executor.ownerId });
+          break;
+        }
+        case "wake":
+          executor?.wake();
+          break;
+        case "cancel":
+          executor?.abortLocal(msg.ids);
+          break;
+        case "audit": {
+          const states: Deno.PermissionState[] = [];
+          for (const d of msg.descriptors) states.push((await Deno.permissions.query(d)).state);
+          post({ type: "audit", states });
+          break;
+        }
+        case "stop":
+          await executor?.stop();
+          closeStore?.();
+          post({ type: "stopped" });
+          scope.close();
+          break;
+      }
+    } catch (err) {
+      post({ type: "failed", message: err instanceof Error ? err.message : String(err) });
+    }
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The single source of truth for longcall's Deno permissions: the flags `deno compile`,
+ * `deno task serve`, the bundle's launch line, the tests and `longcall permissions` all
+ * use, and the narrower sets each part of the process keeps after start-up.
+ *
+ * | part            | keeps after start-up                                           |
+ * |-----------------|----------------------------------------------------------------|
+ * | MCP thread      | nothing: no net, no read, no write, no env (open DB kept)      |
+ * | network worker  | net: the GitHub API host only; read/write: the database files  |
+ *
+ * Never granted anywhere: run (longcall never starts a process), ffi, sys.
+ *
+ * @module
+ */
+
+import { ENV_VARS } from "./config.ts";
+
+/** GitHub's API host, the only network destination of the shipped binary. */
+export const GITHUB_API_HOST = "api.github.com";
+
+/** Loopback addresses the optional `serve --http` endpoint may bind (revoked from the MCP thread once bound). */
+export const HTTP_BIND_HOSTS = ["127.0.0.1", "[::1]"] as const;
+
+/** Flags that must never appear: each would void part of the sandbox. */
+export const FORBIDDEN_FLAGS = ["-A", "--allow-all", "--allow-run", "--allow-ffi", "--allow-sys"] as const;
+
+/** Why each granted flag is there (docs/SECURITY.md and `longcall permissions` print these). */
+export const FLAG_REASONS: Record<string, string> = {
+  "--no-prompt": "never ask interactively: a server has no one to ask",
+  "--unstable-worker-options": "lets the network worker get its own, narrower permission set",
+  "--allow-net": "GitHub's API host for the network worker, plus loopback to bind the optional HTTP endpoint",
+  "--allow-env": "only the variables longcall reads (listed), dropped after start-up",
+  "--allow-read": "the database and token file paths are chosen at run time, so they cannot be fixed at " +
+    "compile time; dropped from the MCP thread after start-up, and the worker keeps only the database files",
+  "--allow-write": "same as --allow-read: the database is created at a run-time path; narrowed after start-up",
+};
+
+/** Options for the flag list. */
+export interface FlagOptions {
+  /** Hosts the network worker may reach (default GitHub's API host). Tests pass the fake's `127.0.0.1:PORT`. */
+  githubHosts?: readonly string[];
+}
+
+/** The exact permission flags longcall runs with. */
+export function permissionFlags(options: FlagOptions = {}): string[] {
+  const hosts = options.githubHosts ?? [GITHUB_API_HOST];
+  const net = [...new Set([...hosts, ...HTTP_BIND_HOSTS])];
+  return [
+    "--no-prompt",
+    "--unstable-worker-options",
+    `--allow-net=${net.join(",")}`,
+    `--allow-env=${ENV_VARS.join(",")}`,
+    "--allow-read",
+    "--allow-write",
+  ];
+}
+
+/** Checks a flag list against the forbidden set and the net scoping rule; returns the problems. */
+export function auditFlags(flags: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const flag of flags) {
+    const name = flag.split("=")[0] ?? flag;
+    if ((FORBIDDEN_FLAGS as readonly string[]).includes(name)) problems.push(`forbidden flag ${flag}`);
+    if (name === "--allow-net" && !flag.includes("=")) problems.push("unscoped --allow-net");
+    if (name === "--allow-env" && !flag.includes("=")) problems.push("unscoped --allow-env");
+    if (name === "--allow-import") problems.push(`unexpected flag ${flag}`);
+  }
+  return problems;
+}
+
+/** The host (with port when not default) of a GitHub API base URL, as `--allow-net` spells it. */
+export function netHostOf(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return url.port === "" ? url.hostname : `${url.hostname}:${url.port}`;
+}

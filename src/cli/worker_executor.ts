@@ -1,0 +1,124 @@
+/**
+ * The MCP thread's handle on the network worker: starts it with an explicit, narrow
+ * permission set and forwards wake-ups and cancellations.
+ *
+ * @module
+ */
+
+import type { Logger } from "../base/log.ts";
+import type { FromWorker, ToWorker } from "./network_worker.ts";
+
+/** Startup and shutdown bounds of the worker handshake. */
+export const WORKER_START_TIMEOUT_MS = 15_000;
+export const WORKER_STOP_TIMEOUT_MS = 10_000;
+
+/** Permission set of the network worker. */
+export interface WorkerPermissions {
+  net: string[];
+  read: string[];
+  write: string[];
+}
+
+/** The files SQLite touches for one database in WAL mode. */
+export function databaseFiles(db: string): string[] {
+  return [db, `${db}-wal`, `${db}-shm`, `${db}-journal`];
+}
+
+/** The network worker as the server sees it (the same surface as an in-process Executor). */
+export class WorkerExecutor {
+  readonly #worker: Worker;
+  readonly #log: Logger;
+  readonly #waiters = new Map<FromWorker["type"], (m: FromWorker) => void>();
+  #failed: string | undefined;
+
+  constructor(moduleUrl: string | URL, permissions: WorkerPermissions, log: Logger) {
+    this.#log = log;
+    this.#worker = new Worker(moduleUrl, {
+      type: "module",
+      name: "longcall-network",
+      // Explicit permissions (needs --unstable-worker-options): the worker's own state,
+      // so revoking on the MCP thread does not take them from it, and it can never do
+      // more than this list.
+      deno: {
+        permissions: {
+          net: permissions.net,
+          read: permissions.read,
+          write: permissions.write,
+          env: false,
+          run: false,
+          ffi: false,
+          sys: false,
+          import: false,
+        },
+      },
+    } as WorkerOptions);
+    this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      const m = event.data;
+      if (m.type === "failed") {
+        this.#failed = m.message;
+        this.#log.error("network worker failed", { error: m.message });
+      }
+      const waiter = this.#waiters.get(m.type) ?? (m.type === "failed" ? this.#waiters.get("ready") : undefined);
+      if (waiter !== undefined) {
+        this.#waiters.delete(m.type);
+        waiter(m);
+      }
+    };
+    this.#worker.onerror = (event) => {
+      event.preventDefault();
+      this.#failed = event.message;
+      this.#log.error("network worker crashed", { error: event.message });
+      for (const [, waiter] of this.#waiters) waiter({ type: "failed", message: event.message });
+      this.#waiters.clear();
+    };
+  }
+
+  #request<T extends FromWorker["type"]>(
+    message: ToWorker,
+    reply: T,
+    timeoutMs: number,
+  ): Promise<Extract<FromWorker, { type: T }>> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters.delete(reply);
+        reject(new Error(`network worker did not answer ${message.type} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#waiters.set(reply, (m) => {
+        clearTimeout(timer);
+        if (m.type === "failed") reject(new Error(`network worker: ${m.message}`));
+        else resolve(m as Extract<FromWorker, { type: T }>);
+      });
+      this.#worker.postMessage(message);
+    });
+  }
+
+  /** Opens the worker's store and starts its executor. */
+  async start(init: Extract<ToWorker, { type: "init" }>): Promise<void> {
+    await this.#request(init, "ready", WORKER_START_TIMEOUT_MS);
+  }
+
+  wake(): void {
+    if (this.#failed === undefined) this.#worker.postMessage({ type: "wake" } satisfies ToWorker);
+  }
+
+  abortLocal(ids: readonly string[]): void {
+    if (this.#failed === undefined) this.#worker.postMessage({ type: "cancel", ids: [...ids] } satisfies ToWorker);
+  }
+
+  /** Asks the worker what Deno grants it for each descriptor. */
+  async audit(descriptors: Deno.PermissionDescriptor[]): Promise<Deno.PermissionState[]> {
+    const m = await this.#request({ type: "audit", descriptors }, "audit", WORKER_START_TIMEOUT_MS);
+    return m.states;
+  }
+
+  /** Graceful stop (the executor's shutdown rules), then terminates the worker. */
+  async stop(): Promise<void> {
+    try {
+      if (this.#failed === undefined) await this.#request({ type: "stop" }, "stopped", WORKER_STOP_TIMEOUT_MS);
+    } catch (err) {
+      this.#log.warn("network worker did not stop cleanly", { error: String(err) });
+    } finally {
+      this.#worker.terminate();
+    }
+  }
+}
