@@ -12,6 +12,7 @@ import { jobsCommands } from "./jobs_cmd.ts";
 import { githubConfigFromEnv, productRegistry, productTools } from "./product.ts";
 import { JobKindRegistry } from "../jobs/kinds.ts";
 import { serveCommand } from "./serve.ts";
+import { permissionsCommand } from "./permissions_cmd.ts";
 
 function commands(): Command[] {
   return [
@@ -25,6 +26,7 @@ function commands(): Command[] {
     }),
     // Reading and cancelling jobs needs no kind: only submission does.
     ...jobsCommands(new JobKindRegistry()),
+    permissionsCommand(),
   ];
 }
 

@@ -199,7 +199,7 @@ export function serveCommand(parts: () => ServerParts): Command {
       "claude mcp add longcall -- longcall serve",
     ],
     run(values) {
-      const sync = values.synchronous as string | undefined;
+      const sync = (values.synchronous as string | undefined) ?? envGet("LONGCALL_SYNCHRONOUS");
       if (sync !== undefined && sync !== "NORMAL" && sync !== "FULL") {
         throw new UsageError(`Cannot use --synchronous: expected NORMAL or FULL, current value is ${sync}`);
       }

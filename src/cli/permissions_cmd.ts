@@ -1,0 +1,140 @@
+/**
+ * `longcall permissions`: what Deno actually grants each part of a server, queried
+ * descriptor by descriptor, before and after the serving thread narrows itself. The
+ * same start-up sequence as `serve` (worker with explicit permissions, then revoke).
+ *
+ * @module
+ */
+
+import { createLogger } from "../base/log.ts";
+import type { Command } from "./command.ts";
+import { envGet, logLevel, resolveDbPath } from "./config.ts";
+import { EXIT_ERROR, EXIT_OK } from "./exit.ts";
+import { auditFlags, FLAG_REASONS, netHostOf, permissionFlags } from "./permissions.ts";
+import { githubConfigFromEnv } from "./product.ts";
+import { narrowServingThread } from "./serve.ts";
+import { databaseFiles, WorkerExecutor } from "./worker_executor.ts";
+
+/** One row of the report. */
+export interface PermissionRow {
+  descriptor: string;
+  /** What the process has at start (granted by its flags). */
+  process_at_start: Deno.PermissionState;
+  /** The MCP thread after narrowing. */
+  mcp_thread: Deno.PermissionState;
+  /** The network worker. */
+  network_worker: Deno.PermissionState;
+}
+
+/** With --no-prompt, "prompt" can never become "granted": report it as denied. */
+function effective(state: Deno.PermissionState): Deno.PermissionState {
+  return state === "prompt" ? "denied" : state;
+}
+
+function describe(d: Deno.PermissionDescriptor): string {
+  switch (d.name) {
+    case "net":
+      return `net ${d.host ?? "*"}`;
+    case "read":
+    case "write":
+      return `${d.name} ${d.path ?? "*"}`;
+    case "env":
+      return `env ${d.variable ?? "*"}`;
+    case "run":
+      return `run ${d.command ?? "*"}`;
+    default:
+      return d.name;
+  }
+}
+
+/** The descriptors that matter for a review. */
+export function auditDescriptors(
+  db: string,
+  githubHost: string,
+  home: string | undefined,
+): Deno.PermissionDescriptor[] {
+  return [
+    { name: "net", host: githubHost },
+    { name: "net", host: "example.com:443" },
+    { name: "net", host: "127.0.0.1:1" },
+    { name: "read", path: db },
+    { name: "write", path: db },
+    { name: "read", path: home ?? "/etc" },
+    { name: "write", path: home ?? "/tmp" },
+    { name: "env", variable: "GITHUB_TOKEN" },
+    { name: "env", variable: "HOME" },
+    { name: "run" },
+    { name: "ffi" },
+    { name: "sys" },
+  ];
+}
+
+/** Runs the audit. The calling thread ends narrowed, exactly like a server. */
+export async function auditPermissions(db: string): Promise<{ flags: string[]; rows: PermissionRow[] }> {
+  const github = githubConfigFromEnv();
+  const githubHost = netHostOf(github.baseUrl);
+  const descriptors = auditDescriptors(db, githubHost.includes(":") ? githubHost : `${githubHost}:443`, envGet("HOME"));
+  const atStart: Deno.PermissionState[] = [];
+  for (const d of descriptors) atStart.push((await Deno.permissions.query(d)).state);
+  const worker = new WorkerExecutor(Deno.mainModule, {
+    net: [githubHost],
+    read: [...databaseFiles(db), Deno.mainModule.startsWith("file:") ? new URL(".", Deno.mainModule).pathname : "."],
+    write: databaseFiles(db),
+  }, createLogger(logLevel(), "longcall:permissions"));
+  let workerStates: Deno.PermissionState[];
+  try {
+    workerStates = await worker.audit(descriptors);
+  } finally {
+    await worker.stop();
+  }
+  await narrowServingThread();
+  const rows: PermissionRow[] = [];
+  for (const [i, d] of descriptors.entries()) {
+    rows.push({
+      descriptor: describe(d),
+      process_at_start: effective(atStart[i] ?? "denied"),
+      mcp_thread: effective((await Deno.permissions.query(d)).state),
+      network_worker: effective(workerStates[i] ?? "denied"),
+    });
+  }
+  return { flags: permissionFlags({ githubHosts: [githubHost] }), rows };
+}
+
+/** The `permissions` command. */
+export function permissionsCommand(): Command {
+  return {
+    name: "permissions",
+    summary: "Show what Deno grants each part of a longcall server (queried, not assumed).",
+    usage: "longcall permissions [--json] [--db PATH]",
+    description: [
+      "Runs the server's start-up sequence (network worker with its own permissions, then the",
+      "serving thread revokes everything it no longer needs) and queries Deno for each descriptor",
+      "that matters to a review. Compare with docs/SECURITY.md.",
+    ].join("\n"),
+    options: {
+      json: { type: "boolean", help: "Print JSON for scripts" },
+      db: { type: "string", help: "Database path to audit (default $LONGCALL_DB or the XDG data dir)", value: "PATH" },
+    },
+    examples: ["longcall permissions", "longcall permissions --json | jq '.rows[] | select(.mcp_thread==\"granted\")'"],
+    async run(values) {
+      const db = resolveDbPath(values.db as string | undefined);
+      const { flags, rows } = await auditPermissions(db);
+      const problems = auditFlags(flags);
+      if (values.json === true) {
+        console.log(JSON.stringify({ flags, problems, rows }, null, 2));
+      } else {
+        console.log("Flags (src/cli/permissions.ts):");
+        for (const f of flags) console.log(`  ${f.padEnd(40)} ${FLAG_REASONS[f.split("=")[0] ?? f] ?? ""}`);
+        console.log("");
+        console.log(`${"descriptor".padEnd(34)} ${"at start".padEnd(9)} ${"MCP thread".padEnd(11)} network worker`);
+        for (const r of rows) {
+          console.log(
+            `${r.descriptor.padEnd(34)} ${r.process_at_start.padEnd(9)} ${r.mcp_thread.padEnd(11)} ${r.network_worker}`,
+          );
+        }
+        if (problems.length > 0) console.log(`\nProblems: ${problems.join("; ")}`);
+      }
+      return problems.length === 0 ? EXIT_OK : EXIT_ERROR;
+    },
+  };
+}
