@@ -1,0 +1,411 @@
+/**
+ * The PR checks watcher (`github.wait_pull_request_checks`) driven in-process through a real
+ * Executor + JobControl on a temp SQLite store, with the real GitHubClient against the real
+ * fake GitHub on loopback. Time is a ManualClock shared by the job handlers and the fake
+ * (`autoAdvance` makes every sleep jump time), so minutes of CI run in milliseconds.
+ *
+ * Every outcome on scripted timelines, the confirming re-read, free 304s, the transitions
+ * bound, rate-limit waits on the injected clock (and their cancellation), progress and
+ * poll guidance, the stored observation, and the default head.
+ *
+ *   deno test --allow-read --allow-write --allow-env --allow-net=127.0.0.1 tests/watch_test.ts
+ */
+import assert from "node:assert/strict";
+import { ManualClock, systemClock } from "../src/base/clock.ts";
+import { WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { productKinds } from "../src/cli/product.ts";
+import { getPullRequestChecks } from "../src/corpus/get.ts";
+import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
+import { clientObserver } from "../src/github/observer.ts";
+import { WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
+import { JobControl } from "../src/jobs/control.ts";
+import { Executor } from "../src/jobs/executor.ts";
+import { type AnyJobKind, JobKindRegistry } from "../src/jobs/kinds.ts";
+import { CorpusRows } from "../src/store/corpus_rows.ts";
+import type { JobRow } from "../src/store/job_rows.ts";
+import type { Store } from "../src/store/store.ts";
+import {
+  type FakeGitHub,
+  SCENARIO_PULL,
+  SCENARIO_SHA_FIRST,
+  SCENARIO_SHA_SECOND,
+  type ScenarioName,
+  type ScenarioStep,
+  startFakeGitHub,
+} from "./helpers/fake_github.ts";
+import { openTempStore, type TempDir, tempDir, type TempStore, waitFor, waitForStatus } from "./helpers/temp.ts";
+
+const PR = { owner: SCENARIO_PULL.owner, repo: SCENARIO_PULL.repo, number: SCENARIO_PULL.number };
+const PR_REF = `${PR.owner}/${PR.repo}#${PR.number}`;
+const TERMINAL: JobRow["status"][] = ["succeeded", "failed", "cancelled"];
+
+interface WatchHarness extends AsyncDisposable {
+  readonly clock: ManualClock;
+  readonly fake: FakeGitHub;
+  readonly store: TempStore;
+  readonly control: JobControl;
+  readonly executor: Executor;
+  readonly dir: TempDir;
+}
+
+interface HarnessOptions {
+  scenario: ScenarioName | readonly ScenarioStep[];
+  /** Default: autoAdvance (sleeps jump time). */
+  clock?: ManualClock;
+  /** Kinds over the store (default: the product's kinds, so the corpus wiring is the shipped one). */
+  kinds?: (store: Store, baseUrl: string, clock: ManualClock) => AnyJobKind[];
+}
+
+/** A fake GitHub, a store, the product kinds, an Executor (real time; handlers on the ManualClock) and a JobControl. */
+async function openWatchHarness(options: HarnessOptions): Promise<WatchHarness> {
+  const clock = options.clock ?? new ManualClock(Date.UTC(2026, 0, 1), { autoAdvance: true });
+  const dir = await tempDir("longcall-watch-");
+  const fake = await startFakeGitHub({
+    scenario: options.scenario,
+    now: () => clock.now(),
+    rateLimit: { anonymousLimit: 5_000 },
+  });
+  const store = openTempStore(dir.file("watch.db"));
+  const kinds = options.kinds?.(store, fake.url, clock) ??
+    productKinds(store, { baseUrl: fake.url }, silentLogger, clock);
+  const registry = new JobKindRegistry(kinds);
+  const executor = new Executor(store.rows, registry, { clock: systemClock, handlerClock: clock, log: silentLogger });
+  const control = new JobControl(store.rows, registry, {
+    clock: systemClock,
+    onSubmitted: () => executor.wake(),
+    onCancelRequested: (ids) => executor.abortLocal(ids),
+  });
+  await executor.start();
+  return {
+    clock,
+    fake,
+    store,
+    control,
+    executor,
+    dir,
+    [Symbol.asyncDispose]: async () => {
+      await executor.stop();
+      store.close();
+      await fake.close();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** Submits a watch of the scenario PR and waits for the job to end. */
+async function watch(
+  h: WatchHarness,
+  input: Record<string, unknown> = {},
+): Promise<{ row: JobRow; result: WatchResult }> {
+  const submitted = await h.control.submit(WATCH_KIND, { ...PR, ...input });
+  const row = await waitForStatus(h.store, submitted.id, TERMINAL, 20_000);
+  assert.equal(row.status, "succeeded", `job ended ${row.status}: ${JSON.stringify(row.error)}`);
+  const result = row.result as WatchResult;
+  assert.equal(row.outcome, result.outcome, "the job's outcome is the watch outcome");
+  return { row, result };
+}
+
+function elapsedMs(result: WatchResult): number {
+  return Date.parse(result.finished_at) - Date.parse(result.started_at);
+}
+
+function storedChecks(h: WatchHarness) {
+  return getPullRequestChecks(new CorpusRows(h.store.conn), { pull_requests: [PR_REF] }).items[0];
+}
+
+// ---------------------------------------------------------------- outcomes
+
+Deno.test("watch: checks_pass ends succeeded at 90 s after one confirming re-read; 304s are free", async () => {
+  await using h = await openWatchHarness({ scenario: "checks_pass" });
+  const { result } = await watch(h);
+  assert.equal(result.outcome, "succeeded");
+  assert.equal(elapsedMs(result), 90_000, "verdict at the first poll that sees every check done");
+  // Polls at 0, 10, ..., 90 s (10), plus one immediate re-read to confirm the verdict.
+  assert.equal(result.polls, 11);
+  assert.equal(h.fake.counts.byKind.pull, 1 + 11, "the head read at submission, then one pull read per poll");
+  assert.equal(result.expected_head_sha, SCENARIO_SHA_FIRST);
+  assert.equal(result.observed_head_sha, SCENARIO_SHA_FIRST);
+  assert.deepEqual(result.summary, { total: 3, pending: 0, passed: 3, failed: 0 });
+  assert.deepEqual(result.checks.map((c) => `${c.kind}:${c.name}:${c.conclusion}`), [
+    "check_run:build:success",
+    "check_run:lint:success",
+    "status:ci/legacy:success",
+  ]);
+  assert.ok(result.checks.every((c) => typeof c.details_url === "string"), "details URLs are kept");
+  assert.equal(result.checks_truncated, false);
+  // Transitions: empty (0 s), queued (20 s), running (40 s), lint done (60 s), all done (90 s).
+  assert.equal(result.transitions.length, 5);
+  assert.equal(result.transitions_truncated, false);
+
+  // Only changed representations are counted: the fake's charged answers are the result's requests.
+  const c = h.fake.counts;
+  assert.equal(result.requests, c.counted);
+  assert.equal(result.not_modified, c.notModified);
+  assert.equal(c.total, c.counted + c.notModified, "every request was a 200 or a 304");
+  assert.deepEqual(
+    { pull: c.countedByKind.pull, check_runs: c.countedByKind.check_runs, status: c.countedByKind.status },
+    { pull: 1, check_runs: 5, status: 3 },
+    "pull once; check runs at 0/20/40/60/90 s; statuses at 0/20/90 s",
+  );
+  assert.equal(result.not_modified, 3 * result.polls + 1 - result.requests);
+  assert.equal(result.authenticated, false);
+});
+
+Deno.test("watch: the ETag cache is persisted, so a second watch of an unchanged PR costs no counted request", async () => {
+  await using h = await openWatchHarness({ scenario: "checks_pass" });
+  h.clock.advance(120_000);
+  const first = await watch(h);
+  assert.equal(first.result.outcome, "succeeded");
+  h.fake.resetCounts();
+  const second = await watch(h);
+  assert.equal(second.result.outcome, "succeeded");
+  assert.equal(second.result.polls, 2);
+  assert.equal(second.result.requests, 0);
+  assert.equal(h.fake.counts.counted, 0);
+  assert.equal(second.result.not_modified, h.fake.counts.notModified);
+  assert.equal(h.fake.counts.notModified, 1 + 3 * 2);
+});
+
+Deno.test("watch: checks_fail without fail_fast waits for every check and ends failed at 90 s", async () => {
+  await using h = await openWatchHarness({ scenario: "checks_fail" });
+  const { result } = await watch(h);
+  assert.equal(result.outcome, "failed");
+  assert.equal(elapsedMs(result), 90_000);
+  assert.equal(result.polls, 11);
+  assert.deepEqual(result.summary, { total: 3, pending: 0, passed: 2, failed: 1 });
+  const stored = storedChecks(h);
+  assert.equal(stored?.item_status, "complete");
+  assert.equal(stored?.value?.outcome, "failed");
+});
+
+Deno.test("watch: checks_fail with fail_fast ends failed at 60 s while build still runs", async () => {
+  await using h = await openWatchHarness({ scenario: "checks_fail" });
+  const { result } = await watch(h, { fail_fast: true });
+  assert.equal(result.outcome, "failed");
+  assert.equal(elapsedMs(result), 60_000);
+  assert.equal(result.polls, 8, "polls at 0..60 s plus the confirming re-read");
+  assert.deepEqual(result.summary, { total: 3, pending: 2, passed: 0, failed: 1 });
+});
+
+Deno.test("watch: a CI that never settles ends timed_out at the deadline, and is not stored", async () => {
+  await using h = await openWatchHarness({ scenario: "flaky_unchanged" });
+  const { result } = await watch(h, { timeout_ms: 300_000 });
+  assert.equal(result.outcome, "timed_out");
+  assert.equal(elapsedMs(result), 300_000);
+  assert.equal(result.polls, 31, "polls at 0, 10, ..., 300 s");
+  assert.equal(result.summary.pending, 2);
+  assert.equal(storedChecks(h)?.item_status, "unavailable", "a timed-out watch stores nothing");
+});
+
+Deno.test("watch: a new push mid-watch ends superseded (confirmed), and is not stored", async () => {
+  await using h = await openWatchHarness({ scenario: "new_push" });
+  const { result } = await watch(h);
+  assert.equal(result.outcome, "superseded");
+  assert.equal(result.expected_head_sha, SCENARIO_SHA_FIRST, "the default head is the head at the first poll");
+  assert.equal(result.observed_head_sha, SCENARIO_SHA_SECOND);
+  assert.equal(elapsedMs(result), 60_000);
+  assert.equal(result.polls, 8);
+  assert.equal(storedChecks(h)?.item_status, "unavailable");
+});
+
+Deno.test("watch: the default head is the head at the first poll (after a push, the new head is watched)", async () => {
+  await using h = await openWatchHarness({ scenario: "new_push" });
+  h.clock.advance(70_000); // the push happened at 60 s
+  const { result } = await watch(h);
+  assert.equal(result.expected_head_sha, SCENARIO_SHA_SECOND);
+  assert.equal(result.outcome, "succeeded");
+  assert.equal(elapsedMs(result), 60_000, "the second head's build passes at 130 s");
+  const stored = storedChecks(h);
+  assert.equal(stored?.value?.head_sha, SCENARIO_SHA_SECOND);
+});
+
+Deno.test("watch: no check within the grace ends no_checks; zero checks before the grace is not terminal", async () => {
+  await using h = await openWatchHarness({ scenario: "no_checks" });
+  const { result } = await watch(h, { first_check_grace_ms: 60_000 });
+  assert.equal(result.outcome, "no_checks");
+  assert.equal(elapsedMs(result), 60_000);
+  assert.equal(result.polls, 8, "polls at 0..60 s plus the confirming re-read");
+  assert.equal(result.summary.total, 0);
+  assert.equal(storedChecks(h)?.value?.outcome, "no_checks");
+
+  await using late = await openWatchHarness({ scenario: "checks_pass" });
+  const waited = await watch(late, { first_check_grace_ms: 30_000 });
+  assert.equal(waited.result.outcome, "succeeded", "zero checks at 0 and 10 s did not end the watch");
+  assert.equal(elapsedMs(waited.result), 90_000);
+
+  await using none = await openWatchHarness({ scenario: "checks_pass" });
+  const immediate = await watch(none, { first_check_grace_ms: 0 });
+  assert.equal(immediate.result.outcome, "no_checks", "with no grace, zero checks is an answer at once");
+  assert.equal(immediate.result.polls, 2);
+  assert.equal(elapsedMs(immediate.result), 0);
+});
+
+Deno.test("watch: until change returns changed at the first material change, without a re-read", async () => {
+  await using h = await openWatchHarness({ scenario: "checks_pass" });
+  const { result } = await watch(h, { until: "change" });
+  assert.equal(result.outcome, "changed");
+  assert.equal(elapsedMs(result), 20_000, "checks register at 20 s");
+  assert.equal(result.polls, 3);
+  assert.equal(result.transitions.length, 2);
+  assert.equal(result.summary.pending, 3);
+
+  // Unchanged polls are coalesced: a long unchanged stretch is one transition.
+  await using flaky = await openWatchHarness({ scenario: "flaky_unchanged" });
+  flaky.clock.advance(20_000);
+  const quiet = await watch(flaky, { until: "change" });
+  assert.equal(quiet.result.outcome, "succeeded", "the first change after 10 min is the verdict, which wins");
+  assert.equal(quiet.result.transitions.length, 2);
+});
+
+Deno.test("watch: coverage that cannot be proven (total_count > fetched) ends incomplete, never succeeded", async () => {
+  // The fake's total_count always equals its check runs, so a fetch wrapper between the real
+  // client and the real fake inflates total_count by one (as GitHub does when runs are hidden).
+  const inflating: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    const url = input instanceof Request ? input.url : String(input);
+    if (!url.includes("/check-runs") || res.status !== 200) return res;
+    const body = await res.json() as { total_count: number };
+    body.total_count += 1;
+    const headers = new Headers(res.headers);
+    headers.delete("content-length");
+    return new Response(JSON.stringify(body), { status: 200, headers });
+  };
+  await using h = await openWatchHarness({
+    scenario: "checks_pass",
+    kinds: (store, baseUrl, clock) => [
+      watchKind({
+        observer: () =>
+          clientObserver(
+            new GitHubClient({
+              baseUrl,
+              clock,
+              log: silentLogger,
+              etagCache: new SqliteEtagCache(store.conn, clock),
+              fetch: inflating,
+            }),
+          ),
+        saveObservation: () => Promise.reject(new Error("an incomplete observation must not be stored")),
+      }),
+    ],
+  });
+  const { result } = await watch(h);
+  assert.equal(result.outcome, "incomplete");
+  assert.equal(elapsedMs(result), 90_000);
+  assert.equal(result.polls, 11);
+  assert.deepEqual(result.summary, { total: 3, pending: 0, passed: 3, failed: 0 });
+});
+
+// ---------------------------------------------------------------- bounds
+
+Deno.test("watch: transitions are bounded at 64 with transitions_truncated", async () => {
+  const steps: ScenarioStep[] = Array.from({ length: 70 }, (_, i) => ({
+    atMs: i * 10_000,
+    checks: [{ name: "build", status: i % 2 === 0 ? "queued" : "in_progress" }],
+  }));
+  steps.push({ atMs: 700_000, checks: [{ name: "build", status: "completed", conclusion: "success" }] });
+  await using h = await openWatchHarness({ scenario: steps });
+  const { result } = await watch(h);
+  assert.equal(result.outcome, "succeeded");
+  assert.equal(result.polls, 72, "polls at 0..700 s plus the confirming re-read");
+  assert.equal(result.transitions.length, WATCH_TRANSITIONS_MAX);
+  assert.equal(result.transitions_truncated, true);
+  assert.equal(result.transitions[0]?.at, new Date(Date.parse(result.started_at)).toISOString());
+});
+
+// ---------------------------------------------------------------- rate limits
+
+Deno.test("watch: a primary limit (remaining 0) is waited out on the injected clock until x-ratelimit-reset", async () => {
+  await using h = await openWatchHarness({ scenario: "checks_pass" });
+  h.fake.exhaustPrimary({ resetInMs: 5 * 60_000 });
+  const realStart = Date.now();
+  const { result } = await watch(h);
+  assert.ok(Date.now() - realStart < 5_000, "five simulated minutes took no real minutes");
+  assert.equal(h.fake.counts.rateLimited, 1, "one refused request, then silence until the reset");
+  const [refused, next] = h.fake.requests;
+  assert.equal(refused?.status, 403);
+  assert.ok(next !== undefined && next.at - refused.at >= 5 * 60_000, "the next request waited for the reset");
+  assert.equal(result.outcome, "succeeded", "after the reset, CI was already done");
+});
+
+Deno.test("watch: a secondary limit's retry-after is honoured on the injected clock", async () => {
+  await using h = await openWatchHarness({ scenario: "checks_pass" });
+  h.clock.advance(100_000);
+  h.fake.limitSecondaryNext(1, { status: 429, retryAfterSec: 120 });
+  const { result } = await watch(h);
+  assert.equal(result.outcome, "succeeded");
+  const [refused, next] = h.fake.requests;
+  assert.equal(refused?.status, 429);
+  assert.ok(next !== undefined && next.at - refused.at === 120_000, "waited exactly retry-after");
+  assert.equal(h.fake.counts.rateLimited, 1);
+});
+
+Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelled at once, without more requests", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1)); // no autoAdvance: the wait really parks
+  await using h = await openWatchHarness({ scenario: "checks_pass", clock });
+  h.fake.exhaustPrimary({ resetInMs: 10 * 60_000 }); // within the client's 15-minute wait bound
+  const job = await h.control.submit(WATCH_KIND, PR);
+  await waitFor("the watcher to park in the rate-limit wait", () => clock.pendingSleeps === 1 && h.fake.counts.total);
+  assert.equal(h.fake.counts.rateLimited, 1);
+  const cancelledAt = Date.now();
+  assert.equal((await h.control.cancel(job.id)).kind, "requested");
+  const row = await waitForStatus(h.store, job.id, TERMINAL, 5_000);
+  assert.equal(row.status, "cancelled");
+  assert.ok(Date.now() - cancelledAt < 2_000, "cancelled within a moment, not after the 10-minute wait");
+  assert.equal(clock.pendingSleeps, 0, "the wait was released");
+  assert.equal(h.fake.counts.total, 1, "no request after the refusal");
+});
+
+// ---------------------------------------------------------------- progress and guidance
+
+Deno.test("watch: progress says waiting_for_checks with polls, and nextPollAt feeds JobControl.pollAfterMs", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1)); // moves only when the test says so
+  await using h = await openWatchHarness({ scenario: "checks_pass", clock });
+  const job = await h.control.submit(WATCH_KIND, { ...PR, poll_interval_ms: 30_000 });
+  await waitFor("the first poll's sleep", () => clock.pendingSleeps === 1);
+  const row = await waitFor("the first poll's progress", () => {
+    const r = h.store.rows.jobGet(job.id);
+    return r?.progress_message?.startsWith("1 polls") ? r : undefined;
+  });
+  assert.equal(row.status, "running");
+  assert.equal(row.phase, "waiting_for_checks");
+  assert.match(row.progress_message ?? "", /^1 polls, 1 transitions; 0 passed, 0 failed, 0 pending$/);
+  assert.ok(row.next_poll_at !== null && row.next_poll_at > Date.now() + 25_000, "next poll ~30 s ahead");
+  const after = h.control.pollAfterMs(row);
+  assert.ok(after !== undefined && after >= 28_000 && after <= 31_000, `poll_after_ms ${after} follows the next poll`);
+
+  clock.advance(30_000);
+  await waitFor("the second poll", () => h.store.rows.jobGet(job.id)?.progress_message?.startsWith("2 polls"));
+  clock.advance(30_000);
+  const third = await waitFor("the third poll (60 s: lint done, build running, legacy pending)", () => {
+    const r = h.store.rows.jobGet(job.id);
+    return r?.progress_message?.startsWith("3 polls") ? r : undefined;
+  });
+  assert.equal(third.total_items, 3);
+  assert.equal(third.completed_items, 1);
+  await h.control.cancel(job.id);
+  assert.equal((await waitForStatus(h.store, job.id, TERMINAL)).status, "cancelled");
+});
+
+// ---------------------------------------------------------------- stored observation
+
+Deno.test("watch: the last complete observation is stored and readable offline via getPullRequestChecks", async () => {
+  await using h = await openWatchHarness({ scenario: "checks_pass" });
+  const before = storedChecks(h);
+  assert.equal(before?.item_status, "unavailable");
+  assert.equal(before?.reason, "not_synced");
+  const { result } = await watch(h);
+  const answer = getPullRequestChecks(new CorpusRows(h.store.conn), { pull_requests: [PR_REF, "octo/widgets#7"] });
+  assert.equal(answer.batch_status, "partial");
+  const item = answer.items[0];
+  assert.equal(item?.item_status, "complete");
+  const v = item?.value;
+  assert.ok(v !== undefined);
+  assert.equal(v.ref, PR_REF);
+  assert.equal(v.head_sha, SCENARIO_SHA_FIRST);
+  assert.equal(v.outcome, "succeeded");
+  assert.equal(v.signature, result.transitions.at(-1)?.signature);
+  assert.deepEqual(v.checks, result.checks);
+  assert.equal(v.synced_at, result.finished_at);
+  assert.equal(answer.items[1]?.reason, "not_synced", "never watched: unknown, not absent");
+});
