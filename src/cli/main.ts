@@ -13,6 +13,7 @@ import { githubConfigFromEnv, productRegistry, productTools } from "./product.ts
 import { JobKindRegistry } from "../jobs/kinds.ts";
 import { serveCommand } from "./serve.ts";
 import { permissionsCommand } from "./permissions_cmd.ts";
+import { setupCommand } from "./setup_cmd.ts";
 
 function commands(): Command[] {
   return [
@@ -27,6 +28,7 @@ function commands(): Command[] {
     // Reading and cancelling jobs needs no kind: only submission does.
     ...jobsCommands(new JobKindRegistry()),
     permissionsCommand(),
+    setupCommand(),
   ];
 }
 
