@@ -13,7 +13,13 @@ import {
   SEARCH_LIMIT_MAX,
   SEARCH_QUERY_CHARS_MAX,
 } from "../base/limits.ts";
-import { type CorpusRows, ftsQueryFromText, type ThreadKind, type ThreadState } from "../store/corpus_rows.ts";
+import {
+  type CorpusRows,
+  ftsQueryFromText,
+  type SearchRanking,
+  type ThreadKind,
+  type ThreadState,
+} from "../store/corpus_rows.ts";
 import { decodeSearchCursor, encodeSearchCursor, hash53 } from "./cursor.ts";
 import { EXAMPLE_REPOSITORY, invalidArgument, parseRepositoryName, requireList } from "./refs.ts";
 import { type CompactThread, compactThread, iso } from "./views.ts";
@@ -60,6 +66,12 @@ export interface SearchThreadsAnswer {
   next_cursor: string | null;
   /** The FTS5 expression the query text became (for transparency). */
   interpreted_query: string;
+  /**
+   * Which matches were ranked: `all_matches`, or for a very broad query `newest_matches` (only
+   * the most recently stored 2,000 matches were ranked); refine the query or add filters to rank
+   * everything.
+   */
+  ranking: SearchRanking;
   /** The requested repositories, or (without a repository filter) those of the hits. */
   coverage: RepositoryCoverage[];
 }
@@ -165,6 +177,7 @@ export function searchThreads(rows: CorpusRows, input: SearchThreadsInput): Sear
     items: page.rows.map((row) => ({ ...compactThread(row), score: -row.score })),
     next_cursor: page.next === null ? null : encodeSearchCursor(fingerprint, page.next),
     interpreted_query: match,
+    ranking: page.ranking,
     coverage,
   };
 }

@@ -22,8 +22,14 @@ export const THREAD_OBSERVATIONS_PER_THREAD_MAX = 5;
 export const THREAD_TITLE_CHARS_MAX = 1_024;
 /** Labels stored per thread (GitHub allows 100 per issue). */
 export const THREAD_LABELS_MAX = 100;
+/** Token characters a prefix (`word*`) needs; a shorter prefix expands to too many terms to be
+ * fast and is searched as a plain word. */
+export const SEARCH_PREFIX_CHARS_MIN = 3;
 /** Words of a search query turned into FTS5 terms; more words are ignored. */
 export const SEARCH_QUERY_TERMS_MAX = 32;
+/** Matches ranked by BM25 per search. Ranking is linear in the matches, so a query matching
+ * more is narrowed (see {@linkcode SearchRanking}) to keep a search within its 20 ms budget. */
+export const SEARCH_RANKED_MATCHES_MAX = 1_000;
 
 /** BM25 column weights (title, labels, body): a title or label hit outranks a body hit. */
 export const SEARCH_BM25_WEIGHTS = { title: 10, labels: 5, body: 1 } as const;
@@ -167,8 +173,18 @@ export interface ThreadSearchRow extends Omit<ThreadRow, "body"> {
   score: number;
 }
 
+/**
+ * Which matches were ranked. `all_matches`: every match. `newest_matches`: more than
+ * {@linkcode SEARCH_RANKED_MATCHES_MAX} threads matched, and only the most recently stored
+ * {@linkcode SEARCH_RANKED_MATCHES_MAX} of them were ranked (a more specific query or a filter
+ * ranks everything).
+ */
+export type SearchRanking = "all_matches" | "newest_matches";
+
 /** A page of search hits. */
 export interface ThreadsSearchPage {
+  /** Which matches were ranked. */
+  ranking: SearchRanking;
   rows: ThreadSearchRow[];
   /** Position after the last row when more rows match; `null` at the end. */
   next: SearchPosition | null;
@@ -180,6 +196,7 @@ const REPOSITORY_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1
 const SHA_PATTERN = /^[0-9a-f]{40}$/;
 /** Characters the unicode61 tokenizer keeps inside a token (letters, numbers, private use). */
 const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
+const TOKEN_CHARS = /[\p{L}\p{N}\p{Co}]/gu;
 
 /** Whether `value` looks like `owner/name` on GitHub. */
 export function isRepositoryName(value: string): boolean {
@@ -213,20 +230,27 @@ export function truncateChars(text: string, max: number): { text: string; trunca
   return { text: text.slice(0, end), truncated: true };
 }
 
+/** One word as a quoted FTS5 phrase, or `null` when it holds no token character. */
+function ftsPhrase(word: string): string | null {
+  return TOKEN_CHAR.test(word) ? `"${word.normalize("NFC").replaceAll('"', '""')}"` : null;
+}
+
 /**
  * Turns free text into a safe FTS5 expression: each whitespace-separated word becomes a
  * quoted phrase (internal `"` doubled), words are ANDed, and a word ending in `*` becomes a
- * prefix phrase. Operators (`AND`, `NEAR(`, `^`, `:`) are therefore searched as words, never
+ * prefix phrase (when it has at least {@linkcode SEARCH_PREFIX_CHARS_MIN} token characters). Operators (`AND`, `NEAR(`, `^`, `:`) are therefore searched as words, never
  * parsed. Words without any token character are dropped; `null` when nothing remains.
  */
 export function ftsQueryFromText(text: string): string | null {
   const terms: string[] = [];
-  for (const raw of text.normalize("NFC").split(/\s+/u)) {
+  // Control characters (NUL ends an FTS5 string early) separate words like spaces do.
+  // deno-lint-ignore no-control-regex
+  for (const raw of text.normalize("NFC").replace(/[\u0000-\u001f\u007f]/gu, " ").split(/\s+/u)) {
     if (terms.length >= SEARCH_QUERY_TERMS_MAX) break;
-    const prefix = raw.endsWith("*");
     const word = raw.replace(/\*+$/u, "");
-    if (!TOKEN_CHAR.test(word)) continue;
-    terms.push(`"${word.replaceAll('"', '""')}"${prefix ? "*" : ""}`);
+    const prefix = word !== raw && (word.match(TOKEN_CHARS) ?? []).length >= SEARCH_PREFIX_CHARS_MIN;
+    const phrase = ftsPhrase(word);
+    if (phrase !== null) terms.push(`${phrase}${prefix ? "*" : ""}`);
   }
   return terms.length === 0 ? null : terms.join(" ");
 }
@@ -287,21 +311,38 @@ function threadHeadFromRaw(raw: Raw): Omit<ThreadRow, "body"> {
 const HEAD_COLUMNS = `t.id, t.repository, t.number, t.kind, t.state, t.title, t.body_truncated, t.labels, t.author,
   t.comments, t.created_at, t.updated_at, t.closed_at, t.merged, t.html_url, t.synced_at`;
 
+const BM25 =
+  `bm25(threads_fts, ${SEARCH_BM25_WEIGHTS.title}, ${SEARCH_BM25_WEIGHTS.labels}, ${SEARCH_BM25_WEIGHTS.body}, 0)`;
+
+const SEARCH_PROBE_SQL = `
+SELECT count(*) AS n FROM (SELECT 1 FROM threads_fts WHERE threads_fts MATCH :match LIMIT :cap)`;
+
 const SEARCH_SQL = `
-SELECT ${HEAD_COLUMNS}, f.score AS score
-FROM (
-  SELECT rowid, bm25(threads_fts, ${SEARCH_BM25_WEIGHTS.title}, ${SEARCH_BM25_WEIGHTS.labels}, ${SEARCH_BM25_WEIGHTS.body})
-    AS score
-  FROM threads_fts WHERE threads_fts MATCH :match
-) AS f
-JOIN threads AS t ON t.id = f.rowid
-WHERE (:has_repositories = 0 OR t.repository IN (SELECT value FROM json_each(:repositories)))
-  AND (:kind IS NULL OR t.kind = :kind)
-  AND (:state IS NULL OR t.state = :state)
-  AND (:label IS NULL OR EXISTS (SELECT 1 FROM json_each(t.labels) AS l WHERE l.value = :label COLLATE NOCASE))
-  AND (:after_id IS NULL OR f.score > :after_score OR (f.score = :after_score AND t.id > :after_id))
-ORDER BY f.score, t.id
+WITH candidates AS MATERIALIZED (
+  SELECT rowid AS id, ${BM25} AS score FROM threads_fts
+  WHERE threads_fts MATCH :match ORDER BY rowid DESC LIMIT :cap
+)
+SELECT ${HEAD_COLUMNS}, c.score AS score
+FROM candidates AS c JOIN threads AS t ON t.id = c.id
+WHERE (:label IS NULL OR EXISTS (SELECT 1 FROM json_each(t.labels) AS l WHERE l.value = :label COLLATE NOCASE))
+  AND (:after_id IS NULL OR c.score > :after_score OR (c.score = :after_score AND c.id > :after_id))
+ORDER BY c.score, c.id
 LIMIT :limit`;
+
+function hexLower(text: string): string {
+  let out = "";
+  for (const b of new TextEncoder().encode(text.toLowerCase())) out += b.toString(16).padStart(2, "0");
+  return out;
+}
+
+/** The FTS5 phrase matching the facet token of a repository (see the `threads.facets` column). */
+function facetRepository(repository: string): string {
+  return `"zr${hexLower(repository)}"`;
+}
+
+function facet(prefix: "zk" | "zs" | "zc", value: string): string {
+  return `"${prefix}${hexLower(value)}"`;
+}
 
 /** Corpus SQL over one connection. */
 export class CorpusRows {
@@ -316,14 +357,14 @@ export class CorpusRows {
    *
    * @returns whether the row was written.
    */
-  repositoryUpsert(obs: RepositoryObservation): Promise<boolean> {
+  async repositoryUpsert(obs: RepositoryObservation): Promise<boolean> {
     const what = "store repository";
     const fullName = `${obs.owner}/${obs.name}`;
     requireRepository(fullName, what);
     requireTime(obs.observed_at, "observed_at", what);
     if (obs.stargazers_count !== null) requireCount(obs.stargazers_count, "stargazers_count", what, 0);
     const topics = JSON.stringify(obs.topics.map(String));
-    return this.#conn.write(() => {
+    return await this.#conn.write(() => {
       const result = this.#conn.stmt(`
 INSERT INTO repositories (full_name, owner, name, description, topics, default_branch, stargazers_count, license,
   archived, synced_at)
@@ -358,13 +399,13 @@ WHERE excluded.synced_at >= repositories.synced_at`).run({
    * `updated_at` only advances `synced_at`; an older `updated_at` never overwrites the row.
    *
    * Observation policy (`thread_observations`): one entry per distinct version observed
-   * (inserted, newer, or older out-of-order reads); a re-observation of the stored version
-   * adds none. After each append, only the newest
+   * (inserted, newer, or older out-of-order reads) holding the observed header (every field
+   * but the body, plus `body_chars`); a re-observation of the stored version adds none. After each append, only the newest
    * {@linkcode THREAD_OBSERVATIONS_PER_THREAD_MAX} entries of that thread are kept.
    *
    * @param observedAt when the batch was read from GitHub (ms); becomes `synced_at`.
    */
-  threadsUpsert(
+  async threadsUpsert(
     repository: string,
     threads: readonly ThreadObservation[],
     observedAt: number,
@@ -373,7 +414,7 @@ WHERE excluded.synced_at >= repositories.synced_at`).run({
     requireRepository(repository, what);
     requireTime(observedAt, "observedAt", what);
     const prepared = threads.map((t) => prepareThread(t, what));
-    return this.#conn.write(() => {
+    return await this.#conn.write(() => {
       const counts: ThreadsUpsertResult = { inserted: 0, updated: 0, unchanged: 0, stale: 0 };
       const find = this.#conn.stmt("SELECT id, updated_at FROM threads WHERE repository = ? AND number = ?");
       const insert = this.#conn.stmt(`
@@ -383,7 +424,7 @@ VALUES (:repository, :number, :kind, :state, :title, :body, :body_truncated, :la
   :created_at, :updated_at, :closed_at, :merged, :html_url, :synced_at)
 RETURNING id`);
       const update = this.#conn.stmt(`
-UPDATE threads SET repository = :repository, kind = :kind, state = :state, title = :title, body = :body,
+UPDATE threads SET repository = :repository, number = :number, kind = :kind, state = :state, title = :title, body = :body,
   body_truncated = :body_truncated, labels = :labels, author = :author, comments = :comments,
   created_at = :created_at, updated_at = :updated_at, closed_at = :closed_at, merged = :merged,
   html_url = :html_url, synced_at = :synced_at
@@ -433,7 +474,7 @@ DELETE FROM thread_observations WHERE thread_id = :thread_id AND id <= (
    *
    * @returns whether the row was written.
    */
-  pullRequestChecksPut(obs: PullRequestChecksObservation): Promise<boolean> {
+  async pullRequestChecksPut(obs: PullRequestChecksObservation): Promise<boolean> {
     const what = "store pull request checks";
     requireRepository(obs.repository, what);
     requireCount(obs.number, "number", what, 1);
@@ -447,7 +488,7 @@ DELETE FROM thread_observations WHERE thread_id = :thread_id AND id <= (
       );
     }
     const checks = JSON.stringify(obs.checks);
-    return this.#conn.write(() => {
+    return await this.#conn.write(() => {
       const result = this.#conn.stmt(`
 INSERT INTO pull_request_checks (repository, number, head_sha, outcome, signature, checks, observed_at)
 VALUES (:repository, :number, :head_sha, :outcome, :signature, :checks, :observed_at)
@@ -474,15 +515,26 @@ WHERE excluded.observed_at >= pull_request_checks.observed_at`).run({
    */
   threadsSearch(params: ThreadsSearchParams): ThreadsSearchPage {
     requireCount(params.limit, "limit", "search threads", 1);
-    const match = ftsQueryFromText(params.query);
-    if (match === null) return { rows: [], next: null, match };
+    const text = ftsQueryFromText(params.query);
+    if (text === null) return { rows: [], next: null, match: null, ranking: "all_matches" };
+    const filters: string[] = [];
     const repositories = params.repositories ?? [];
+    if (repositories.length > 0) filters.push(`{facets} : (${repositories.map(facetRepository).join(" OR ")})`);
+    if (params.kind !== undefined && params.state !== undefined) {
+      filters.push(`{facets} : ${facet("zc", `${params.kind} ${params.state}`)}`);
+    } else if (params.kind !== undefined) filters.push(`{facets} : ${facet("zk", params.kind)}`);
+    else if (params.state !== undefined) filters.push(`{facets} : ${facet("zs", params.state)}`);
+    const labelPhrase = params.label === undefined ? null : ftsPhrase(params.label);
+    if (labelPhrase !== null) filters.push(`{labels} : ${labelPhrase}`);
+    const expression = (textPart: string) => [textPart, ...filters].join(" AND ");
+    const count = (match: string) =>
+      num(this.#conn.stmt(SEARCH_PROBE_SQL).get({ match, cap: SEARCH_RANKED_MATCHES_MAX + 1 }) as Raw, "n");
+
+    const match = expression(`(${text})`);
+    const ranking: SearchRanking = count(match) > SEARCH_RANKED_MATCHES_MAX ? "newest_matches" : "all_matches";
     const raws = this.#conn.stmt(SEARCH_SQL).all({
       match,
-      has_repositories: repositories.length > 0 ? 1 : 0,
-      repositories: JSON.stringify(repositories),
-      kind: params.kind ?? null,
-      state: params.state ?? null,
+      cap: SEARCH_RANKED_MATCHES_MAX,
       label: params.label ?? null,
       after_id: params.after?.id ?? null,
       after_score: params.after?.score ?? null,
@@ -491,7 +543,7 @@ WHERE excluded.observed_at >= pull_request_checks.observed_at`).run({
     const rows = raws.slice(0, params.limit).map((raw) => ({ ...threadHeadFromRaw(raw), score: num(raw, "score") }));
     const last = rows.at(-1);
     const next = raws.length > params.limit && last !== undefined ? { score: last.score, id: last.id } : null;
-    return { rows, next, match };
+    return { rows, next, match, ranking };
   }
 
   /** The stored threads for `keys`, in input order (`undefined` where none is stored). */
@@ -629,12 +681,9 @@ function prepareThread(t: ThreadObservation, what: string): PreparedThread {
     merged: t.merged === null ? null : t.merged ? 1 : 0,
     html_url: t.html_url,
   };
-  const json = JSON.stringify({
-    ...t,
-    title,
-    body: body.text,
-    body_truncated: body.truncated,
-    labels,
-  });
+  // The body is kept only in the current row: observations record its length, not its text,
+  // so history costs bytes per version rather than up to THREAD_BODY_CHARS_MAX.
+  const { body: _body, ...header } = t;
+  const json = JSON.stringify({ ...header, title, labels, body_chars: (t.body ?? "").length });
   return { params, json };
 }

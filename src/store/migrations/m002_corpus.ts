@@ -8,8 +8,8 @@ import type { Migration } from "../migrations.ts";
  * - `threads`: the current row of each issue / pull request; a newer `updated_at` wins.
  * - `thread_observations`: append-only history of the distinct versions observed per thread,
  *   pruned to the newest few per thread by the writer (see src/store/corpus_rows.ts).
- * - `threads_fts`: FTS5 index over `threads(title, labels, body)` (external content), kept in
- *   sync by triggers, so it changes in the same transaction as the row it indexes.
+ * - `threads_fts`: FTS5 index over `threads(title, labels, body, facets)` (external content), kept
+ *   in sync by triggers, so it changes in the same transaction as the row it indexes.
  * - `pull_request_checks`: the last complete observation of each pull request's checks.
  *
  * Times are integer milliseconds since the epoch. Repository names compare case-insensitively
@@ -60,6 +60,12 @@ CREATE TABLE threads (
   body_truncated INTEGER NOT NULL CHECK (body_truncated IN (0, 1)),
   -- Last, so reading the other columns never walks the body's overflow pages.
   body TEXT NOT NULL,
+  -- Filter tokens for the full-text index: repository, kind, state and kind+state hex-encoded
+  -- into single alphanumeric tokens, so filters run inside the FTS5 match, not row by row.
+  facets TEXT GENERATED ALWAYS AS (
+    'zr' || lower(hex(lower(repository))) || ' zk' || lower(hex(kind)) || ' zs' || lower(hex(state))
+      || ' zc' || lower(hex(kind || ' ' || state))
+  ) VIRTUAL,
   UNIQUE (repository, number)
 ) STRICT;
 
@@ -76,26 +82,29 @@ CREATE TABLE thread_observations (
 CREATE INDEX thread_observations_thread ON thread_observations (thread_id, id);
 
 CREATE VIRTUAL TABLE threads_fts USING fts5(
-  title, labels, body,
+  title, labels, body, facets,
   content = 'threads', content_rowid = 'id',
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
 CREATE TRIGGER threads_fts_insert AFTER INSERT ON threads BEGIN
-  INSERT INTO threads_fts (rowid, title, labels, body) VALUES (NEW.id, NEW.title, NEW.labels, NEW.body);
+  INSERT INTO threads_fts (rowid, title, labels, body, facets)
+  VALUES (NEW.id, NEW.title, NEW.labels, NEW.body, NEW.facets);
 END;
 
 CREATE TRIGGER threads_fts_delete AFTER DELETE ON threads BEGIN
-  INSERT INTO threads_fts (threads_fts, rowid, title, labels, body)
-  VALUES ('delete', OLD.id, OLD.title, OLD.labels, OLD.body);
+  INSERT INTO threads_fts (threads_fts, rowid, title, labels, body, facets)
+  VALUES ('delete', OLD.id, OLD.title, OLD.labels, OLD.body, OLD.facets);
 END;
 
-CREATE TRIGGER threads_fts_update AFTER UPDATE OF title, labels, body ON threads
+CREATE TRIGGER threads_fts_update AFTER UPDATE OF repository, kind, state, title, labels, body ON threads
 WHEN OLD.title IS NOT NEW.title OR OLD.labels IS NOT NEW.labels OR OLD.body IS NOT NEW.body
+  OR OLD.facets IS NOT NEW.facets
 BEGIN
-  INSERT INTO threads_fts (threads_fts, rowid, title, labels, body)
-  VALUES ('delete', OLD.id, OLD.title, OLD.labels, OLD.body);
-  INSERT INTO threads_fts (rowid, title, labels, body) VALUES (NEW.id, NEW.title, NEW.labels, NEW.body);
+  INSERT INTO threads_fts (threads_fts, rowid, title, labels, body, facets)
+  VALUES ('delete', OLD.id, OLD.title, OLD.labels, OLD.body, OLD.facets);
+  INSERT INTO threads_fts (rowid, title, labels, body, facets)
+  VALUES (NEW.id, NEW.title, NEW.labels, NEW.body, NEW.facets);
 END;
 
 CREATE TABLE pull_request_checks (
