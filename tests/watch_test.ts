@@ -11,99 +11,33 @@
  *   deno test --allow-read --allow-write --allow-env --allow-net=127.0.0.1 tests/watch_test.ts
  */
 import assert from "node:assert/strict";
-import { ManualClock, systemClock } from "../src/base/clock.ts";
+import { ManualClock } from "../src/base/clock.ts";
 import { WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
-import { productKinds } from "../src/cli/product.ts";
 import { getPullRequestChecks } from "../src/corpus/get.ts";
 import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
 import { clientObserver } from "../src/github/observer.ts";
 import { WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
-import { JobControl } from "../src/jobs/control.ts";
-import { Executor } from "../src/jobs/executor.ts";
-import { type AnyJobKind, JobKindRegistry } from "../src/jobs/kinds.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
-import type { Store } from "../src/store/store.ts";
-import {
-  type FakeGitHub,
-  SCENARIO_PULL,
-  SCENARIO_SHA_FIRST,
-  SCENARIO_SHA_SECOND,
-  type ScenarioName,
-  type ScenarioStep,
-  startFakeGitHub,
-} from "./helpers/fake_github.ts";
-import { openTempStore, type TempDir, tempDir, type TempStore, waitFor, waitForStatus } from "./helpers/temp.ts";
+import { SCENARIO_PULL, SCENARIO_SHA_FIRST, SCENARIO_SHA_SECOND, type ScenarioStep } from "./helpers/fake_github.ts";
+import { type GitHubHarness, openGitHubHarness, runJob, TERMINAL } from "./helpers/github_jobs.ts";
+import { waitFor, waitForStatus } from "./helpers/temp.ts";
 
 const PR = { owner: SCENARIO_PULL.owner, repo: SCENARIO_PULL.repo, number: SCENARIO_PULL.number };
 const PR_REF = `${PR.owner}/${PR.repo}#${PR.number}`;
-const TERMINAL: JobRow["status"][] = ["succeeded", "failed", "cancelled"];
 
-interface WatchHarness extends AsyncDisposable {
-  readonly clock: ManualClock;
-  readonly fake: FakeGitHub;
-  readonly store: TempStore;
-  readonly control: JobControl;
-  readonly executor: Executor;
-  readonly dir: TempDir;
-}
-
-interface HarnessOptions {
-  scenario: ScenarioName | readonly ScenarioStep[];
-  /** Default: autoAdvance (sleeps jump time). */
-  clock?: ManualClock;
-  /** Kinds over the store (default: the product's kinds, so the corpus wiring is the shipped one). */
-  kinds?: (store: Store, baseUrl: string, clock: ManualClock) => AnyJobKind[];
-}
-
-/** A fake GitHub, a store, the product kinds, an Executor (real time; handlers on the ManualClock) and a JobControl. */
-async function openWatchHarness(options: HarnessOptions): Promise<WatchHarness> {
-  const clock = options.clock ?? new ManualClock(Date.UTC(2026, 0, 1), { autoAdvance: true });
-  const dir = await tempDir("longcall-watch-");
-  const fake = await startFakeGitHub({
-    scenario: options.scenario,
-    now: () => clock.now(),
-    rateLimit: { anonymousLimit: 5_000 },
-  });
-  const store = openTempStore(dir.file("watch.db"));
-  const kinds = options.kinds?.(store, fake.url, clock) ??
-    productKinds(store, { baseUrl: fake.url }, silentLogger, clock);
-  const registry = new JobKindRegistry(kinds);
-  const executor = new Executor(store.rows, registry, { clock: systemClock, handlerClock: clock, log: silentLogger });
-  const control = new JobControl(store.rows, registry, {
-    clock: systemClock,
-    onSubmitted: () => executor.wake(),
-    onCancelRequested: (ids) => executor.abortLocal(ids),
-  });
-  await executor.start();
-  return {
-    clock,
-    fake,
-    store,
-    control,
-    executor,
-    dir,
-    [Symbol.asyncDispose]: async () => {
-      await executor.stop();
-      store.close();
-      await fake.close();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
-}
+type WatchHarness = GitHubHarness;
+const openWatchHarness = openGitHubHarness;
 
 /** Submits a watch of the scenario PR and waits for the job to end. */
 async function watch(
   h: WatchHarness,
   input: Record<string, unknown> = {},
 ): Promise<{ row: JobRow; result: WatchResult }> {
-  const submitted = await h.control.submit(WATCH_KIND, { ...PR, ...input });
-  const row = await waitForStatus(h.store, submitted.id, TERMINAL, 20_000);
-  assert.equal(row.status, "succeeded", `job ended ${row.status}: ${JSON.stringify(row.error)}`);
-  const result = row.result as WatchResult;
-  assert.equal(row.outcome, result.outcome, "the job's outcome is the watch outcome");
-  return { row, result };
+  const done = await runJob<WatchResult>(h, WATCH_KIND, { ...PR, ...input }, 20_000);
+  assert.equal(done.row.outcome, done.result.outcome, "the job's outcome is the watch outcome");
+  return done;
 }
 
 function elapsedMs(result: WatchResult): number {
