@@ -1,0 +1,194 @@
+/**
+ * The permission model, proven with the shipped flags: what the serving thread and the
+ * network worker can and cannot do, the audit command against the single source of
+ * truth, and the bundle running with those flags.
+ */
+
+import assert from "node:assert/strict";
+import { auditFlags, FORBIDDEN_FLAGS, GITHUB_API_HOST, permissionFlags } from "../src/cli/permissions.ts";
+import { startFakeGitHub } from "./helpers/fake_github.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const MAIN = `${ROOT}src/main.ts`;
+
+async function run(args: string[], env: Record<string, string> = {}, stdin?: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    env,
+    cwd: ROOT,
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(stdin));
+    await w.close();
+  }
+  const out = await child.output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+Deno.test("permissionFlags() grants no run, ffi or sys and scopes net and env", () => {
+  const flags = permissionFlags();
+  assert.deepEqual(auditFlags(flags), []);
+  for (const forbidden of FORBIDDEN_FLAGS) assert.ok(!flags.some((f) => f.split("=")[0] === forbidden), forbidden);
+  assert.ok(flags.includes("--no-prompt"));
+  const net = flags.find((f) => f.startsWith("--allow-net="));
+  assert.equal(net, `--allow-net=${GITHUB_API_HOST},127.0.0.1,[::1]`);
+  assert.ok(flags.some((f) => f.startsWith("--allow-env=") && f.includes("GITHUB_TOKEN")));
+});
+
+Deno.test("auditFlags() flags every forbidden or unscoped permission", () => {
+  assert.deepEqual(auditFlags(["--allow-run"]), ["forbidden flag --allow-run"]);
+  assert.deepEqual(auditFlags(["--allow-ffi"]), ["forbidden flag --allow-ffi"]);
+  assert.deepEqual(auditFlags(["--allow-sys"]), ["forbidden flag --allow-sys"]);
+  assert.deepEqual(auditFlags(["-A"]), ["forbidden flag -A"]);
+  assert.deepEqual(auditFlags(["--allow-net"]), ["unscoped --allow-net"]);
+  assert.deepEqual(auditFlags(["--allow-env"]), ["unscoped --allow-env"]);
+});
+
+Deno.test("deno task serve uses exactly the flags of the single source of truth", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as { tasks: Record<string, string> };
+  assert.equal(config.tasks.serve, `deno run ${permissionFlags().join(" ")} src/main.ts serve`);
+});
+
+Deno.test("the serving thread cannot reach the network, run a process or touch files after narrowing", async () => {
+  const fake = await startFakeGitHub();
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/secret.txt`;
+    await Deno.writeTextFile(file, "secret");
+    const host = new URL(fake.url).host;
+    const r = await run([
+      "run",
+      ...permissionFlags({ githubHosts: [host] }),
+      `${ROOT}tests/helpers/narrowed_probe.ts`,
+      `${dir}/x.db`,
+      `${fake.url}/rate_limit`,
+      file,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const outcome = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "{}");
+    assert.deepEqual(outcome, {
+      fetch_github: "NotCapable",
+      fetch_other: "NotCapable",
+      command: "NotCapable",
+      child_process: outcome.child_process === "allowed" ? "(spawned!)" : outcome.child_process,
+      read_file: "NotCapable",
+      write_file: "NotCapable",
+      env: "NotCapable",
+      database_read: "allowed",
+      database_write: "allowed",
+    });
+    assert.notEqual(outcome.child_process, "allowed");
+    assert.equal(fake.counts.total, 0, "no request may reach the fake GitHub from the serving thread");
+  } finally {
+    await fake.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("longcall permissions reports the worker's net scoped to the GitHub host and the MCP thread empty", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const github = "127.0.0.1:45678";
+    const r = await run(
+      ["run", ...permissionFlags({ githubHosts: [github] }), MAIN, "permissions", "--json", "--db", `${dir}/x.db`],
+      { LONGCALL_GITHUB_API_URL: `http://${github}` },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as {
+      flags: string[];
+      problems: string[];
+      rows: { descriptor: string; process_at_start: string; mcp_thread: string; network_worker: string }[];
+    };
+    assert.deepEqual(report.flags, permissionFlags({ githubHosts: [github] }));
+    assert.deepEqual(report.problems, []);
+    const row = (d: string) => {
+      const found = report.rows.find((x) => x.descriptor === d);
+      assert.ok(found, d);
+      return found;
+    };
+    for (const r of report.rows) assert.equal(r.mcp_thread, "denied", `MCP thread: ${r.descriptor}`);
+    assert.equal(row(`net ${github}`).network_worker, "granted");
+    assert.equal(row("net example.com:443").network_worker, "denied");
+    assert.equal(row("net 127.0.0.1:1").network_worker, "denied");
+    assert.equal(row(`read ${dir}/x.db`).network_worker, "granted");
+    assert.equal(row(`write ${dir}/x.db`).network_worker, "granted");
+    const home = Deno.env.get("HOME");
+    if (home !== undefined) assert.equal(row(`read ${home}`).network_worker, "denied");
+    assert.equal(row("env GITHUB_TOKEN").network_worker, "denied");
+    for (const d of ["run *", "ffi", "sys"]) {
+      assert.equal(row(d).process_at_start, "denied");
+      assert.equal(row(d).network_worker, "denied");
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+const INIT = [
+  {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  },
+  { jsonrpc: "2.0", method: "notifications/initialized" },
+  { jsonrpc: "2.0", id: 2, method: "tools/list" },
+].map((m) => JSON.stringify(m)).join("\n") + "\n";
+
+Deno.test("the bundle serves MCP over stdio with the shipped flags", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const bundle = `${dir}/longcall.js`;
+    const b = await run(["bundle", "--platform", "deno", "--quiet", "-o", bundle, MAIN]);
+    assert.equal(b.code, 0, b.stderr);
+    const r = await run(["run", ...permissionFlags(), bundle, "serve", "--db", `${dir}/x.db`], {}, INIT);
+    const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const list = lines.find((m) => m.id === 2);
+    const names = (list?.result?.tools ?? []).map((t: { name: string }) => t.name);
+    assert.ok(names.includes("github.wait_pull_request_checks"), r.stderr);
+    assert.ok(names.includes("jobs.get"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+const denort = Deno.env.get("DENORT_BIN");
+if (denort === undefined || denort === "") {
+  console.log(
+    "permissions_test: skipping the compiled-binary test: DENORT_BIN is not set and Deno's download server " +
+      "(where deno compile gets denort) is not reachable here",
+  );
+}
+Deno.test({
+  name: "the compiled binary serves MCP over stdio (needs DENORT_BIN)",
+  ignore: denort === undefined || denort === "",
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    try {
+      const out = `${dir}/longcall`;
+      const c = await run(["compile", ...permissionFlags(), "--output", out, MAIN], { DENORT_BIN: denort ?? "" });
+      assert.equal(c.code, 0, c.stderr);
+      const child = new Deno.Command(out, {
+        args: ["serve", "--db", `${dir}/x.db`],
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const w = child.stdin.getWriter();
+      await w.write(new TextEncoder().encode(INIT));
+      await w.close();
+      const o = await child.output();
+      assert.match(new TextDecoder().decode(o.stdout), /jobs\.get/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
