@@ -133,7 +133,7 @@ export const GITHUB_ETAG_MEMORY_BYTES_MAX = 32 * 1024 * 1024;
 /** Rows of the `http_etags` table; the oldest are pruned beyond this. */
 export const GITHUB_ETAG_ROWS_MAX = 10_000;
 
-/** PR checks watcher. */
+/** PR checks watcher: defaults and bounds of the tool's inputs (issue #199 of the original). */
 export const WATCH_TIMEOUT_MS_DEFAULT = 30 * 60_000;
 export const WATCH_TIMEOUT_MS_MAX = 24 * 60 * 60_000;
 export const WATCH_POLL_INTERVAL_MS_DEFAULT = 10_000;
@@ -147,22 +147,54 @@ export const WATCH_TRANSITIONS_MAX = 64;
 export const WATCH_CHECKS_MAX = 200;
 
 /** Sync job. */
+/** Sync job: repositories per job (one job should finish within a rate-limit window). */
 export const SYNC_REPOSITORIES_MAX = 50;
+/** Newest threads read per repository: ten pages of 100. */
 export const SYNC_LIMIT_PER_REPOSITORY_MAX = 1_000;
 export const SYNC_LIMIT_PER_REPOSITORY_DEFAULT = 100;
+/** Counted requests one sync job may spend: a fifth of an hourly user quota. */
 export const SYNC_REQUESTS_MAX = 1_000;
+export const SYNC_REQUESTS_DEFAULT = 200;
+/** Longest rate-limit wait one repository accepts before it is reported retryable, so one
+ * limited repository does not stall the others. */
+export const SYNC_RATE_LIMIT_WAIT_MS_MAX = 10_000;
 /** Body characters stored per thread in the corpus. */
 export const THREAD_BODY_CHARS_MAX = 64 * 1024;
 
 // ---------------------------------------------------------------- corpus
 
+/** Distinct versions kept per thread in `thread_observations`: enough to see recent edits
+ * and out-of-order reads without letting history grow without bound. */
+export const THREAD_OBSERVATIONS_PER_THREAD_MAX = 5;
+/** Characters of a stored title (GitHub itself caps titles at 256). */
+export const THREAD_TITLE_CHARS_MAX = 1_024;
+/** Labels stored per thread (GitHub allows 100 per issue). */
+export const THREAD_LABELS_MAX = 100;
+/** Token characters a prefix (`word*`) needs; a shorter prefix expands to too many terms to be
+ * fast and is searched as a plain word. */
+export const SEARCH_PREFIX_CHARS_MIN = 3;
+/** Words of a search query turned into FTS5 terms; more words are ignored. */
+export const SEARCH_QUERY_TERMS_MAX = 32;
+/** Matches ranked by BM25 per search. Ranking is linear in the matches, so a query matching
+ * more is narrowed (see SearchRanking in src/store/corpus_rows.ts) to keep a search within its 20 ms budget. */
+export const SEARCH_RANKED_MATCHES_MAX = 1_000;
+
+/** Characters of a label filter (GitHub label names are at most 50). */
+export const SEARCH_LABEL_CHARS_MAX = 100;
+
+/** Hits per search page: keeps a page within a model's useful context. */
 export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_LIMIT_DEFAULT = 10;
+/** Query text length. */
 export const SEARCH_QUERY_CHARS_MAX = 500;
 /** Items per corpus.get_* call. */
 export const CORPUS_ITEMS_PER_CALL_MAX = 100;
 
 // ---------------------------------------------------------------- HTTP transport
+
+/** Network worker handshake bounds (start-up opens a database; stop waits for the executor's grace). */
+export const WORKER_START_TIMEOUT_MS = 15_000;
+export const WORKER_STOP_TIMEOUT_MS = 10_000;
 
 /** Concurrent HTTP requests served. */
 export const HTTP_CONCURRENT_REQUESTS_MAX = 64;

@@ -8,9 +8,7 @@
 import type { Logger } from "../base/log.ts";
 import type { FromWorker, ToWorker } from "./network_worker.ts";
 
-/** Startup and shutdown bounds of the worker handshake. */
-export const WORKER_START_TIMEOUT_MS = 15_000;
-export const WORKER_STOP_TIMEOUT_MS = 10_000;
+import { WORKER_START_TIMEOUT_MS, WORKER_STOP_TIMEOUT_MS } from "../base/limits.ts";
 
 /** Permission set of the network worker. */
 export interface WorkerPermissions {

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { SEARCH_LABEL_CHARS_MAX } from "../base/limits.ts";
+export { SEARCH_LABEL_CHARS_MAX };
 import {
   CORPUS_ITEMS_PER_CALL_MAX,
   SEARCH_LIMIT_DEFAULT,
@@ -23,9 +25,6 @@ import {
 import { decodeSearchCursor, encodeSearchCursor, hash53 } from "./cursor.ts";
 import { EXAMPLE_REPOSITORY, invalidArgument, parseRepositoryName, requireList } from "./refs.ts";
 import { type CompactThread, compactThread, iso } from "./views.ts";
-
-/** Characters of a label filter (GitHub label names are at most 50). */
-export const SEARCH_LABEL_CHARS_MAX = 100;
 
 /** Input of {@linkcode searchThreads}. */
 export interface SearchThreadsInput {

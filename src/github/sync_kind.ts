@@ -13,7 +13,9 @@ import {
   GITHUB_PAGES_MAX,
   SYNC_LIMIT_PER_REPOSITORY_DEFAULT,
   SYNC_LIMIT_PER_REPOSITORY_MAX,
+  SYNC_RATE_LIMIT_WAIT_MS_MAX,
   SYNC_REPOSITORIES_MAX,
+  SYNC_REQUESTS_DEFAULT,
   SYNC_REQUESTS_MAX,
 } from "../base/limits.ts";
 import { zodToInvalidArgument } from "../base/validation.ts";
@@ -23,11 +25,6 @@ import { type GitHubClient, RequestBudget } from "./client.ts";
 import type { GitHubIssue } from "./types.ts";
 
 export const SYNC_KIND = "github.sync_threads";
-
-/** Longest rate-limit wait one repository accepts before it is reported retryable. */
-export const SYNC_RATE_LIMIT_WAIT_MS_MAX = 10_000;
-/** Default request budget of one sync job. */
-export const SYNC_REQUESTS_DEFAULT = 200;
 
 const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 

@@ -10,26 +10,25 @@
  */
 
 import { assert } from "../base/errors.ts";
-import { THREAD_BODY_CHARS_MAX, WATCH_CHECKS_MAX } from "../base/limits.ts";
+export {
+  SEARCH_PREFIX_CHARS_MIN,
+  SEARCH_QUERY_TERMS_MAX,
+  SEARCH_RANKED_MATCHES_MAX,
+  THREAD_LABELS_MAX,
+  THREAD_OBSERVATIONS_PER_THREAD_MAX,
+  THREAD_TITLE_CHARS_MAX,
+} from "../base/limits.ts";
+import {
+  SEARCH_PREFIX_CHARS_MIN,
+  SEARCH_QUERY_TERMS_MAX,
+  SEARCH_RANKED_MATCHES_MAX,
+  THREAD_BODY_CHARS_MAX,
+  THREAD_LABELS_MAX,
+  THREAD_OBSERVATIONS_PER_THREAD_MAX,
+  THREAD_TITLE_CHARS_MAX,
+  WATCH_CHECKS_MAX,
+} from "../base/limits.ts";
 import type { Connection } from "./tx.ts";
-
-// Bounds used only by the corpus store. TODO(limits): move into src/base/limits.ts (corpus section).
-
-/** Distinct versions kept per thread in `thread_observations`: enough to see recent edits
- * and out-of-order reads without letting history grow without bound. */
-export const THREAD_OBSERVATIONS_PER_THREAD_MAX = 5;
-/** Characters of a stored title (GitHub itself caps titles at 256). */
-export const THREAD_TITLE_CHARS_MAX = 1_024;
-/** Labels stored per thread (GitHub allows 100 per issue). */
-export const THREAD_LABELS_MAX = 100;
-/** Token characters a prefix (`word*`) needs; a shorter prefix expands to too many terms to be
- * fast and is searched as a plain word. */
-export const SEARCH_PREFIX_CHARS_MIN = 3;
-/** Words of a search query turned into FTS5 terms; more words are ignored. */
-export const SEARCH_QUERY_TERMS_MAX = 32;
-/** Matches ranked by BM25 per search. Ranking is linear in the matches, so a query matching
- * more is narrowed (see {@linkcode SearchRanking}) to keep a search within its 20 ms budget. */
-export const SEARCH_RANKED_MATCHES_MAX = 1_000;
 
 /** BM25 column weights (title, labels, body): a title or label hit outranks a body hit. */
 export const SEARCH_BM25_WEIGHTS = { title: 10, labels: 5, body: 1 } as const;
