@@ -25,6 +25,7 @@ import { type GitHubClient, RequestBudget } from "./client.ts";
 import type { GitHubIssue } from "./types.ts";
 
 export const SYNC_KIND = "github.sync_threads";
+export { SYNC_RATE_LIMIT_WAIT_MS_MAX, SYNC_REQUESTS_DEFAULT };
 
 const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 
