@@ -8,6 +8,7 @@ import { AppError } from "../base/errors.ts";
 import { VERSION } from "../base/version.ts";
 import { type Command, commandHelp, parseCommandArgs } from "./command.ts";
 import { EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, UsageError } from "./exit.ts";
+import { githubCommands } from "./github_cmd.ts";
 import { jobsCommands } from "./jobs_cmd.ts";
 import { githubConfigFromEnv, productRegistry, productTools } from "./product.ts";
 import { JobKindRegistry } from "../jobs/kinds.ts";
@@ -27,6 +28,7 @@ function commands(): Command[] {
     }),
     // Reading and cancelling jobs needs no kind: only submission does.
     ...jobsCommands(new JobKindRegistry()),
+    ...githubCommands(),
     permissionsCommand(),
     setupCommand(),
   ];

@@ -1,0 +1,290 @@
+/**
+ * `longcall checks watch`, `longcall sync` and `longcall search` as real child processes
+ * (`deno run src/main.ts` with explicit permission flags) against the fake GitHub in this
+ * process. `checks watch` runs on compressed time (`--simulate-time-rate`), and the fake's
+ * clock runs at the same rate, so a 90-second CI timeline plays in seconds.
+ *
+ *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/cli_github_test.ts
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { type FakeGitHub, type ScenarioName, startFakeGitHub } from "./helpers/fake_github.ts";
+import { tempDir } from "./helpers/temp.ts";
+
+const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+/** Simulated time rate of both the child's job clock and the fake. */
+const RATE = 10;
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function childArgs(dir: string, args: readonly string[], net = true): string[] {
+  return [
+    "run",
+    "--no-prompt",
+    `--allow-read=${dir}`,
+    `--allow-write=${dir}`,
+    "--allow-env",
+    net ? "--allow-net=127.0.0.1" : "--deny-net",
+    MAIN,
+    ...args,
+  ];
+}
+
+function childEnv(fake: FakeGitHub | undefined): Record<string, string> {
+  return {
+    LONGCALL_LOG: "warn",
+    GITHUB_TOKEN: "",
+    GH_TOKEN: "",
+    LONGCALL_GITHUB_TOKEN_FILE: "",
+    LONGCALL_DB: "",
+    ...(fake === undefined ? {} : { LONGCALL_GITHUB_API_URL: fake.url }),
+  };
+}
+
+async function longcall(dir: string, args: readonly string[], fake?: FakeGitHub): Promise<Run> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: childArgs(dir, args),
+    env: childEnv(fake),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+/** A fake whose clock runs RATE x faster than real time, from now. */
+function scaledFake(scenario: ScenarioName, extra: { generatedRepos?: Record<string, number> } = {}) {
+  const t0 = Date.now();
+  return startFakeGitHub({
+    scenario,
+    now: () => t0 + (Date.now() - t0) * RATE,
+    rateLimit: { anonymousLimit: 5_000 },
+    ...extra,
+  });
+}
+
+async function watchCli(scenario: ScenarioName, flags: readonly string[]) {
+  await using dir = await tempDir("longcall-cli-");
+  const fake = await scaledFake(scenario);
+  try {
+    const run = await longcall(dir.path, [
+      "checks",
+      "watch",
+      "octo/widgets#42",
+      "--json",
+      "--simulate-time-rate",
+      String(RATE),
+      "--db",
+      dir.file("cli.db"),
+      ...flags,
+    ], fake);
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(run.stdout);
+    } catch {
+      assert.fail(`stdout is not JSON (exit ${run.code}): ${run.stdout}\nstderr: ${run.stderr}`);
+    }
+    return { ...run, json };
+  } finally {
+    await fake.close();
+  }
+}
+
+Deno.test("checks watch: exit codes and --json outcome for every scripted outcome", async () => {
+  const cases: Array<{ scenario: ScenarioName; flags: string[]; outcome: string; code: number }> = [
+    { scenario: "checks_pass", flags: [], outcome: "succeeded", code: 0 },
+    { scenario: "checks_pass", flags: ["--until", "change"], outcome: "changed", code: 0 },
+    { scenario: "checks_fail", flags: ["--fail-fast"], outcome: "failed", code: 1 },
+    { scenario: "new_push", flags: [], outcome: "superseded", code: 1 },
+    { scenario: "no_checks", flags: ["--first-check-grace-ms", "30000"], outcome: "no_checks", code: 1 },
+    { scenario: "flaky_unchanged", flags: ["--timeout-ms", "60000"], outcome: "timed_out", code: 8 },
+  ];
+  const runs = await Promise.all(cases.map((c) => watchCli(c.scenario, c.flags)));
+  for (const [i, c] of cases.entries()) {
+    const run = runs[i];
+    assert.ok(run !== undefined);
+    const context = `${c.scenario} ${c.flags.join(" ")}: ${run.stderr}`;
+    assert.equal(run.json.outcome, c.outcome, context);
+    assert.equal(run.code, c.code, context);
+    assert.equal(run.json.exit_code, c.code);
+    assert.match(String(run.json.job_id), /^[0-9a-f]{32}$|^[0-9a-z-]{8,}$/);
+    assert.equal(run.json.repository, "octo/widgets");
+    assert.ok(typeof run.json.polls === "number" && run.json.polls >= 1);
+    assert.ok(typeof run.json.requests === "number" && typeof run.json.not_modified === "number");
+    // Not a terminal: plain progress lines on stderr.
+    assert.match(run.stderr, /octo\/widgets#42: \d+ polls/, context);
+    assert.ok(!run.stderr.includes("\x1b["), "no terminal control codes when stderr is not a terminal");
+  }
+});
+
+Deno.test("checks watch: human output lists every check; not found exits 3; a bad reference exits 2", async () => {
+  await using dir = await tempDir("longcall-cli-");
+  const fake = await scaledFake("checks_pass");
+  try {
+    const db = dir.file("cli.db");
+    const ok = await longcall(dir.path, [
+      "checks",
+      "watch",
+      "https://github.com/octo/widgets/pull/42",
+      "--simulate-time-rate",
+      String(RATE),
+      "--db",
+      db,
+    ], fake);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /^succeeded: all checks passed/);
+    assert.match(ok.stdout, /build\s+pass/);
+    assert.match(ok.stdout, /ci\/legacy\s+pass/);
+
+    const missing = await longcall(dir.path, ["checks", "watch", "octo/widgets#999", "--db", db], fake);
+    assert.equal(missing.code, 3, missing.stderr);
+    assert.match(missing.stderr, /404|not found/i);
+
+    const bad = await longcall(dir.path, ["checks", "watch", "octo/widgets", "--db", db], fake);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /OWNER\/REPO#NUMBER/);
+    const badFlag = await longcall(dir.path, ["checks", "watch", "octo/widgets#42", "--until", "soon"], fake);
+    assert.equal(badFlag.code, 2);
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("checks watch: SIGINT cancels the job cooperatively and exits 130", async () => {
+  await using dir = await tempDir("longcall-cli-");
+  const fake = await scaledFake("flaky_unchanged");
+  try {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: childArgs(dir.path, [
+        "checks",
+        "watch",
+        "octo/widgets#42",
+        "--json",
+        "--simulate-time-rate",
+        String(RATE),
+        "--db",
+        dir.file("cli.db"),
+      ]),
+      env: childEnv(fake),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const stderrChunks: string[] = [];
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    const pump = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        stderrChunks.push(value);
+      }
+    })();
+    const deadline = Date.now() + 20_000;
+    while (!/\d+ polls/.test(stderrChunks.join(""))) {
+      assert.ok(Date.now() < deadline, `no progress line: ${stderrChunks.join("")}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const before = fake.counts.total;
+    const sentAt = Date.now();
+    child.kill("SIGINT");
+    const [status, stdout] = await Promise.all([child.status, new Response(child.stdout).text()]);
+    await pump;
+    assert.equal(status.code, 130, stderrChunks.join(""));
+    assert.ok(Date.now() - sentAt < 5_000, "cancelled promptly");
+    const json = JSON.parse(stdout);
+    assert.equal(json.outcome, "cancelled");
+    assert.equal(json.exit_code, 130);
+    assert.ok(fake.counts.total - before <= 3, "at most the poll in flight finished after the signal");
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("sync then search: partial outcome exits 1 with a per-repository summary; search finds threads offline", async () => {
+  await using dir = await tempDir("longcall-cli-");
+  const fake = await startFakeGitHub({ generatedRepos: { "big/repo": 250 }, rateLimit: { anonymousLimit: 5_000 } });
+  try {
+    const db = dir.file("cli.db");
+    const partial = await longcall(dir.path, [
+      "sync",
+      "big/repo",
+      "octo/widgets",
+      "octo/missing",
+      "--limit",
+      "1000",
+      "--db",
+      db,
+    ], fake);
+    assert.equal(partial.code, 1, partial.stderr);
+    assert.match(partial.stdout, /big\/repo\s+complete\s+250 threads \(250 new/);
+    assert.match(partial.stdout, /octo\/widgets\s+complete/);
+    assert.match(partial.stdout, /octo\/missing\s+unavailable\s+not_found/);
+    assert.match(partial.stdout, /^partial: 2\/3 repositories/m);
+    assert.match(partial.stderr, /3\/3 repositories/, "progress on stderr");
+
+    const again = await longcall(dir.path, ["sync", "big/repo", "--limit", "1000", "--json", "--db", db], fake);
+    assert.equal(again.code, 0, again.stderr);
+    const json = JSON.parse(again.stdout);
+    assert.equal(json.batch_status, "complete");
+    assert.equal(json.exit_code, 0);
+    assert.equal(json.items[0].value.unchanged, 250);
+    assert.equal(json.requests, 0, "an unchanged re-sync costs only free 304s");
+
+    const usage = await longcall(dir.path, ["sync", "--kind", "gist", "big/repo", "--db", db], fake);
+    assert.equal(usage.code, 2);
+
+    await fake.close();
+    const human = await longcall(dir.path, ["search", "layout", "shifts", "--repo", "big/repo", "--db", db]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^big\/repo#\d+\s+(open|closed) (issue|pr)\s+\S.*layout shifts/m);
+    const found = await longcall(dir.path, [
+      "search",
+      "layout",
+      "--kind",
+      "issue",
+      "--label",
+      "bug",
+      "--limit",
+      "5",
+      "--json",
+      "--db",
+      db,
+    ]);
+    assert.equal(found.code, 0, found.stderr);
+    const answer = JSON.parse(found.stdout);
+    assert.equal(answer.items.length, 5);
+    assert.ok(
+      answer.items.every((i: { kind: string; labels: string[] }) => i.kind === "issue" && i.labels.includes("bug")),
+    );
+    assert.equal(typeof answer.next_cursor, "string");
+    const unsynced = await longcall(dir.path, ["search", "layout", "--repo", "never/synced", "--db", db]);
+    assert.equal(unsynced.code, 0);
+    assert.match(unsynced.stderr, /never\/synced was never synced/);
+  } finally {
+    await fake.close().catch(() => {});
+  }
+});
+
+Deno.test("--help of checks watch, sync and search exits 0 with usage and an example", async () => {
+  await using dir = await tempDir("longcall-cli-");
+  const helps = await Promise.all([
+    longcall(dir.path, ["checks", "watch", "--help"]),
+    longcall(dir.path, ["sync", "--help"]),
+    longcall(dir.path, ["search", "--help"]),
+  ]);
+  const names = ["checks watch", "sync", "search"];
+  for (const [i, h] of helps.entries()) {
+    assert.equal(h.code, 0, h.stderr);
+    assert.match(h.stdout, new RegExp(`^Usage: longcall ${names[i]}`));
+    assert.match(h.stdout, new RegExp(`Examples:\\n  longcall ${names[i]} `));
+  }
+  assert.match(helps[0]?.stdout ?? "", /8 +timed_out/);
+  const top = await longcall(dir.path, ["--help"]);
+  assert.equal(top.code, 0);
+  assert.match(top.stdout, /checks watch/);
+});
