@@ -183,6 +183,38 @@ Deno.test("JobRows.jobSetTerminalIfOwned: refused for a queued job, another owne
   assert.deepEqual(rows.jobGet(row.id), terminal);
 });
 
+Deno.test("JobRows.jobSetTerminalManyIfOwned: one transaction, each write fenced on its own, results in order", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const a = await running(store.rows);
+  const b = await running(store.rows);
+  const c = await running(store.rows);
+  await store.rows.jobCancelRequest(c.row.id, T0 + 2);
+  const out = await store.rows.jobSetTerminalManyIfOwned([
+    { id: a.row.id, ownerId: a.ownerId, attempt: 1, terminal: SUCCESS },
+    { id: b.row.id, ownerId: a.ownerId, attempt: 1, terminal: SUCCESS }, // not b's owner
+    { id: c.row.id, ownerId: c.ownerId, attempt: 1, terminal: FAILURE }, // cancel persisted first
+    { id: b.row.id, ownerId: b.ownerId, attempt: 1, terminal: FAILURE },
+  ], T0 + 5);
+  assert.deepEqual(out.map((r) => r?.status), ["succeeded", undefined, undefined, "failed"]);
+  assert.equal(store.rows.jobGet(c.row.id)?.status, "running");
+});
+
+Deno.test("JobRows.jobClaimBatchIfOwnerLive: claims up to max in FIFO order, one attempt each", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) ids.push((await insert(store.rows, T0 + i, { kind: "batch" })).id);
+  const o = await owner(store.rows);
+  const first = await store.rows.jobClaimBatchIfOwnerLive(o, ["batch"], T0 + 10, 3);
+  assert.deepEqual(first.map((r) => r.id), ids.slice(0, 3));
+  const rest = await store.rows.jobClaimBatchIfOwnerLive(o, ["batch"], T0 + 10, 3);
+  assert.deepEqual(rest.map((r) => r.id), ids.slice(3));
+  assert.deepEqual(await store.rows.jobClaimBatchIfOwnerLive(o, ["batch"], T0 + 10, 3), []);
+  for (const id of ids) assert.equal(store.rows.jobGet(id)?.attempt, 1);
+  assert.deepEqual(await store.rows.jobClaimBatchIfOwnerLive(o, ["batch"], T0 + LEASE, 3), [], "stale owner");
+});
+
 Deno.test("JobRows.jobClaimNextIfOwnerLive: FIFO, only listed kinds, nothing for a stale or unknown owner", async () => {
   await using dir = await tempDir();
   using store = openTempStore(dir.file("a.db"));

@@ -18,6 +18,7 @@
  * @module
  */
 
+import { setImmediate } from "node:timers";
 import { type Clock, realMsPer } from "../base/clock.ts";
 import { AppError, toJobError } from "../base/errors.ts";
 import { newOwnerId } from "../base/ids.ts";
@@ -75,6 +76,17 @@ export class JobAbort extends Error {
   }
 }
 
+/** Longest run of microtask-chained job work before the executor lets timers and I/O run
+ * (a real-time bound on event-loop starvation; see #starvingEventLoop). */
+const EVENT_LOOP_SLICE_MS = 20;
+
+interface PendingTerminal {
+  entry: Running;
+  terminal: TerminalWrite;
+  resolve: (row: JobRow | undefined) => void;
+  reject: (err: unknown) => void;
+}
+
 interface Running {
   row: JobRow;
   ownerId: string;
@@ -108,6 +120,10 @@ export class Executor {
   #claiming = false;
   #claimAgain = false;
   #claimTimer: ReturnType<typeof setTimeout> | undefined;
+  #sliceOpen = false;
+  #sliceStartedAt = 0;
+  /** Terminal writes waiting for the next batch transaction. */
+  #terminalQueue: PendingTerminal[] = [];
 
   constructor(rows: JobRows, registry: JobKindRegistry, options: ExecutorOptions) {
     this.#rows = rows;
@@ -168,7 +184,27 @@ export class Executor {
       this.#claimAgain = true;
       return;
     }
-    void this.#claimLoop();
+    // Claim after the current microtasks: jobs that end together free their slots first,
+    // so one transaction claims for all of them.
+    this.#claiming = true;
+    if (this.#starvingEventLoop()) setImmediate(() => void this.#claimLoop()); // ~0.5 ms; setTimeout(0) takes 2+ ms
+    else queueMicrotask(() => void this.#claimLoop());
+  }
+
+  /**
+   * The store's writes are synchronous, so a backlog of quick jobs runs claim -> run ->
+   * terminal write entirely on microtasks and would starve timers and I/O (heartbeats, cancel
+   * polls, stdio). True when the event loop has not turned for {@linkcode EVENT_LOOP_SLICE_MS}.
+   */
+  #starvingEventLoop(): boolean {
+    const now = performance.now();
+    if (!this.#sliceOpen) {
+      this.#sliceOpen = true;
+      this.#sliceStartedAt = now;
+      setImmediate(() => this.#sliceOpen = false); // runs once the event loop turns
+      return false;
+    }
+    return now - this.#sliceStartedAt >= EVENT_LOOP_SLICE_MS;
   }
 
   /** Aborts local handlers of jobs whose cancellation was just persisted (in-process fast path). */
@@ -241,13 +277,24 @@ export class Executor {
       do {
         this.#claimAgain = false;
         while (this.#state === "started" && this.#running.size < this.#runningMax) {
-          const row = await this.#rows.jobClaimNextIfOwnerLive(
-            this.#ownerId,
+          // Every free slot in one transaction: one commit per batch, not per job.
+          const ownerId = this.#ownerId;
+          const rows = await this.#rows.jobClaimBatchIfOwnerLive(
+            ownerId,
             this.#registry.names(),
             this.#clock.now(),
+            this.#runningMax - this.#running.size,
           );
-          if (row === undefined) break;
-          this.#startRun(row);
+          if (rows.length === 0) break;
+          if (this.#state !== "started") {
+            // stop() began while a busy store delayed the claim: these never ran.
+            for (const row of rows) {
+              await this.#rows.jobSetInterruptedIfOwned(row.id, ownerId, row.attempt, this.#clock.now());
+              this.#onTerminal?.(row.id);
+            }
+            break;
+          }
+          for (const row of rows) this.#startRun(row);
         }
       } while (this.#claimAgain && this.#state === "started");
     } catch (err) {
@@ -363,7 +410,7 @@ export class Executor {
 
   async #finish(entry: Running, terminal: TerminalWrite): Promise<void> {
     const { row, ownerId } = entry;
-    let written = await this.#rows.jobSetTerminalIfOwned(row.id, ownerId, row.attempt, terminal, this.#clock.now());
+    let written = await this.#writeTerminal(entry, terminal);
     if (written === undefined && terminal.status !== "cancelled") {
       // A cancellation persisted before our write wins over a late success or failure.
       const current = this.#rows.jobGet(row.id);
@@ -381,6 +428,36 @@ export class Executor {
       return;
     }
     this.#onTerminal?.(row.id);
+  }
+
+  /**
+   * Queues a fenced terminal write. Writes queued in the same turn (jobs finishing together)
+   * share one transaction; each is still decided on its own.
+   */
+  #writeTerminal(entry: Running, terminal: TerminalWrite): Promise<JobRow | undefined> {
+    return new Promise((resolve, reject) => {
+      this.#terminalQueue.push({ entry, terminal, resolve, reject });
+      if (this.#terminalQueue.length === 1) queueMicrotask(() => void this.#flushTerminals());
+    });
+  }
+
+  async #flushTerminals(): Promise<void> {
+    const batch = this.#terminalQueue;
+    this.#terminalQueue = [];
+    try {
+      const written = await this.#rows.jobSetTerminalManyIfOwned(
+        batch.map((p) => ({
+          id: p.entry.row.id,
+          ownerId: p.entry.ownerId,
+          attempt: p.entry.row.attempt,
+          terminal: p.terminal,
+        })),
+        this.#clock.now(),
+      );
+      batch.forEach((p, i) => p.resolve(written[i]));
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    }
   }
 }
 

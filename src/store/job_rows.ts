@@ -316,21 +316,40 @@ export class JobRows {
    * Claims the oldest queued job of the given kinds for a live owner (FIFO), or returns
    * undefined. The claim fails if the owner's own lease lapsed.
    */
-  jobClaimNextIfOwnerLive(
+  async jobClaimNextIfOwnerLive(
     ownerId: string,
     kinds: readonly string[],
     now: number,
   ): Promise<JobRow | undefined> {
+    return (await this.jobClaimBatchIfOwnerLive(ownerId, kinds, now, 1))[0];
+  }
+
+  /**
+   * Claims up to `max` of the oldest queued jobs (FIFO order) in one transaction: one commit
+   * for the batch instead of one per job. Empty if the owner's lease lapsed.
+   */
+  jobClaimBatchIfOwnerLive(
+    ownerId: string,
+    kinds: readonly string[],
+    now: number,
+    max: number,
+  ): Promise<JobRow[]> {
     const kindsJson = JSON.stringify(kinds);
     return this.conn.write(() => {
-      const raw = this.conn.stmt(
+      const claim = this.conn.stmt(
         `UPDATE jobs SET status = 'running', owner_id = ?1, started_at = ?2, updated_at = ?2, attempt = attempt + 1
          WHERE id = (SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' AND kind IN (SELECT value FROM json_each(?3))
                      ORDER BY created_at, rowid LIMIT 1)
            AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?1 AND heartbeat_at + lease_ms > ?2)
          RETURNING ${COLUMNS}`,
-      ).get(ownerId, now, kindsJson) as Raw | undefined;
-      return raw === undefined ? undefined : parseRow(raw);
+      );
+      const out: JobRow[] = [];
+      while (out.length < max) {
+        const raw = claim.get(ownerId, now, kindsJson) as Raw | undefined;
+        if (raw === undefined) break;
+        out.push(parseRow(raw));
+      }
+      return out;
     });
   }
 
@@ -403,26 +422,47 @@ export class JobRows {
     t: TerminalWrite,
     now: number,
   ): Promise<JobRow | undefined> {
-    return this.conn.write(() => {
-      const raw = this.conn.stmt(
-        `UPDATE jobs SET status = ?1, outcome = ?2, result = ?3, error = ?4, completed_at = ?5, updated_at = ?5,
-           expires_at = ?5 + retention_ms, next_poll_at = NULL
-         WHERE id = ?6 AND status = 'running' AND owner_id = ?7 AND attempt = ?8
-           AND (CASE WHEN ?1 = 'cancelled' THEN cancel_requested_at IS NOT NULL ELSE cancel_requested_at IS NULL END)
-           AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?7 AND heartbeat_at + lease_ms > ?5)
-         RETURNING ${COLUMNS}`,
-      ).get(
-        t.status,
-        t.outcome,
-        t.resultJson,
-        t.error === null ? null : JSON.stringify(t.error),
-        now,
-        id,
-        ownerId,
-        attempt,
-      ) as Raw | undefined;
-      return raw === undefined ? undefined : parseRow(raw);
-    });
+    return this.conn.write(() => this.#setTerminalIfOwned(id, ownerId, attempt, t, now));
+  }
+
+  /**
+   * Several fenced terminal writes in one transaction (one commit); each is decided on its
+   * own exactly as by {@linkcode jobSetTerminalIfOwned}. Results are in input order.
+   */
+  jobSetTerminalManyIfOwned(
+    items: readonly { id: string; ownerId: string; attempt: number; terminal: TerminalWrite }[],
+    now: number,
+  ): Promise<(JobRow | undefined)[]> {
+    return this.conn.write(() =>
+      items.map((item) => this.#setTerminalIfOwned(item.id, item.ownerId, item.attempt, item.terminal, now))
+    );
+  }
+
+  #setTerminalIfOwned(
+    id: string,
+    ownerId: string,
+    attempt: number,
+    t: TerminalWrite,
+    now: number,
+  ): JobRow | undefined {
+    const raw = this.conn.stmt(
+      `UPDATE jobs SET status = ?1, outcome = ?2, result = ?3, error = ?4, completed_at = ?5, updated_at = ?5,
+         expires_at = ?5 + retention_ms, next_poll_at = NULL
+       WHERE id = ?6 AND status = 'running' AND owner_id = ?7 AND attempt = ?8
+         AND (CASE WHEN ?1 = 'cancelled' THEN cancel_requested_at IS NOT NULL ELSE cancel_requested_at IS NULL END)
+         AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?7 AND heartbeat_at + lease_ms > ?5)
+       RETURNING ${COLUMNS}`,
+    ).get(
+      t.status,
+      t.outcome,
+      t.resultJson,
+      t.error === null ? null : JSON.stringify(t.error),
+      now,
+      id,
+      ownerId,
+      attempt,
+    ) as Raw | undefined;
+    return raw === undefined ? undefined : parseRow(raw);
   }
 
   /**
