@@ -15,6 +15,8 @@
  * See docs/notes/conformance.md for what each scenario checks and which fixture tools it needs.
  */
 
+import { permissionFlags } from "../src/cli/permissions.ts";
+
 type PackageVersion = "0.1.16" | "0.2.0-alpha.12";
 type Wire = "2025-11-25" | "2026-07-28";
 type Group = "legacy" | "core" | "tasks";
@@ -203,8 +205,10 @@ function forMode(spec: ScenarioSpec, mode: Mode): ScenarioSpec {
 // ---------------------------------------------------------------------------------------------------------------
 // Options
 
-const PRODUCT_SERVER = "deno run --no-prompt --allow-net=127.0.0.1 --allow-read --allow-write --allow-env " +
-  "src/main.ts serve --http --listen 127.0.0.1:0 --db {db}";
+/** The shipped flags (src/cli/permissions.ts), so conformance runs against the real configuration. */
+const PRODUCT_SERVER = `deno run ${
+  permissionFlags().join(" ")
+} src/main.ts serve --http --listen 127.0.0.1:0 --db {db}`;
 const FIXTURE_SERVER = "deno run --no-prompt --allow-net=127.0.0.1 --allow-read --allow-write --allow-env " +
   "tests/helpers/conformance_fixture_server.ts --http --listen 127.0.0.1:0 --db {db}";
 const SPIKE_SERVER = "deno run --no-prompt --allow-net=127.0.0.1 tests/helpers/spike_server.ts --http 0";
