@@ -10,4 +10,4 @@ import { run } from "./cli/main.ts";
 import { inWorker, runNetworkWorker } from "./cli/network_worker.ts";
 
 if (inWorker()) runNetworkWorker();
-else if (import.meta.main) await run(Deno.args);
+else if (import.meta.main) await run();

@@ -106,7 +106,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Entry used by src/main.ts: runs and exits. */
-export async function run(argv: string[]): Promise<never> {
+/** Entry used by src/main.ts: runs with the process arguments and exits. */
+export async function run(argv: string[] = Deno.args): Promise<never> {
   Deno.exit(await main(argv));
 }
