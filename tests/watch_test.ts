@@ -15,6 +15,7 @@ import { ManualClock } from "../src/base/clock.ts";
 import { WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { getPullRequestChecks } from "../src/corpus/get.ts";
+import { checksSignature } from "../src/github/checks_state.ts";
 import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
 import { clientObserver } from "../src/github/observer.ts";
 import { WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
@@ -245,6 +246,10 @@ Deno.test("watch: transitions are bounded at 64 with transitions_truncated", asy
   assert.equal(result.transitions.length, WATCH_TRANSITIONS_MAX);
   assert.equal(result.transitions_truncated, true);
   assert.equal(result.transitions[0]?.at, new Date(Date.parse(result.started_at)).toISOString());
+  // The stored observation carries the final signature, not the last transition kept.
+  const finalSignature = await checksSignature(result.checks);
+  assert.notEqual(result.transitions.at(-1)?.signature, finalSignature);
+  assert.equal(storedChecks(h)?.value?.signature, finalSignature);
 });
 
 // ---------------------------------------------------------------- rate limits
@@ -338,7 +343,12 @@ Deno.test("watch: the last complete observation is stored and readable offline v
   assert.equal(v.ref, PR_REF);
   assert.equal(v.head_sha, SCENARIO_SHA_FIRST);
   assert.equal(v.outcome, "succeeded");
-  assert.equal(v.signature, result.transitions.at(-1)?.signature);
+  assert.equal(v.signature, result.signature);
+  assert.equal(
+    v.signature,
+    result.transitions.at(-1)?.signature,
+    "no truncation: the last transition is the final state",
+  );
   assert.deepEqual(v.checks, result.checks);
   assert.equal(v.synced_at, result.finished_at);
   assert.equal(answer.items[1]?.reason, "not_synced", "never watched: unknown, not absent");

@@ -65,7 +65,8 @@ export function productKinds(
           number: r.number,
           head_sha: r.observed_head_sha,
           outcome: r.outcome,
-          signature: r.transitions.at(-1)?.signature ?? "",
+          // The final observation's signature: the last transition kept may be older (bounded list).
+          signature: r.signature,
           checks: r.checks,
           observed_at: Date.parse(r.finished_at),
         });

@@ -94,6 +94,8 @@ export interface WatchResult {
   expected_head_sha: string;
   observed_head_sha: string;
   summary: ChecksSummary;
+  /** Signature of the final observation (every check, even beyond the `checks` bound). */
+  signature: string;
   checks: CheckEntry[];
   checks_truncated: boolean;
   transitions: Transition[];
@@ -151,6 +153,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       expected_head_sha: expected,
       observed_head_sha: obs.head_sha,
       summary: summarize(entries),
+      signature: await checksSignature(entries),
       checks: entries.slice(0, WATCH_CHECKS_MAX),
       checks_truncated: entries.length > WATCH_CHECKS_MAX,
       transitions,
