@@ -230,8 +230,9 @@ Deno.test("sync: max_requests is enforced across repositories; the rest is retry
 
 Deno.test("sync: duplicates are synced once and answered in place; bad input is refused at submission", async () => {
   await using h = await openGitHubHarness({ generatedRepos: { "a/one": 5 } });
-  const { result } = await sync(h, { repositories: ["a/one", "a/one"] });
+  const { row, result } = await sync(h, { repositories: ["a/one", "a/one"] });
   assert.equal(result.items.length, 2);
+  assert.equal(row.completed_items, row.total_items, "progress counts the repositories actually synced");
   assert.equal(h.fake.counts.countedByKind.repository, 1);
   await assert.rejects(h.control.submit(SYNC_KIND, { repositories: ["not a repo"] }), /invalid|expected/i);
   await assert.rejects(h.control.submit(SYNC_KIND, { repositories: [] }));

@@ -119,7 +119,8 @@ async function runSync(ctx: JobContext<SyncRequest>, deps: SyncDeps): Promise<Sy
   const budget = new RequestBudget(req.max_requests);
   const items: SyncItem[] = [];
   const unique = [...new Set(req.repositories)];
-  ctx.report({ phase: "syncing", completedItems: 0, totalItems: req.repositories.length });
+  // Duplicates are synced once, so progress counts distinct repositories.
+  ctx.report({ phase: "syncing", completedItems: 0, totalItems: unique.length });
   const byKey = new Map<string, SyncItem>();
   for (const [index, key] of unique.entries()) {
     ctx.signal.throwIfAborted();
