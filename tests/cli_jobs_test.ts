@@ -1,0 +1,100 @@
+/**
+ * `longcall jobs list|get|cancel`, `--help`, `--version` and usage errors, run as a real
+ * child process with the shipped flags against a database prepared in-process.
+ */
+
+import assert from "node:assert/strict";
+import { systemClock } from "../src/base/clock.ts";
+import { permissionFlags } from "../src/cli/permissions.ts";
+import { JobControl } from "../src/jobs/control.ts";
+import { openTempStore, tempDir } from "./helpers/temp.ts";
+import { testRegistry } from "./helpers/test_kinds.ts";
+
+const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
+
+async function longcall(args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...permissionFlags(), MAIN, ...args],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}
+
+Deno.test("longcall jobs: list, get and cancel against the same database, with per-id isolation", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const ids: string[] = [];
+  {
+    using store = openTempStore(db);
+    const control = new JobControl(store.rows, testRegistry(), { clock: systemClock });
+    for (let i = 0; i < 3; i++) ids.push((await control.submit("echo", { i })).id);
+  }
+  const [a, b, c] = ids as [string, string, string];
+
+  const list = await longcall(["jobs", "list", "--json", "--db", db]);
+  assert.equal(list.code, 0, list.stderr);
+  const listed = JSON.parse(list.stdout) as { jobs: { id: string; execution_state: string }[] };
+  assert.deepEqual(listed.jobs.map((j) => j.id).sort(), [...ids].sort());
+  assert.ok(listed.jobs.every((j) => j.execution_state === "queued"));
+
+  const limited = await longcall(["jobs", "list", "--json", "--limit", "1", "--db", db]);
+  assert.equal((JSON.parse(limited.stdout) as { jobs: unknown[] }).jobs.length, 1);
+
+  const cancel = await longcall(["jobs", "cancel", a, "--json", "--db", db]);
+  assert.equal(cancel.code, 0, cancel.stderr);
+  const cancelled = JSON.parse(cancel.stdout) as { items: { value: { outcome: string } }[] };
+  assert.equal(cancelled.items[0]?.value.outcome, "cancelled");
+
+  const unknown = "00000000-0000-4000-8000-000000000000";
+  const get = await longcall(["jobs", "get", a, unknown, "nope", `job:${b}`, "--json", "--db", db]);
+  assert.equal(get.code, 3, "an unknown id exits 3");
+  const got = JSON.parse(get.stdout) as {
+    batch_status: string;
+    items: { key: string; item_status: string; reason?: string; value?: { outcome?: string } }[];
+  };
+  assert.equal(got.batch_status, "partial");
+  assert.deepEqual(got.items.map((i) => i.reason ?? i.item_status), [
+    "complete",
+    "not_found",
+    "invalid_id",
+    "complete",
+  ]);
+  assert.equal(got.items[0]?.value?.outcome, "cancelled");
+
+  const states = await longcall(["jobs", "list", "--state", "queued", "--json", "--db", db]);
+  assert.deepEqual(
+    (JSON.parse(states.stdout) as { jobs: { id: string }[] }).jobs.map((j) => j.id).sort(),
+    [b, c].sort(),
+  );
+});
+
+Deno.test("longcall: usage errors exit 2, --help and --version exit 0", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const badLimit = await longcall(["jobs", "list", "--limit", "0", "--db", db]);
+  assert.equal(badLimit.code, 2);
+  assert.match(badLimit.stderr, /Cannot use --limit: expected an integer from 1 to 1000, current value is 0/);
+  const badState = await longcall(["jobs", "list", "--state", "done", "--db", db]);
+  assert.equal(badState.code, 2);
+  const noIds = await longcall(["jobs", "get", "--db", db]);
+  assert.equal(noIds.code, 2);
+  const unknownFlag = await longcall(["jobs", "get", "--frobnicate"]);
+  assert.equal(unknownFlag.code, 2);
+  const unknownCommand = await longcall(["frobnicate"]);
+  assert.equal(unknownCommand.code, 2);
+  for (const cmd of [["jobs", "list"], ["jobs", "get"], ["jobs", "cancel"], ["serve"], ["permissions"], ["setup"]]) {
+    const help = await longcall([...cmd, "--help"]);
+    assert.equal(help.code, 0, cmd.join(" "));
+    assert.match(help.stdout, /Usage: longcall/);
+    assert.match(help.stdout, /Examples:/);
+  }
+  const version = await longcall(["--version"]);
+  assert.equal(version.code, 0);
+  assert.match(version.stdout, /^longcall \d+\.\d+\.\d+/);
+});
