@@ -21,7 +21,13 @@ import { clientObserver } from "../src/github/observer.ts";
 import { WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
-import { SCENARIO_PULL, SCENARIO_SHA_FIRST, SCENARIO_SHA_SECOND, type ScenarioStep } from "./helpers/fake_github.ts";
+import {
+  type FakeGitHub,
+  SCENARIO_PULL,
+  SCENARIO_SHA_FIRST,
+  SCENARIO_SHA_SECOND,
+  type ScenarioStep,
+} from "./helpers/fake_github.ts";
 import { type GitHubHarness, openGitHubHarness, runJob, TERMINAL } from "./helpers/github_jobs.ts";
 import { waitFor, waitForStatus } from "./helpers/temp.ts";
 
@@ -293,6 +299,68 @@ Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelle
   assert.ok(Date.now() - cancelledAt < 2_000, "cancelled within a moment, not after the 10-minute wait");
   assert.equal(clock.pendingSleeps, 0, "the wait was released");
   assert.equal(h.fake.counts.total, 1, "no request after the refusal");
+});
+
+Deno.test("watch: a rate-limit reset beyond the deadline is not waited for: rate_limited before any observation", async () => {
+  await using h = await openWatchHarness({ scenario: "flaky_unchanged" });
+  h.fake.exhaustPrimary({ resetInMs: 14 * 60_000 });
+  const job = await h.control.submit(WATCH_KIND, { ...PR, timeout_ms: 5 * 60_000 });
+  const row = await waitForStatus(h.store, job.id, TERMINAL, 10_000);
+  assert.equal(row.status, "failed");
+  assert.equal(row.error?.code, "rate_limited");
+  assert.equal(row.error?.retryable, true);
+  assert.ok((row.error?.retry_after_ms ?? 0) >= 14 * 60_000, "says when to retry");
+  assert.ok(h.clock.now() - Date.UTC(2026, 0, 1) < 5 * 60_000, "did not sit out the 14-minute reset");
+  assert.equal(h.fake.counts.total, 1);
+});
+
+Deno.test("watch: a rate limit that outlasts the deadline mid-watch ends timed_out with the last observation", async () => {
+  let pulls = 0;
+  const ref: { fake?: FakeGitHub } = {};
+  await using h = await openWatchHarness({
+    scenario: "flaky_unchanged",
+    kinds: (store, baseUrl, clock) => {
+      const corpus = new CorpusRows(store.conn);
+      // Between the real client and the real fake: the limit runs out after the third poll.
+      const exhausting: typeof fetch = (input, init) => {
+        const url = input instanceof Request ? input.url : String(input);
+        if (url.includes("/pulls/") && ++pulls === 5) ref.fake?.exhaustPrimary({ resetInMs: 20 * 60_000 });
+        return fetch(input, init);
+      };
+      return [
+        watchKind({
+          observer: () =>
+            clientObserver(
+              new GitHubClient({
+                baseUrl,
+                clock,
+                log: silentLogger,
+                etagCache: new SqliteEtagCache(store.conn, clock),
+                fetch: exhausting,
+              }),
+            ),
+          saveObservation: (r) =>
+            corpus.pullRequestChecksPut({
+              repository: r.repository,
+              number: r.number,
+              head_sha: r.observed_head_sha,
+              outcome: r.outcome,
+              signature: r.signature,
+              checks: r.checks,
+              observed_at: Date.parse(r.finished_at),
+            }).then(() => {}),
+        }),
+      ];
+    },
+  });
+  ref.fake = h.fake;
+  const { result } = await watch(h, { timeout_ms: 5 * 60_000 });
+  assert.equal(result.outcome, "timed_out");
+  assert.ok(elapsedMs(result) < 5 * 60_000, "answered at once instead of waiting 20 minutes for the reset");
+  assert.equal(result.polls, 3);
+  assert.equal(result.summary.pending, 2, "the last observation: both checks still running");
+  assert.equal(h.fake.counts.rateLimited, 1);
+  assert.equal(result.rate_limit?.remaining, 0, "the result shows why");
 });
 
 // ---------------------------------------------------------------- progress and guidance

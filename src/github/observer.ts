@@ -6,21 +6,27 @@
  * @module
  */
 
-import type { GitHubClient } from "./client.ts";
-import type { PullObservation, PullObserver } from "./watch_kind.ts";
+import type { EndpointOptions, GitHubClient } from "./client.ts";
+import type { ObserveOptions, PullObservation, PullObserver } from "./watch_kind.ts";
+
+function endpoint(signal: AbortSignal, options: ObserveOptions): EndpointOptions {
+  return options.maxRateLimitWaitMs === undefined
+    ? { signal }
+    : { signal, maxRateLimitWaitMs: options.maxRateLimitWaitMs };
+}
 
 /** Adapts a client (one per job, so its counters are the job's) to the watcher. */
 export function clientObserver(gh: GitHubClient): PullObserver {
   return {
     authenticated: gh.authenticated,
-    async headSha(owner, repo, number, signal) {
-      const pull = await gh.getPull(owner, repo, number, { signal });
+    async headSha(owner, repo, number, signal, options = {}) {
+      const pull = await gh.getPull(owner, repo, number, endpoint(signal, options));
       return pull.data.head.sha;
     },
-    async observe(owner, repo, number, sha, signal): Promise<PullObservation> {
-      const pull = await gh.getPull(owner, repo, number, { signal });
-      const runs = await gh.getCheckRuns(owner, repo, sha, { signal });
-      const status = await gh.getCombinedStatus(owner, repo, sha, { signal });
+    async observe(owner, repo, number, sha, signal, options = {}): Promise<PullObservation> {
+      const pull = await gh.getPull(owner, repo, number, endpoint(signal, options));
+      const runs = await gh.getCheckRuns(owner, repo, sha, endpoint(signal, options));
+      const status = await gh.getCombinedStatus(owner, repo, sha, endpoint(signal, options));
       return {
         head_sha: pull.data.head.sha,
         state: pull.data.state,

@@ -70,10 +70,23 @@ export interface PullObservation {
   coverage_complete: boolean;
 }
 
+/** Per-read options of a {@linkcode PullObserver}. */
+export interface ObserveOptions {
+  /** Longest rate-limit wait this read may make; a longer one fails with `rate_limited`. */
+  maxRateLimitWaitMs?: number;
+}
+
 /** Where observations come from (the GitHub client in production, anything in tests). */
 export interface PullObserver {
-  headSha(owner: string, repo: string, number: number, signal: AbortSignal): Promise<string>;
-  observe(owner: string, repo: string, number: number, sha: string, signal: AbortSignal): Promise<PullObservation>;
+  headSha(owner: string, repo: string, number: number, signal: AbortSignal, options?: ObserveOptions): Promise<string>;
+  observe(
+    owner: string,
+    repo: string,
+    number: number,
+    sha: string,
+    signal: AbortSignal,
+    options?: ObserveOptions,
+  ): Promise<PullObservation>;
   /** Counted and free requests so far, and the last rate-limit state seen. */
   stats(): { requests: number; not_modified: number; rate_limit?: Record<string, unknown> | undefined };
   /** Whether requests carry a token. */
@@ -138,7 +151,9 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   const gh = deps.observer();
   const startedAt = clock.now();
   const deadline = startedAt + req.timeout_ms;
-  const expected = req.expected_head_sha ?? await gh.headSha(req.owner, req.repo, req.number, signal);
+  // A rate-limit wait never runs past the deadline (the client fails fast with rate_limited instead).
+  const bounded = (): ObserveOptions => ({ maxRateLimitWaitMs: Math.max(0, deadline - clock.now()) });
+  const expected = req.expected_head_sha ?? await gh.headSha(req.owner, req.repo, req.number, signal, bounded());
   const transitions: Transition[] = [];
   let transitionsTruncated = false;
   let previousSignature: string | undefined;
@@ -177,10 +192,26 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     message: `watching ${req.owner}/${req.repo}#${req.number}`,
     nextPollAt: startedAt,
   });
+  let last: { obs: PullObservation; entries: CheckEntry[] } | undefined;
   for (;;) {
-    const obs = await gh.observe(req.owner, req.repo, req.number, expected, signal);
+    let obs: PullObservation;
+    try {
+      obs = await gh.observe(req.owner, req.repo, req.number, expected, signal, bounded());
+    } catch (err) {
+      // GitHub will not answer before the deadline: the watch ends as it would then, with the
+      // last observation (still pending). Without one, the rate_limited error (retryable) stands.
+      if (
+        last !== undefined && !signal.aborted && err instanceof AppError && err.code === "rate_limited" &&
+        (err.retryAfterMs ?? 0) > deadline - clock.now()
+      ) {
+        ctx.log.warn("rate limited past the watch deadline; ending timed_out", { retry_after_ms: err.retryAfterMs });
+        return await finish("timed_out", last.obs, last.entries);
+      }
+      throw err;
+    }
     polls++;
     const entries = normalizeChecks(obs.check_runs, obs.statuses);
+    last = { obs, entries };
     const now = clock.now();
     let candidate: WatchOutcome | undefined;
     if (obs.head_sha !== expected) {
