@@ -394,7 +394,10 @@ function checksWatchCommand(): Command {
         timeRate: simulateRate(values),
         onUpdate: (r, tick) => {
           if (TERMINAL.has(r.status)) return;
-          let text = `${ref}: ${r.status === "queued" ? "queued" : r.progress_message ?? "starting"}`;
+          const message = r.progress_message === null || r.progress_message.startsWith("watching ")
+            ? "first poll"
+            : r.progress_message;
+          let text = `${ref}: ${r.status === "queued" ? "queued" : message}`;
           if (r.cancel_requested_at !== null) text = `${ref}: cancelling`;
           let live = "";
           if (status.tty && r.next_poll_at !== null && r.next_poll_at > Date.now()) {
