@@ -292,6 +292,11 @@ Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelle
   const job = await h.control.submit(WATCH_KIND, PR);
   await waitFor("the watcher to park in the rate-limit wait", () => clock.pendingSleeps === 1 && h.fake.counts.total);
   assert.equal(h.fake.counts.rateLimited, 1);
+  // Poll guidance follows the reset, not a busy interval: capped at the 60 s maximum here.
+  const parked = await waitForStatus(h.store, job.id, ["running"]);
+  await waitFor("the rate_limited phase to be written", () => h.store.rows.jobGet(job.id)?.phase === "rate_limited");
+  const limited = h.store.rows.jobGet(job.id) ?? parked;
+  assert.equal(h.control.pollAfterMs(limited), 60_000);
   const cancelledAt = Date.now();
   assert.equal((await h.control.cancel(job.id)).kind, "requested");
   const row = await waitForStatus(h.store, job.id, TERMINAL, 5_000);

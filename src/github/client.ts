@@ -90,6 +90,8 @@ export interface GetOptions {
   budget?: RequestBudget;
   /** Overrides the client's rate-limit wait bound for this call (lower only). */
   maxRateLimitWaitMs?: number;
+  /** Called before waiting out a rate limit, with the instant (clock ms) requests resume: poll guidance. */
+  onRateLimitWait?: (untilMs: number) => void;
 }
 
 /** A successful GET: fresh (200) or validated from the cache (304). */
@@ -146,6 +148,8 @@ export interface EndpointOptions {
   budget?: RequestBudget;
   conditional?: boolean;
   maxRateLimitWaitMs?: number;
+  /** Called before waiting out a rate limit, with the instant (clock ms) requests resume: poll guidance. */
+  onRateLimitWait?: (untilMs: number) => void;
 }
 
 /** {@linkcode GitHubClient.getCheckRuns}'s answer. */
@@ -339,7 +343,7 @@ export class GitHubClient {
     let secondaryWaits = 0;
     for (;;) {
       signal.throwIfAborted();
-      await this.#waitForGate(what, signal, maxWait);
+      await this.#waitForGate(what, signal, maxWait, options.onRateLimitWait);
       const cached = conditional ? this.#cacheGet(url) : undefined;
       if (counted) budget?.reserve(what);
       let res: RawResponse;
@@ -440,6 +444,7 @@ export class GitHubClient {
       if (options.conditional !== undefined) getOptions.conditional = options.conditional;
       if (options.budget !== undefined) getOptions.budget = options.budget;
       if (options.maxRateLimitWaitMs !== undefined) getOptions.maxRateLimitWaitMs = options.maxRateLimitWaitMs;
+      if (options.onRateLimitWait !== undefined) getOptions.onRateLimitWait = options.onRateLimitWait;
       const page: GetResult<B> = await this.get<B>(next, getOptions);
       pages++;
       rateLimit = page.rateLimit;
@@ -643,13 +648,19 @@ export class GitHubClient {
     }
   }
 
-  async #waitForGate(what: string, signal: AbortSignal, maxWait: number): Promise<void> {
+  async #waitForGate(
+    what: string,
+    signal: AbortSignal,
+    maxWait: number,
+    onWait: ((untilMs: number) => void) | undefined,
+  ): Promise<void> {
     for (;;) {
       const waitMs = this.#blockedUntil - this.#clock.now();
       if (waitMs <= 0) return;
       if (waitMs > maxWait) throw this.#rateLimited(what, waitMs, "known", 0);
       this.stats.rate_limit_waits++;
       this.#log.warn("rate limited; waiting", { path: what, wait_ms: waitMs });
+      onWait?.(this.#blockedUntil);
       await this.#clock.sleep(waitMs, signal);
     }
   }

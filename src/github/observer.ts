@@ -10,9 +10,10 @@ import type { EndpointOptions, GitHubClient } from "./client.ts";
 import type { ObserveOptions, PullObservation, PullObserver } from "./watch_kind.ts";
 
 function endpoint(signal: AbortSignal, options: ObserveOptions): EndpointOptions {
-  return options.maxRateLimitWaitMs === undefined
-    ? { signal }
-    : { signal, maxRateLimitWaitMs: options.maxRateLimitWaitMs };
+  const out: EndpointOptions = { signal };
+  if (options.maxRateLimitWaitMs !== undefined) out.maxRateLimitWaitMs = options.maxRateLimitWaitMs;
+  if (options.onRateLimitWait !== undefined) out.onRateLimitWait = options.onRateLimitWait;
+  return out;
 }
 
 /** Adapts a client (one per job, so its counters are the job's) to the watcher. */

@@ -74,6 +74,8 @@ export interface PullObservation {
 export interface ObserveOptions {
   /** Longest rate-limit wait this read may make; a longer one fails with `rate_limited`. */
   maxRateLimitWaitMs?: number;
+  /** Called before a rate-limit wait with the instant requests resume (feeds poll guidance). */
+  onRateLimitWait?: (untilMs: number) => void;
 }
 
 /** Where observations come from (the GitHub client in production, anything in tests). */
@@ -152,7 +154,12 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   const startedAt = clock.now();
   const deadline = startedAt + req.timeout_ms;
   // A rate-limit wait never runs past the deadline (the client fails fast with rate_limited instead).
-  const bounded = (): ObserveOptions => ({ maxRateLimitWaitMs: Math.max(0, deadline - clock.now()) });
+  // While rate limited, hosts are told to look again when GitHub will answer, not every 250 ms.
+  const bounded = (): ObserveOptions => ({
+    maxRateLimitWaitMs: Math.max(0, deadline - clock.now()),
+    onRateLimitWait: (untilMs) =>
+      ctx.report({ phase: "rate_limited", message: "waiting for GitHub's rate limit to reset", nextPollAt: untilMs }),
+  });
   const expected = req.expected_head_sha ?? await gh.headSha(req.owner, req.repo, req.number, signal, bounded());
   const transitions: Transition[] = [];
   let transitionsTruncated = false;
