@@ -431,6 +431,8 @@ export interface LiveState {
   status: string;
   startedAt: number | undefined;
   github: GitHubCounts;
+  /** The run's database (in a temporary directory removed afterwards). */
+  db: string;
 }
 
 /** Options of {@linkcode runScenario}. */
@@ -440,8 +442,8 @@ export interface RunOptions {
   onUpdate?: (state: LiveState) => void;
   /** Owned by the caller (the demo closes it on Ctrl-C); otherwise the run makes and closes its own. */
   resources?: Resources;
-  /** Shared fake (the demo gives each host its own); by default the run starts one. */
-  fake?: FakeGitHub;
+  /** Prefix of the run's temporary directory. */
+  tempPrefix?: string;
 }
 
 interface RunContext {
@@ -465,13 +467,12 @@ function countsOf(fake: FakeGitHub, front?: RateLimitFront): GitHubCounts {
 export async function runScenario(scenario: Scenario, host: HostKind, options: RunOptions): Promise<RunResult> {
   const resources = options.resources ?? new Resources();
   try {
-    const dir = await tempDir(resources);
-    const fake = options.fake ??
-      await startScaledFake(
-        resources,
-        options.rate,
-        scenario.generatedRepos === undefined ? {} : { generatedRepos: scenario.generatedRepos },
-      );
+    const dir = await tempDir(resources, options.tempPrefix);
+    const fake = await startScaledFake(
+      resources,
+      options.rate,
+      scenario.generatedRepos === undefined ? {} : { generatedRepos: scenario.generatedRepos },
+    );
     const front = scenario.rateLimitRepository === undefined
       ? undefined
       : await startRateLimitFront(resources, fake.url, scenario.rateLimitRepository);
@@ -483,6 +484,7 @@ export async function runScenario(scenario: Scenario, host: HostKind, options: R
       status: "starting longcall",
       startedAt: undefined,
       github: countsOf(fake),
+      db: `${dir}/longcall.db`,
     };
     const update = () => {
       live.github = countsOf(fake, front);
@@ -492,7 +494,7 @@ export async function runScenario(scenario: Scenario, host: HostKind, options: R
       scenario,
       fake,
       front,
-      spec: { dir, db: `${dir}/longcall.db`, githubUrl: front?.url ?? fake.url, rate: options.rate },
+      spec: { dir, db: live.db, githubUrl: front?.url ?? fake.url, rate: options.rate },
       resources,
       live,
       update,
