@@ -15,6 +15,7 @@ import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
 import type { JobKindRegistry } from "../jobs/kinds.ts";
 import { createServerFactory } from "../mcp/server.ts";
 import type { ToolDef } from "../mcp/tools.ts";
+import type { TaskInputs } from "../tasks/adapter.ts";
 import { serveOnHttp, serveOnStdio } from "../mcp/transports.ts";
 import type { GitHubConfig } from "./product.ts";
 import { netHostOf } from "./permissions.ts";
@@ -39,6 +40,11 @@ export interface ServerParts {
    * product's, because the worker builds its own registry.
    */
   networkWorker?: { moduleUrl: string; github: GitHubConfig };
+  /**
+   * Jobs that ask for input mid-flight (`input_required` tasks). Used only by the conformance
+   * fixture (tests/helpers/conformance_fixture_server.ts); no product tool asks for input.
+   */
+  taskInputs?: TaskInputs;
 }
 
 export interface ServeFlags {
@@ -130,6 +136,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     tools: parts.tools({ control, store, log }),
     log,
     readOnly: flags.readOnly,
+    ...(parts.taskInputs === undefined ? {} : { taskInputs: parts.taskInputs }),
   });
   let serving;
   if (flags.http) {

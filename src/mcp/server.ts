@@ -11,7 +11,7 @@ import { AppError } from "../base/errors.ts";
 import type { Logger } from "../base/log.ts";
 import { VERSION } from "../base/version.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
-import { registerTasksExtension, requestDeclaresTasks } from "../tasks/adapter.ts";
+import { registerTasksExtension, requestDeclaresTasks, type TaskInputs } from "../tasks/adapter.ts";
 import { advertiseOnly, errorResult, type ToolResult, withErrorOutput } from "./tool_kit.ts";
 import type { ToolDef } from "./tools.ts";
 
@@ -24,6 +24,11 @@ export interface ServerDeps {
   readOnly?: boolean;
   /** Server instructions for the model. */
   instructions?: string;
+  /**
+   * Jobs that ask for input mid-flight (`input_required` tasks). Used only by the conformance
+   * fixture; no product tool asks for input.
+   */
+  taskInputs?: TaskInputs;
 }
 
 /** Default instructions: how a model should use longcall's tools. */
@@ -60,11 +65,14 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
         annotations: tool.annotations,
       }, async (args: unknown, ctx) => {
         try {
+          const inputResponses = ctx.mcpReq.inputResponses;
           const result = await tool.call(args, {
             authority,
             tasksDeclared: requestDeclaresTasks(era, ctx.mcpReq.envelope),
+            ...(inputResponses === undefined ? {} : { inputResponses }),
           });
-          // A CreateTaskResult passes through at runtime; the callback type only knows CallToolResult.
+          // A CreateTaskResult (or a fixture's input_required result) passes through at runtime; the
+          // callback type only knows CallToolResult.
           return result as ToolResult;
         } catch (err) {
           if (!(err instanceof AppError)) deps.log.error(`tool ${tool.name} failed`, { error: String(err) });
@@ -73,7 +81,14 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
       });
     }
     // The Tasks extension exists only in the 2026-07-28 generation.
-    if (era === "modern") registerTasksExtension(mcp, { control: deps.control, authority, log: deps.log });
+    if (era === "modern") {
+      registerTasksExtension(mcp, {
+        control: deps.control,
+        authority,
+        log: deps.log,
+        ...(deps.taskInputs === undefined ? {} : { inputs: deps.taskInputs }),
+      });
+    }
     return mcp;
   };
 }

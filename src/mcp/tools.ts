@@ -29,6 +29,11 @@ export interface ToolCallContext {
   authority: Authority;
   /** The request declared `io.modelcontextprotocol/tasks` (modern era only). */
   tasksDeclared: boolean;
+  /**
+   * A retried call's multi-round-trip answers (`ctx.mcpReq.inputResponses`). Read only by the
+   * conformance fixture's MRTR tool; no product tool returns `input_required`.
+   */
+  inputResponses?: Record<string, unknown>;
 }
 
 /** One tool. */

@@ -23,9 +23,11 @@ import { z } from "zod";
 import type { Logger } from "../base/log.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import type { JobRow } from "../store/job_rows.ts";
+import type { TaskInputs } from "./inputs.ts";
 import { getTaskResult } from "./task_views.ts";
 
 export { TASKS_EXTENSION_ID_V2 };
+export type { TaskInputs };
 
 /** Whether this request declared the tasks extension (per request; never inferred from earlier ones). */
 export function requestDeclaresTasks(era: "modern" | "legacy", envelope: unknown): boolean {
@@ -38,6 +40,11 @@ export interface TasksAdapterDeps {
   control: JobControl;
   authority: Authority;
   log: Logger;
+  /**
+   * Jobs that wait for input mid-flight. Used only by the conformance fixture; no product tool
+   * asks for input, so without it nothing is ever `input_required` or outstanding.
+   */
+  inputs?: TaskInputs;
 }
 
 function requireDeclared(envelope: unknown): void {
@@ -82,7 +89,7 @@ export function registerTasksExtension(mcp: McpServer, deps: TasksAdapterDeps): 
     (params, ctx) =>
       guarded(deps, "tasks/get", () => {
         requireDeclared(ctx.mcpReq.envelope);
-        const result = getTaskResult(findTask(deps, params.taskId), deps.control);
+        const result = getTaskResult(findTask(deps, params.taskId), deps.control, deps.inputs);
         return GetTaskResultV2Schema.parse(result);
       }),
   );
@@ -101,14 +108,20 @@ export function registerTasksExtension(mcp: McpServer, deps: TasksAdapterDeps): 
   );
 
   // No longcall tool asks for input mid-flight, so nothing is ever outstanding: the
-  // acknowledgement ignores every key, as the spec allows.
+  // acknowledgement ignores every key, as the spec allows. Only the conformance fixture sets
+  // `inputs`; then the answers (which the SDK lifts out of the params into
+  // `ctx.mcpReq.inputResponses`) are applied before the acknowledgement.
   mcp.server.setRequestHandler(
     "tasks/update",
     { params: TaskIdParams },
     (params, ctx) =>
-      guarded(deps, "tasks/update", () => {
+      guarded(deps, "tasks/update", async () => {
         requireDeclared(ctx.mcpReq.envelope);
-        findTask(deps, params.taskId);
+        const row = findTask(deps, params.taskId);
+        const responses = ctx.mcpReq.inputResponses;
+        if (deps.inputs !== undefined && responses !== undefined && Object.keys(responses).length > 0) {
+          await deps.inputs.respond(row, responses);
+        }
         return UpdateTaskResultV2Schema.parse({ resultType: "complete" });
       }),
   );

@@ -11,6 +11,9 @@
  * | failed: process_lost, interrupted, internal      | failed, error = JSON-RPC -32603 with typed data   |
  * | cancelled                                        | cancelled                                         |
  *
+ * A running job whose kind waits for input (conformance fixture only, through
+ * {@linkcode TaskInputs}) is `input_required` with its `inputRequests`.
+ *
  * @module
  */
 
@@ -24,6 +27,7 @@ import type { JobError } from "../base/errors.ts";
 import type { JobControl } from "../jobs/control.ts";
 import { boundedResult, jobSummary } from "../jobs/views.ts";
 import type { JobRow } from "../store/job_rows.ts";
+import { outstandingInput, type TaskInputs } from "./inputs.ts";
 
 /** JSON-RPC internal error: the only code a failed task carries. */
 export const JSONRPC_INTERNAL_ERROR = -32603;
@@ -104,13 +108,20 @@ function base(row: JobRow, control: JobControl) {
   return out;
 }
 
-/** The detailed task for a job (what `tasks/get` returns, minus `resultType`). */
-export function detailedTask(row: JobRow, control: JobControl): DetailedTaskV2 {
+/**
+ * The detailed task for a job (what `tasks/get` returns, minus `resultType`). `inputs` is set
+ * only by the conformance fixture: no product job waits for input.
+ */
+export function detailedTask(row: JobRow, control: JobControl, inputs?: TaskInputs): DetailedTaskV2 {
   const b = base(row, control);
   switch (row.status) {
     case "queued":
-    case "running":
-      return { ...b, status: "working" };
+    case "running": {
+      const inputRequests = outstandingInput(row, inputs);
+      return inputRequests === undefined
+        ? { ...b, status: "working" }
+        : { ...b, status: "input_required", inputRequests };
+    }
     case "cancelled":
       return { ...b, status: "cancelled" };
     case "failed":
@@ -133,8 +144,8 @@ export function detailedTask(row: JobRow, control: JobControl): DetailedTaskV2 {
 }
 
 /** `tasks/get` result. */
-export function getTaskResult(row: JobRow, control: JobControl): GetTaskResultV2 {
-  return { ...detailedTask(row, control), resultType: "complete" } as GetTaskResultV2;
+export function getTaskResult(row: JobRow, control: JobControl, inputs?: TaskInputs): GetTaskResultV2 {
+  return { ...detailedTask(row, control, inputs), resultType: "complete" } as GetTaskResultV2;
 }
 
 /** The flat `CreateTaskResult` a job-submitting `tools/call` returns to a declaring client. */
