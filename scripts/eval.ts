@@ -119,8 +119,24 @@ const goal = goalCheck(pairs);
 for (const g of goal) log(`${g.met ? "met " : "MISS"}  ${g.what}: ${g.measured} (target ${g.target})`);
 log(`total ${seconds(totalMs)}`);
 
+/** The commit the run measured, and whether src/, scripts/ or tests/ differed from it. */
+async function revision(): Promise<string> {
+  try {
+    const git = (gitArgs: string[]) =>
+      new Deno.Command("git", { args: gitArgs, cwd: REPO_ROOT, stdout: "piped", stderr: "null" }).output();
+    const head = await git(["rev-parse", "--short", "HEAD"]);
+    if (!head.success) return "unknown";
+    const dirty = await git(["status", "--porcelain", "--", "src", "scripts", "tests"]);
+    const sha = new TextDecoder().decode(head.stdout).trim();
+    return dirty.stdout.length > 0 ? `${sha} with uncommitted changes` : sha;
+  } catch {
+    return "unknown";
+  }
+}
+
 if (args.write) {
   const report = markdownReport(pairs, {
+    revision: await revision(),
     date: new Date().toISOString().slice(0, 10),
     rate: args.rate,
     denoVersion: Deno.version.deno,

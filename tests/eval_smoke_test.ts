@@ -41,6 +41,7 @@ Deno.test("runScenario: polling and task-aware hosts count turns and agree on th
   const goal = goalCheck(pairs);
   assert.ok(goal.every((g) => g.met), JSON.stringify(goal));
   const report = markdownReport(pairs, {
+    revision: "test",
     date: "2026-01-01",
     rate: DEFAULT_RATE,
     denoVersion: "x",

@@ -361,7 +361,8 @@ export function detailOf(result: unknown): string {
   if (Array.isArray(r["items"])) {
     return (r["items"] as unknown[]).map((i) => {
       const item = rec(i);
-      const reason = typeof item["reason"] === "string" ? `(${item["reason"]})` : "";
+      const retry = typeof item["retry_after_ms"] === "number" ? ` retry_after_ms=${item["retry_after_ms"]}` : "";
+      const reason = typeof item["reason"] === "string" ? `(${item["reason"]}${retry})` : "";
       return `${String(item["key"])}=${String(item["item_status"])}${reason}`;
     }).join(", ");
   }

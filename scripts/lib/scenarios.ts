@@ -194,7 +194,7 @@ export const SCENARIOS: readonly Scenario[] = [
     expected: {
       job_status: "succeeded",
       outcome: "partial",
-      detail_includes: ["acme/api=complete", "acme/docs=complete", "acme/infra=retryable(rate_limited)"],
+      detail_includes: ["acme/api=complete", "acme/docs=complete", "acme/infra=retryable(rate_limited retry_after_ms="],
     },
   },
   {
