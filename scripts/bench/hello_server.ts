@@ -1,0 +1,24 @@
+/**
+ * The baseline for the start-up and RSS benchmarks (scripts/bench/mcp.ts): the smallest
+ * server the official SDK makes, one `McpServer` with one tool served by `serveStdio`, and
+ * nothing else (no store, no executor, no worker). It exits when stdin ends.
+ *
+ *   deno run <the flags of src/cli/permissions.ts> scripts/bench/hello_server.ts
+ *
+ * @module
+ */
+
+import { McpServer } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { z } from "zod";
+
+if (import.meta.main) {
+  serveStdio(() => {
+    const mcp = new McpServer({ name: "hello", version: "0.0.0" }, { capabilities: { tools: {} } });
+    mcp.registerTool("hello", {
+      description: "Say hello",
+      inputSchema: z.object({ name: z.string() }),
+    }, ({ name }) => ({ content: [{ type: "text", text: `Hello, ${name}!` }] }));
+    return mcp;
+  });
+}

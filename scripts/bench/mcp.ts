@@ -1,0 +1,642 @@
+/**
+ * MCP server benchmarks (issues 3, 4 and 6), in one run:
+ *
+ * 1. `jobs.get` round trips over stdio (legacy connection, v2 Client) for 1 id and for 100 ids,
+ *    with 1,000 jobs stored and 100 running, against a plain `bench.echo` tool on the same
+ *    connection (scripts/bench/bench_server.ts: the real `runServer` wiring plus test kinds).
+ * 2. `tasks/get` round trips over stdio on a modern, task-declaring connection to the same
+ *    database, against `bench.echo` on that connection; then the time from a task's completion
+ *    (its `completed_at`) to a polling host (ext-tasks session) observing it at the advertised
+ *    `pollIntervalMs`.
+ * 3. Start-up: process spawn to the first `tools/list` answer, and RSS, for the product server
+ *    (`deno run <permissionFlags()> src/main.ts serve`) against a minimal SDK server
+ *    (scripts/bench/hello_server.ts) started with the same flags; then the same from
+ *    `deno bundle` outputs (the shipped configuration), plus RSS after 1,000 `jobs.get` calls.
+ *
+ * Standalone: `deno run --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 scripts/bench/mcp.ts`
+ *
+ * @module
+ */
+
+import { fileURLToPath } from "node:url";
+import { permissionFlags } from "../../src/cli/permissions.ts";
+import {
+  connectTaskHost,
+  connectV2,
+  type RawResponse,
+  type StdioTarget,
+  type TaskHost,
+  type V2Connection,
+} from "../../tests/helpers/mcp_clients.ts";
+import type { BenchSection } from "./store.ts";
+
+export type { BenchSection };
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BENCH_SERVER = fileURLToPath(new URL("./bench_server.ts", import.meta.url));
+const HELLO_SERVER = fileURLToPath(new URL("./hello_server.ts", import.meta.url));
+const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+
+const TERMINAL_JOBS = 900;
+const RUNNING_JOBS = 100;
+const RUNNING_MAX = 150; // room for the poll-observation tasks next to the 100 hanging jobs
+const WARMUP_ROUNDS = 100;
+const ROUNDS = 1_500;
+const POLL_SAMPLES = 16;
+const START_RUNS = 10;
+const RSS_CALLS = 1_000;
+
+const JOBS_GET_VS_ECHO_GOAL = 1.5;
+const BATCH_VS_ONE_GOAL = 3;
+const TASKS_GET_VS_ECHO_GOAL = 1.5;
+const START_VS_HELLO_GOAL = 1.3;
+const IDLE_RSS_GOAL_BYTES = 80 * 1024 * 1024;
+
+// ---------------------------------------------------------------- helpers
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function percentile(samples: readonly number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
+}
+
+const median = (samples: readonly number[]) => percentile(samples, 0.5);
+const ms2 = (n: number) => n.toFixed(2);
+const ms0 = (n: number) => n.toFixed(0);
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const pp = (samples: readonly number[]) => `${ms2(percentile(samples, 0.5))} / ${ms2(percentile(samples, 0.99))} ms`;
+
+/**
+ * A /proc file's text. Deno asks for all permissions to read /proc entries such as another
+ * process's status, so `cat` reads them (the benchmark already runs children); "" if unreadable.
+ */
+async function procText(path: string): Promise<string> {
+  const out = await new Deno.Command("cat", { args: [`/proc/${path}`], stdout: "piped", stderr: "null" }).output();
+  return out.success ? new TextDecoder().decode(out.stdout) : "";
+}
+
+/** A field (VmRSS, VmHWM) of /proc/<pid>/status, in bytes. */
+async function procStatus(pid: number, field: "VmRSS" | "VmHWM"): Promise<number> {
+  const status = await procText(`${pid}/status`);
+  const kb = Number(status.match(new RegExp(`^${field}:\\s*(\\d+)\\s*kB`, "m"))?.[1] ?? NaN);
+  if (!Number.isFinite(kb)) throw new Error(`bench: no ${field} for process ${pid}`);
+  return kb * 1024;
+}
+
+const rssOf = (pid: number) => procStatus(pid, "VmRSS");
+
+function resultOf(response: RawResponse, what: string): Record<string, unknown> {
+  if (response.kind === "error") throw new Error(`bench: ${what} failed: ${JSON.stringify(response.error)}`);
+  if (response.result["isError"] === true) {
+    throw new Error(`bench: ${what} returned an error: ${JSON.stringify(response.result).slice(0, 500)}`);
+  }
+  return response.result;
+}
+
+interface JobsGetItem {
+  key: string;
+  value?: { execution_state?: string; completed_at?: string };
+}
+
+function itemsOf(response: RawResponse): JobsGetItem[] {
+  const structured = resultOf(response, "jobs.get")["structuredContent"] as { items: JobsGetItem[] };
+  return structured.items;
+}
+
+function callTool(conn: V2Connection, name: string, args: Record<string, unknown>, declareTasks = false) {
+  return conn.rawRequest("tools/call", { name, arguments: args }, { declareTasks, timeoutMs: 30_000 });
+}
+
+async function jobsGet(conn: V2Connection, ids: string[], format: "concise" | "detailed" = "concise") {
+  return itemsOf(await callTool(conn, "jobs.get", { ids, response_format: format }));
+}
+
+async function waitForStates(conn: V2Connection, ids: string[], state: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    let pending = 0;
+    for (let i = 0; i < ids.length; i += 100) {
+      const items = await jobsGet(conn, ids.slice(i, i + 100));
+      pending += items.filter((item) => item.value?.execution_state !== state).length;
+    }
+    if (pending === 0) return;
+    if (Date.now() > deadline) throw new Error(`bench: ${pending} jobs never reached ${state}`);
+    await sleep(50);
+  }
+}
+
+/** Submits `count` jobs through `tool` (JobReferences), at most 50 in flight. */
+async function submitJobs(conn: V2Connection, tool: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let done = 0; done < count;) {
+    const wave = Math.min(50, count - done);
+    const refs = await Promise.all(
+      Array.from({ length: wave }, (_, i) => callTool(conn, tool, tool === "test.echo" ? { n: done + i } : {})),
+    );
+    for (const ref of refs) ids.push((resultOf(ref, tool)["structuredContent"] as { id: string }).id);
+    done += wave;
+  }
+  return ids;
+}
+
+function benchServerTarget(dir: string, db: string): StdioTarget {
+  return {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--no-prompt",
+      `--allow-read=${dir}`,
+      `--allow-write=${dir}`,
+      "--allow-env",
+      "--deny-net",
+      BENCH_SERVER,
+      "serve",
+      "--db",
+      db,
+      "--running-max",
+      String(RUNNING_MAX),
+      "--admitted-max",
+      "5000",
+      "--grace-ms",
+      "100",
+    ],
+    env: { LONGCALL_LOG: "error" },
+    stderr: "inherit",
+  };
+}
+
+async function timed(send: () => Promise<RawResponse>, what: string): Promise<number> {
+  const t0 = performance.now();
+  const response = await send();
+  const elapsed = performance.now() - t0;
+  resultOf(response, what);
+  return elapsed;
+}
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j] as T, items[i] as T];
+  }
+  return items;
+}
+
+// ---------------------------------------------------------------- 1 + 2: round trips and poll observation
+
+interface LatencyResults {
+  ids: string[];
+  legacyEcho: number[];
+  get1: number[];
+  get100: number[];
+  modernEcho: number[];
+  tasksGet: number[];
+  observeLag: number[];
+  advertisedPoll: number[];
+  pollsPerTask: number[];
+  sleepMs: number[];
+}
+
+async function latencies(dir: string, db: string): Promise<LatencyResults> {
+  const target = benchServerTarget(dir, db);
+  const host: TaskHost = await connectTaskHost(target, { endpointId: "longcall-bench" });
+  try {
+    // 1,000 stored jobs: 900 terminal, then 100 that stay running.
+    const done = await submitJobs(host, "test.echo", TERMINAL_JOBS);
+    await waitForStates(host, done, "terminal", 60_000);
+    const hanging = await submitJobs(host, "test.hang", RUNNING_JOBS);
+    await waitForStates(host, hanging, "running", 30_000);
+    const ids = shuffle([...done, ...hanging]);
+
+    const legacy = await connectV2(target, { era: "legacy" });
+    const out: LatencyResults = {
+      ids,
+      legacyEcho: [],
+      get1: [],
+      get100: [],
+      modernEcho: [],
+      tasksGet: [],
+      observeLag: [],
+      advertisedPoll: [],
+      pollsPerTask: [],
+      sleepMs: [],
+    };
+    try {
+      const echoArgs = { text: "hello", n: 1 };
+      for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round++) {
+        const one = ids[round % ids.length] as string;
+        const start = (round * 37) % (ids.length - 100);
+        const hundred = ids.slice(start, start + 100);
+        const keep = round >= WARMUP_ROUNDS;
+        const steps: Array<() => Promise<void>> = [
+          async () => {
+            const t = await timed(() => callTool(legacy, "bench.echo", echoArgs), "bench.echo");
+            if (keep) out.legacyEcho.push(t);
+          },
+          async () => {
+            const t = await timed(() => callTool(legacy, "jobs.get", { ids: [one] }), "jobs.get 1");
+            if (keep) out.get1.push(t);
+          },
+          async () => {
+            const t = await timed(() => callTool(legacy, "jobs.get", { ids: hundred }), "jobs.get 100");
+            if (keep) out.get100.push(t);
+          },
+          async () => {
+            const t = await timed(() => callTool(host, "bench.echo", echoArgs, true), "bench.echo (modern)");
+            if (keep) out.modernEcho.push(t);
+          },
+          async () => {
+            const t = await timed(() => host.tasksGet(one), "tasks/get");
+            if (keep) out.tasksGet.push(t);
+          },
+        ];
+        for (const step of shuffle(steps)) await step();
+      }
+    } finally {
+      await legacy.close();
+    }
+
+    // Poll observation: sleep tasks of known, varied length, all followed by the ext-tasks session.
+    const runs = await Promise.all(Array.from({ length: POLL_SAMPLES }, async (_, i) => {
+      const ms = 400 + Math.round((i * 2_600) / (POLL_SAMPLES - 1));
+      const run = await host.callToolAsTask("test.sleep", { ms });
+      const observedAt = Date.now();
+      return { ms, run, observedAt };
+    }));
+    for (const { ms, run, observedAt } of runs) {
+      if (run.kind !== "task" || run.taskId === undefined) throw new Error("bench: test.sleep did not return a task");
+      const [item] = await jobsGet(host, [run.taskId]);
+      const completedAt = Date.parse(item?.value?.completed_at ?? "");
+      if (!Number.isFinite(completedAt)) throw new Error(`bench: task ${run.taskId} has no completed_at`);
+      out.observeLag.push(observedAt - completedAt);
+      out.pollsPerTask.push(run.polls);
+      out.sleepMs.push(ms);
+      const advertised = run.initial?.["pollIntervalMs"];
+      if (typeof advertised === "number") out.advertisedPoll.push(advertised);
+    }
+    return out;
+  } finally {
+    await host.close();
+  }
+}
+
+// ---------------------------------------------------------------- 3: start-up and RSS over raw stdio
+
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "longcall-bench", version: "0" } },
+};
+const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+const TOOLS_LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+
+/** A server child spoken to with raw JSON-RPC lines (no client library on the timed path). */
+class RawServer {
+  readonly child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #pending = new Map<number, (message: Record<string, unknown>) => void>();
+  readonly #pump: Promise<void>;
+  #nextId = 10;
+
+  constructor(args: string[]) {
+    const child = new Deno.Command(Deno.execPath(), {
+      args,
+      cwd: ROOT,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    this.child = child;
+    this.#writer = child.stdin.getWriter();
+    this.#pump = (async () => {
+      let buffered = "";
+      for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+        buffered += chunk;
+        let nl: number;
+        while ((nl = buffered.indexOf("\n")) >= 0) {
+          const line = buffered.slice(0, nl).trim();
+          buffered = buffered.slice(nl + 1);
+          if (line === "") continue;
+          const message = JSON.parse(line) as Record<string, unknown>;
+          if (typeof message["id"] === "number") this.#pending.get(message["id"])?.(message);
+        }
+      }
+    })();
+  }
+
+  #answer(id: number): Promise<Record<string, unknown>> {
+    return new Promise((resolve) => this.#pending.set(id, resolve));
+  }
+
+  async write(...messages: unknown[]): Promise<void> {
+    await this.#writer.write(new TextEncoder().encode(messages.map((m) => `${JSON.stringify(m)}\n`).join("")));
+  }
+
+  /** Writes the legacy handshake and `tools/list` at once; resolves when the list answer arrives. */
+  async toolsList(): Promise<Record<string, unknown>> {
+    const listed = this.#answer(2);
+    await this.write(INITIALIZE, INITIALIZED, TOOLS_LIST);
+    return await withTimeout(listed, 30_000, "tools/list");
+  }
+
+  async call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const id = this.#nextId++;
+    const answered = this.#answer(id);
+    await this.write({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+    const message = await withTimeout(answered, 30_000, `tools/call ${name}`);
+    this.#pending.delete(id);
+    const result = message["result"] as Record<string, unknown> | undefined;
+    if (result === undefined || result["isError"] === true) {
+      throw new Error(`bench: ${name} failed: ${JSON.stringify(message).slice(0, 500)}`);
+    }
+    return result;
+  }
+
+  /** Ends stdin (the graceful path), then kills after 5 s. */
+  async close(): Promise<void> {
+    await this.#writer.close().catch(() => {});
+    const timer = setTimeout(() => {
+      try {
+        this.child.kill("SIGKILL");
+      } catch { /* gone */ }
+    }, 5_000);
+    await this.child.status;
+    clearTimeout(timer);
+    await this.#pump.catch(() => {});
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`bench: no answer to ${what} within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+interface StartSample {
+  ms: number;
+  rss: number;
+}
+
+/** Spawn to the first tools/list answer; RSS right after it. */
+async function startOnce(args: string[]): Promise<StartSample> {
+  const t0 = performance.now();
+  const server = new RawServer(args);
+  try {
+    await server.toolsList();
+    const ms = performance.now() - t0;
+    return { ms, rss: await rssOf(server.child.pid) };
+  } finally {
+    await server.close();
+  }
+}
+
+/** Alternates the two configurations START_RUNS times each, after one unmeasured run of each. */
+async function startPairs(product: string[], hello: string[]) {
+  const first = { product: await startOnce(product), hello: await startOnce(hello) };
+  const p: StartSample[] = [];
+  const h: StartSample[] = [];
+  for (let i = 0; i < START_RUNS; i++) {
+    p.push(await startOnce(product));
+    h.push(await startOnce(hello));
+  }
+  return {
+    first,
+    productMs: median(p.map((s) => s.ms)),
+    helloMs: median(h.map((s) => s.ms)),
+    productRss: median(p.map((s) => s.rss)),
+    helloRss: median(h.map((s) => s.rss)),
+  };
+}
+
+/** RSS after `RSS_CALLS` tool calls and a second of idling. */
+async function rssAfterCalls(args: string[], call: (server: RawServer, i: number) => Promise<unknown>) {
+  const server = new RawServer(args);
+  try {
+    await server.toolsList();
+    for (let i = 0; i < RSS_CALLS; i++) await call(server, i);
+    await sleep(1_000);
+    return { rss: await rssOf(server.child.pid), peak: await procStatus(server.child.pid, "VmHWM") };
+  } finally {
+    await server.close();
+  }
+}
+
+async function bundle(entry: string, out: string): Promise<void> {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--platform", "deno", "--quiet", "-o", out, entry],
+    cwd: ROOT,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) throw new Error(`bench: deno bundle ${entry} failed: ${new TextDecoder().decode(stderr)}`);
+}
+
+// ---------------------------------------------------------------- section
+
+/** Runs every MCP measurement; servers are child processes on a temp database. */
+export async function benchMcp(): Promise<BenchSection> {
+  const dir = await Deno.makeTempDir({ prefix: "longcall-bench-mcp-" });
+  try {
+    const load = (await procText("loadavg")).split(" ").slice(0, 3).join(" ");
+    const jobsDb = `${dir}/jobs.db`;
+    const lat = await latencies(dir, jobsDb);
+
+    const flags = permissionFlags();
+    const source = await startPairs(
+      ["run", ...flags, MAIN, "serve", "--db", `${dir}/start-source.db`],
+      ["run", ...flags, HELLO_SERVER],
+    );
+
+    await bundle(MAIN, `${dir}/longcall.js`);
+    await bundle(HELLO_SERVER, `${dir}/hello.js`);
+    const productBundle = ["run", ...flags, `${dir}/longcall.js`, "serve", "--db", `${dir}/start-bundle.db`];
+    const helloBundle = ["run", ...flags, `${dir}/hello.js`];
+    const bundled = await startPairs(productBundle, helloBundle);
+
+    // RSS after 1,000 jobs.get calls over the 1,000 jobs of part 1 (all terminal by now: the hanging
+    // ones were recorded interrupted when their server shut down).
+    const jobIds = lat.ids;
+    const productOnJobs = ["run", ...flags, `${dir}/longcall.js`, "serve", "--db", jobsDb];
+    const rss1 = await rssAfterCalls(
+      productOnJobs,
+      (server, i) => server.call("jobs.get", { ids: [jobIds[i % 1000]] }),
+    );
+    const rss100 = await rssAfterCalls(productOnJobs, (server, i) => {
+      const start = (i * 37) % (jobIds.length - 100);
+      return server.call("jobs.get", { ids: jobIds.slice(start, start + 100) });
+    });
+    const rssHello = await rssAfterCalls(helloBundle, (server, i) => server.call("hello", { name: `n${i}` }));
+
+    return section({ lat, source, bundled, rss1, rss100, rssHello, load });
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+interface Results {
+  lat: LatencyResults;
+  source: Awaited<ReturnType<typeof startPairs>>;
+  bundled: Awaited<ReturnType<typeof startPairs>>;
+  rss1: { rss: number; peak: number };
+  rss100: { rss: number; peak: number };
+  rssHello: { rss: number; peak: number };
+  load: string;
+}
+
+function section({ lat, source, bundled, rss1, rss100, rssHello, load }: Results): BenchSection {
+  const p99 = (s: number[]) => percentile(s, 0.99);
+  const getVsEcho = p99(lat.get1) / p99(lat.legacyEcho);
+  const batchVsOne = p99(lat.get100) / p99(lat.get1);
+  const batchVsOneP50 = median(lat.get100) / median(lat.get1);
+  const tasksVsEcho = p99(lat.tasksGet) / p99(lat.modernEcho);
+  const sourceRatio = source.productMs / source.helloMs;
+  const bundleRatio = bundled.productMs / bundled.helloMs;
+  const calls = RSS_CALLS.toLocaleString("en-US");
+  const rows: BenchSection["rows"] = [
+    { metric: "bench.echo (plain tool) round trip, legacy stdio p50 / p99", value: pp(lat.legacyEcho) },
+    { metric: "jobs.get 1 id, legacy stdio p50 / p99", value: pp(lat.get1) },
+    {
+      metric: "jobs.get 1 id p99 / bench.echo p99",
+      value: `${getVsEcho.toFixed(2)}x`,
+      goal: `<= ${JOBS_GET_VS_ECHO_GOAL}x`,
+      met: getVsEcho <= JOBS_GET_VS_ECHO_GOAL,
+    },
+    { metric: "jobs.get 100 ids, legacy stdio p50 / p99", value: pp(lat.get100) },
+    {
+      metric: "jobs.get 100 ids p99 / 1 id p99 (p50 ratio in brackets)",
+      value: `${batchVsOne.toFixed(2)}x (${batchVsOneP50.toFixed(2)}x)`,
+      goal: `<= ${BATCH_VS_ONE_GOAL}x`,
+      met: batchVsOne <= BATCH_VS_ONE_GOAL,
+    },
+    { metric: "bench.echo round trip, modern task-declaring stdio p50 / p99", value: pp(lat.modernEcho) },
+    { metric: "tasks/get, modern task-declaring stdio p50 / p99", value: pp(lat.tasksGet) },
+    {
+      metric: "tasks/get p99 / bench.echo p99",
+      value: `${tasksVsEcho.toFixed(2)}x`,
+      goal: `<= ${TASKS_GET_VS_ECHO_GOAL}x`,
+      met: tasksVsEcho <= TASKS_GET_VS_ECHO_GOAL,
+    },
+    {
+      metric: "task completion -> polling host observes it, p50 / max",
+      value: `${ms0(median(lat.observeLag))} / ${ms0(Math.max(...lat.observeLag))} ms (advertised pollIntervalMs ${
+        ms0(Math.min(...lat.advertisedPoll))
+      }..${ms0(Math.max(...lat.advertisedPoll))} ms; median ${ms0(median(lat.pollsPerTask))} tasks/get per task)`,
+    },
+    {
+      metric: "start to first tools/list: deno run src/main.ts serve vs hello server (median)",
+      value: `${ms0(source.productMs)} ms vs ${ms0(source.helloMs)} ms = ${sourceRatio.toFixed(2)}x`,
+      goal: `<= ${START_VS_HELLO_GOAL}x`,
+      met: sourceRatio <= START_VS_HELLO_GOAL,
+    },
+    {
+      metric: "RSS at the first tools/list answer, from source: longcall vs hello (median)",
+      value: `${mb(source.productRss)} vs ${mb(source.helloRss)}`,
+    },
+    {
+      metric: "start from the bundle to first tools/list vs bundled hello (median; first run after bundling)",
+      value: `${ms0(bundled.productMs)} ms vs ${ms0(bundled.helloMs)} ms = ${bundleRatio.toFixed(2)}x (first run ${
+        ms0(bundled.first.product.ms)
+      } vs ${ms0(bundled.first.hello.ms)} ms)`,
+      goal: `<= ${START_VS_HELLO_GOAL}x`,
+      met: bundleRatio <= START_VS_HELLO_GOAL,
+    },
+    {
+      metric: "RSS at the first tools/list answer, bundle: longcall vs hello (median)",
+      value: `${mb(bundled.productRss)} vs ${mb(bundled.helloRss)}`,
+    },
+    {
+      metric: `idle RSS after ${calls} jobs.get calls of 1 id, bundle (peak)`,
+      value: `${mb(rss1.rss)} (${mb(rss1.peak)}); bundled hello after ${calls} calls: ${mb(rssHello.rss)} (${
+        mb(rssHello.peak)
+      })`,
+      goal: `<= ${mb(IDLE_RSS_GOAL_BYTES)}`,
+      met: rss1.rss <= IDLE_RSS_GOAL_BYTES,
+    },
+    {
+      metric: `idle RSS after ${calls} jobs.get calls of 100 ids, bundle (peak)`,
+      value: `${mb(rss100.rss)} (${mb(rss100.peak)})`,
+      goal: `<= ${mb(IDLE_RSS_GOAL_BYTES)}`,
+      met: rss100.rss <= IDLE_RSS_GOAL_BYTES,
+    },
+    {
+      metric: "compiled binary (deno compile)",
+      value: "not measured: deno compile needs Deno's denort base binary, which cannot be downloaded on this " +
+        "machine (see scripts/build.ts); the bundle rows above are the shipped configuration measured instead",
+    },
+  ];
+  const notes = [
+    `Load average when the run began: ${load || "unknown"} (the machine is shared; p99s of sub-millisecond calls ` +
+    "are dominated by scheduling and GC pauses, which hit every call type alike, so the p99 ratios move " +
+    "between runs: over five development runs jobs.get 1 id / bench.echo went from about 1.0x to 2.3x and " +
+    "100 ids / 1 id from about 2.3x to 4.4x at p99, while each p50 moved by about 0.1 ms).",
+    `Round trips: scripts/bench/bench_server.ts (the real runServer wiring, executor in the serving thread, ` +
+    `running bound ${RUNNING_MAX}) on one database holding ${
+      (TERMINAL_JOBS + RUNNING_JOBS).toLocaleString("en-US")
+    } jobs: ${TERMINAL_JOBS} succeeded test.echo jobs and ${RUNNING_JOBS} test.hang jobs running throughout. ` +
+    "Two stdio connections to two server processes on that database: a legacy v2 Client (jobs.get, bench.echo) " +
+    "and a modern ext-tasks host that declares the tasks extension (tasks/get, bench.echo). Requests go through " +
+    "the clients' raw channel (the SDK's transport and framing, without client-side result validation), one at a " +
+    `time; ${
+      ROUNDS.toLocaleString("en-US")
+    } rounds after ${WARMUP_ROUNDS} warm-up rounds, each round calling all five in random order. ` +
+    "Single ids and 100-id windows rotate over every stored job (about 10% running); concise format.",
+    `Poll observation: ${POLL_SAMPLES} concurrent test.sleep tasks of 400..3,000 ms called through ` +
+    "createTaskSessionFromClient (which polls tasks/get every max(10, pollIntervalMs) ms); the lag is when " +
+    "callToolAsTask resolved minus the job's completed_at (same machine clock). A running job with no handler " +
+    "poll time is advertised at the kind's recent mean run time minus elapsed, or max(1 s, elapsed / 4); " +
+    "the lag is bounded by that interval.",
+    `Start-up: process spawn to the answer to tools/list, written together with a legacy initialize and ` +
+    "notifications/initialized as raw JSON-RPC lines (no client library on the timed path); both servers run " +
+    `with permissionFlags() from src/cli/permissions.ts; ${START_RUNS} alternating runs each after one unmeasured ` +
+    "run; RSS is VmRSS of the child right after the answer. The bundles are `deno bundle --platform deno` " +
+    "outputs of src/main.ts and scripts/bench/hello_server.ts.",
+  ];
+  if (batchVsOne > BATCH_VS_ONE_GOAL) {
+    notes.push(
+      "jobs.get with 100 ids misses its goal: the answer is about 100 times larger (about 90 KB, sent both as " +
+        "structuredContent and as the same JSON in text content), each id is a separate primary-key SELECT " +
+        "whose row is spread and JSON-parsed (about 25 us per id here), and each running item's poll guidance " +
+        "runs JobRows.jobRecentRunMs(kind), a query with no index on kind that scans the table (about 0.1 ms " +
+        "per running item at 1,000 rows). Cheap fixes: one `WHERE id IN (...)` read per batch and a per-call " +
+        "memo (or an index on jobs(kind, status, completed_at)) for the recent run time.",
+    );
+  }
+  if (sourceRatio > START_VS_HELLO_GOAL || bundleRatio > START_VS_HELLO_GOAL) {
+    notes.push(
+      "Start-up misses its goal because runServer waits for the network worker before it serves stdio: the " +
+        "worker is a second isolate that loads and evaluates the whole program again (Deno.mainModule; the MCP " +
+        "SDK and zod included), opens its own database connection and starts the executor (about 180 ms here, " +
+        "measured separately with timestamps around WorkerExecutor.start). Most of the rest is the larger " +
+        "program's own load and evaluation: `longcall --help` from the bundle, which starts no worker and opens " +
+        "no store, exits about 70 ms after the bundled hello server does.",
+    );
+  }
+  if (rss1.rss > IDLE_RSS_GOAL_BYTES) {
+    notes.push(
+      `Idle RSS misses 80 MB${bundled.productRss > IDLE_RSS_GOAL_BYTES ? " before any call" : ""}: the network ` +
+        "worker's isolate holds a second copy of the program (longcall starts " +
+        `${
+          mb(bundled.productRss - bundled.helloRss)
+        } above the hello server). Both processes then grow with calls as V8 ` +
+        "keeps the heap it has grown (the hello server grows too). In development runs of 20,000 1-id calls " +
+        "longcall levelled off at about 230-240 MB and the hello server at about 130 MB over 5,000 calls, so this " +
+        "looks like heap sizing rather than a leak; --v8-flags=--max-semi-space-size=1 cut the 100-id figure by " +
+        "about a quarter but not below the goal.",
+    );
+  }
+  return { title: "MCP server", rows, notes };
+}
+
+if (import.meta.main) {
+  console.log(JSON.stringify(await benchMcp(), null, 2));
+}
