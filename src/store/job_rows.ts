@@ -162,7 +162,7 @@ export class JobRows {
     return r.n;
   }
 
-  /** Retry guidance under overload: the median recent run time, bounded to [1 s, 60 s]. */
+  /** Retry guidance under overload: the mean run time of the last 20 jobs, bounded to [1 s, 60 s]. */
   #overloadRetryMs(now: number): number {
     const r = this.conn.stmt(
       `SELECT avg(completed_at - started_at) AS d FROM (SELECT completed_at, started_at FROM jobs
@@ -199,7 +199,8 @@ export class JobRows {
   jobQueuePosition(id: string): { ahead: number; running: number } {
     const r = this.conn.stmt(
       `SELECT
-         (SELECT count(*) FROM jobs q WHERE q.status = 'queued' AND q.created_at <= j.created_at AND q.rowid < j.rowid) AS ahead,
+         (SELECT count(*) FROM jobs q WHERE ${ACTIVE} AND q.status = 'queued'
+           AND (q.created_at < j.created_at OR (q.created_at = j.created_at AND q.rowid < j.rowid))) AS ahead,
          (SELECT count(*) FROM jobs WHERE ${ACTIVE} AND status = 'running') AS running
        FROM jobs j WHERE j.id = ?`,
     ).get(id) as { ahead: number; running: number } | undefined;
@@ -209,8 +210,8 @@ export class JobRows {
   /** Mean run time of the last few finished jobs of a kind, if any. */
   jobRecentRunMs(kind: string): number | undefined {
     const r = this.conn.stmt(
-      `SELECT avg(d) AS d FROM (SELECT completed_at - started_at AS d FROM jobs
-       WHERE kind = ? AND status = 'succeeded' AND started_at IS NOT NULL ORDER BY completed_at DESC LIMIT 20)`,
+      `SELECT avg(d) AS d FROM (SELECT completed_at - started_at AS d FROM jobs INDEXED BY jobs_recent_succeeded
+       WHERE status = 'succeeded' AND kind = ? AND started_at IS NOT NULL ORDER BY completed_at DESC LIMIT 20)`,
     ).get(kind) as { d: number | null };
     return r.d ?? undefined;
   }

@@ -8,6 +8,7 @@
 
 import { M001_JOBS } from "./migrations/m001_jobs.ts";
 import { M002_CORPUS } from "./migrations/m002_corpus.ts";
+import { M003_RECENT_RUNS } from "./migrations/m003_recent_runs.ts";
 
 /** One migration step. */
 export interface Migration {
@@ -17,7 +18,7 @@ export interface Migration {
 }
 
 /** Every migration in order; `MIGRATIONS[i].version === i + 1`. */
-export const MIGRATIONS: readonly Migration[] = [M001_JOBS, M002_CORPUS];
+export const MIGRATIONS: readonly Migration[] = [M001_JOBS, M002_CORPUS, M003_RECENT_RUNS];
 
 /** `PRAGMA application_id` of a longcall database ("LCAL"). */
 export const APPLICATION_ID = 0x4c43414c;
