@@ -28,6 +28,9 @@ export const RECONCILE_INTERVAL_MS_DEFAULT = 2_000;
 export const CANCEL_POLL_MS_DEFAULT = 200;
 /** How often an idle executor looks for queued work written by other processes. */
 export const CLAIM_POLL_MS_DEFAULT = 100;
+/** Longest run of microtask-chained job work before the executor lets timers and I/O run
+ * (a real-time bound on event-loop starvation: heartbeats, cancel polls and stdio). */
+export const EVENT_LOOP_SLICE_MS = 20;
 /** Grace for running handlers to observe an abort on shutdown before they are recorded
  * as interrupted. */
 export const SHUTDOWN_GRACE_MS_DEFAULT = 3_000;

@@ -25,6 +25,7 @@ import { newOwnerId } from "../base/ids.ts";
 import {
   CANCEL_POLL_MS_DEFAULT,
   CLAIM_POLL_MS_DEFAULT,
+  EVENT_LOOP_SLICE_MS,
   JOB_EVENT_MESSAGE_CHARS_MAX,
   JOB_PROGRESS_MESSAGE_CHARS_MAX,
   JOB_PROGRESS_WRITE_MS_MIN,
@@ -75,10 +76,6 @@ export class JobAbort extends Error {
     this.kind = kind;
   }
 }
-
-/** Longest run of microtask-chained job work before the executor lets timers and I/O run
- * (a real-time bound on event-loop starvation; see #starvingEventLoop). */
-const EVENT_LOOP_SLICE_MS = 20;
 
 interface PendingTerminal {
   entry: Running;
