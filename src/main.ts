@@ -1,13 +1,13 @@
 /**
  * longcall's entry point for `deno run`, `deno compile` and the bundle. The same module
  * is the network worker's entry (the server starts it with `new Worker(Deno.mainModule)`),
- * so a single file or binary carries both.
+ * so a single file or binary carries both. Each role loads only its own code: the worker
+ * never loads the MCP SDK, the CLI never loads the worker.
  *
  * @module
  */
 
-import { run } from "./cli/main.ts";
-import { inWorker, runNetworkWorker } from "./cli/network_worker.ts";
+import { inWorker } from "./cli/worker_env.ts";
 
-if (inWorker()) runNetworkWorker();
-else if (import.meta.main) await run();
+if (inWorker()) (await import("./cli/network_worker.ts")).runNetworkWorker();
+else if (import.meta.main) await (await import("./cli/main.ts")).run();

@@ -41,11 +41,6 @@ export type FromWorker =
   | { type: "progress"; id: string }
   | { type: "audit"; states: Deno.PermissionState[] };
 
-/** Whether this code runs inside a Web Worker. */
-export function inWorker(): boolean {
-  return typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== "undefined";
-}
-
 /** Worker entry: handles messages until stopped. */
 export function runNetworkWorker(): void {
   const scope = globalThis as unknown as {

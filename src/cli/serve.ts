@@ -24,7 +24,7 @@ import type { Synchronous } from "../store/db.ts";
 import { openStore, type Store } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
-import { EXIT_OK, UsageError } from "./exit.ts";
+import { EXIT_ERROR, EXIT_OK, UsageError } from "./exit.ts";
 
 /** Everything a server process needs besides its flags. */
 export interface ServerParts {
@@ -118,8 +118,12 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     onSubmitted: () => executor.wake(),
     onCancelRequested: (ids) => executor.abortLocal(ids),
   });
+  // The network worker starts in parallel with serving: its permissions were fixed when it
+  // was created, so the serving thread may narrow itself and answer at once. Jobs admitted
+  // meanwhile stay queued until it claims them. If it cannot start, the server stops.
+  let workerReady: Promise<void> | undefined;
   if (executor instanceof WorkerExecutor) {
-    await executor.start({
+    workerReady = executor.start({
       type: "init",
       db: flags.db,
       ...(flags.synchronous === undefined ? {} : { synchronous: flags.synchronous }),
@@ -157,6 +161,11 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
 
   let exitCode = EXIT_OK;
   const stopRequested = Promise.withResolvers<void>();
+  workerReady?.catch((err) => {
+    log.error("the network worker could not start; stopping", { error: String(err) });
+    exitCode = EXIT_ERROR;
+    stopRequested.resolve();
+  });
   const onSignal = (code: number) => () => {
     exitCode = code;
     stopRequested.resolve();
