@@ -97,6 +97,8 @@ export const POLL_INTERVAL_MS_MAX = 60_000;
 /** Longest guidance derived from run-time history alone (no handler hint): history is a
  * weak predictor, so a host should look again at least this often. */
 export const POLL_GUIDANCE_FROM_HISTORY_MS_MAX = 5_000;
+/** A handler's announced next observation this far in the past is overdue (stuck or lost). */
+export const OVERDUE_POLL_SLACK_MS = 2_000;
 
 // ---------------------------------------------------------------- GitHub
 

@@ -168,6 +168,9 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   let confirming: WatchOutcome | undefined;
 
   const finish = async (outcome: WatchOutcome, obs: PullObservation, entries: CheckEntry[]) => {
+    // The last progress report describes the previous poll; make the counts final.
+    const last = summarize(entries);
+    ctx.report({ completedItems: last.passed + last.failed, totalItems: last.total });
     const result: WatchResult = {
       outcome,
       repository: `${req.owner}/${req.repo}`,

@@ -7,7 +7,13 @@
  * @module
  */
 
-import { POLL_GUIDANCE_FROM_HISTORY_MS_MAX, POLL_INTERVAL_MS_MAX, POLL_INTERVAL_MS_MIN } from "../base/limits.ts";
+import {
+  OVERDUE_POLL_SLACK_MS,
+  OWNER_HEARTBEAT_MS_DEFAULT,
+  POLL_GUIDANCE_FROM_HISTORY_MS_MAX,
+  POLL_INTERVAL_MS_MAX,
+  POLL_INTERVAL_MS_MIN,
+} from "../base/limits.ts";
 import type { JobRow } from "../store/job_rows.ts";
 
 /** Inputs beyond the row that guidance needs. */
@@ -37,8 +43,12 @@ export function pollAfterMs(row: JobRow, inputs: GuidanceInputs): number | undef
     return clampPollMs(Math.min(waves * typical + Math.min(typical, 1_000), POLL_GUIDANCE_FROM_HISTORY_MS_MAX));
   }
   if (row.next_poll_at !== null) {
+    const untilNext = row.next_poll_at - inputs.now;
+    // A next observation long overdue means the handler is stuck or its process died:
+    // look again about once a heartbeat (reconciliation will settle it), not at the floor.
+    if (untilNext < -OVERDUE_POLL_SLACK_MS) return clampPollMs(OWNER_HEARTBEAT_MS_DEFAULT);
     // Just after the handler's next observation, so the poll sees its effect.
-    return clampPollMs(row.next_poll_at - inputs.now + POLL_INTERVAL_MS_MIN);
+    return clampPollMs(untilNext + POLL_INTERVAL_MS_MIN);
   }
   const elapsed = row.started_at === null ? 0 : inputs.now - row.started_at;
   const remaining = typical - elapsed;

@@ -85,11 +85,12 @@ export function jobItem(row: JobRow, control: JobControl, format: "concise" | "d
   };
   if (terminal && row.outcome !== null) item.outcome = row.outcome;
   if (row.phase !== null) item.phase = row.phase;
+  // A total of zero (nothing registered yet) says nothing about progress.
   if (row.total_items !== null) {
     item.total_items = row.total_items;
-    item.progress_percent = row.total_items === 0
-      ? 100
-      : Math.min(100, Math.round(row.completed_items / row.total_items * 100));
+    if (row.total_items > 0) {
+      item.progress_percent = Math.min(100, Math.round(row.completed_items / row.total_items * 100));
+    }
   }
   const pollMs = control.pollAfterMs(row);
   if (pollMs !== undefined) item.retry_after_ms = pollMs;

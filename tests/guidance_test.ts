@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import {
+  OWNER_HEARTBEAT_MS_DEFAULT,
+  POLL_GUIDANCE_FROM_HISTORY_MS_MAX,
+  POLL_INTERVAL_MS_MAX,
+  POLL_INTERVAL_MS_MIN,
+} from "../src/base/limits.ts";
+import { clampPollMs, pollAfterMs } from "../src/jobs/guidance.ts";
+import type { JobRow } from "../src/store/job_rows.ts";
+
+const NOW = Date.UTC(2026, 0, 1);
+
+function row(over: Partial<JobRow>): JobRow {
+  return {
+    id: "0b9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8",
+    kind: "k",
+    status: "running",
+    outcome: null,
+    request: null,
+    result: null,
+    error: null,
+    phase: null,
+    progress_message: null,
+    completed_items: 0,
+    total_items: null,
+    next_poll_at: null,
+    created_at: NOW - 10_000,
+    started_at: NOW - 5_000,
+    updated_at: NOW,
+    completed_at: null,
+    cancel_requested_at: null,
+    owner_id: "o",
+    attempt: 1,
+    retention_ms: 1000,
+    expires_at: null,
+    authority: null,
+    ...over,
+  };
+}
+
+Deno.test("clampPollMs() keeps guidance within the advertised bounds, at and past each end", () => {
+  assert.equal(clampPollMs(POLL_INTERVAL_MS_MIN), POLL_INTERVAL_MS_MIN);
+  assert.equal(clampPollMs(POLL_INTERVAL_MS_MIN - 1), POLL_INTERVAL_MS_MIN);
+  assert.equal(clampPollMs(POLL_INTERVAL_MS_MAX), POLL_INTERVAL_MS_MAX);
+  assert.equal(clampPollMs(POLL_INTERVAL_MS_MAX + 1), POLL_INTERVAL_MS_MAX);
+});
+
+Deno.test("pollAfterMs() follows the handler's next observation, just after it", () => {
+  assert.equal(
+    pollAfterMs(row({ next_poll_at: NOW + 7_000 }), { now: NOW, runningMax: 4 }),
+    7_000 + POLL_INTERVAL_MS_MIN,
+  );
+  assert.equal(
+    pollAfterMs(row({ next_poll_at: NOW + 10 * 60_000 }), { now: NOW, runningMax: 4 }),
+    POLL_INTERVAL_MS_MAX,
+  );
+});
+
+Deno.test("pollAfterMs() answers about a heartbeat, not the floor, when the next observation is overdue", () => {
+  assert.equal(
+    pollAfterMs(row({ next_poll_at: NOW - 60_000 }), { now: NOW, runningMax: 4 }),
+    OWNER_HEARTBEAT_MS_DEFAULT,
+  );
+  // Slightly late (a poll in progress) is not overdue.
+  assert.equal(pollAfterMs(row({ next_poll_at: NOW - 100 }), { now: NOW, runningMax: 4 }), POLL_INTERVAL_MS_MIN);
+});
+
+Deno.test("pollAfterMs() caps history-based guidance and is undefined once terminal", () => {
+  const long = pollAfterMs(row({}), { now: NOW, runningMax: 4, recentRunMs: 10 * 60_000 });
+  assert.equal(long, POLL_GUIDANCE_FROM_HISTORY_MS_MAX);
+  const queued = pollAfterMs(row({ status: "queued", started_at: null }), {
+    now: NOW,
+    runningMax: 4,
+    recentRunMs: 60_000,
+    queue: { ahead: 40, running: 4 },
+  });
+  assert.equal(queued, POLL_GUIDANCE_FROM_HISTORY_MS_MAX);
+  assert.equal(pollAfterMs(row({ status: "succeeded" }), { now: NOW, runningMax: 4 }), undefined);
+});
