@@ -605,26 +605,25 @@ function section({ lat, source, bundled, rss1, rss100, rssHello, load }: Results
     notes.push(
       "jobs.get with 100 ids misses its goal: the answer is about 100 times larger (about 90 KB, sent both as " +
         "structuredContent and as the same JSON in text content), each id is a separate primary-key SELECT " +
-        "whose row is spread and JSON-parsed (about 25 us per id here), and each running item's poll guidance " +
-        "runs JobRows.jobRecentRunMs(kind), a query with no index on kind that scans the table (about 0.1 ms " +
-        "per running item at 1,000 rows). Cheap fixes: one `WHERE id IN (...)` read per batch and a per-call " +
-        "memo (or an index on jobs(kind, status, completed_at)) for the recent run time.",
+        "whose row is spread and JSON-parsed (about 25 us per id here), and each item computes its own poll " +
+        "guidance (the recent-run-time read is indexed since migration 3, jobs_recent_succeeded). Remaining " +
+        "cheap fixes: one `WHERE id IN (...)` read per batch and a per-call memo of the guidance inputs.",
     );
   }
   if (sourceRatio > START_VS_HELLO_GOAL || bundleRatio > START_VS_HELLO_GOAL) {
     notes.push(
-      "Start-up misses its goal because runServer waits for the network worker before it serves stdio: the " +
-        "worker is a second isolate that loads and evaluates the whole program again (Deno.mainModule; the MCP " +
-        "SDK and zod included), opens its own database connection and starts the executor (about 180 ms here, " +
-        "measured separately with timestamps around WorkerExecutor.start). Most of the rest is the larger " +
-        "program's own load and evaluation: `longcall --help` from the bundle, which starts no worker and opens " +
-        "no store, exits about 70 ms after the bundled hello server does.",
+      "Start-up misses its goal: the serving thread no longer waits for the network worker (it serves while " +
+        "the worker starts, and the worker no longer loads the MCP SDK), which took the source start from about " +
+        "330 ms to the figure above, but the worker's isolate still competes for the machine's 2 CPUs while the " +
+        "serving thread loads, and the program is larger than the hello server: `longcall --help`, which starts " +
+        "no worker and opens no store, exits about 70 ms after the hello server does.",
     );
   }
   if (rss1.rss > IDLE_RSS_GOAL_BYTES) {
     notes.push(
       `Idle RSS misses 80 MB${bundled.productRss > IDLE_RSS_GOAL_BYTES ? " before any call" : ""}: the network ` +
-        "worker's isolate holds a second copy of the program (longcall starts " +
+        "worker's isolate (the price of running GitHub work under its own permission set) holds a second " +
+        "copy of the job runtime, store and GitHub code (longcall starts " +
         `${
           mb(bundled.productRss - bundled.helloRss)
         } above the hello server). Both processes then grow with calls as V8 ` +
