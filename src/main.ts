@@ -7,7 +7,12 @@
  * @module
  */
 
-import { inWorker } from "./cli/worker_env.ts";
+import { holdWorkerMessages, inWorker } from "./cli/worker_env.ts";
 
-if (inWorker()) (await import("./cli/network_worker.ts")).runNetworkWorker();
-else if (import.meta.main) await (await import("./cli/main.ts")).run();
+if (inWorker()) {
+  // Messages that arrive while the worker's code loads would find no handler and be lost.
+  const held = holdWorkerMessages();
+  (await import("./cli/network_worker.ts")).runNetworkWorker(held);
+} else if (import.meta.main) {
+  await (await import("./cli/main.ts")).run();
+}

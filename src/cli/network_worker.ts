@@ -41,8 +41,8 @@ export type FromWorker =
   | { type: "progress"; id: string }
   | { type: "audit"; states: Deno.PermissionState[] };
 
-/** Worker entry: handles messages until stopped. */
-export function runNetworkWorker(): void {
+/** Worker entry: handles the messages held while loading, then every new one, until stopped. */
+export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
   const scope = globalThis as unknown as {
     postMessage(message: FromWorker): void;
     onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
@@ -51,7 +51,7 @@ export function runNetworkWorker(): void {
   let executor: Executor | undefined;
   let closeStore: (() => void) | undefined;
   const post = (m: FromWorker) => scope.postMessage(m);
-  scope.onmessage = async (event) => {
+  const handle = async (event: MessageEvent<ToWorker>) => {
     const msg = event.data;
     try {
       switch (msg.type) {
@@ -95,4 +95,6 @@ export function runNetworkWorker(): void {
       post({ type: "failed", message: err instanceof Error ? err.message : String(err) });
     }
   };
+  scope.onmessage = handle;
+  for (const event of held) void handle(event as MessageEvent<ToWorker>);
 }
