@@ -18,7 +18,7 @@ import { getPullRequestChecks } from "../src/corpus/get.ts";
 import { checksSignature } from "../src/github/checks_state.ts";
 import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
 import { clientObserver } from "../src/github/observer.ts";
-import { WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
+import { checksObservationOf, WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import {
@@ -344,16 +344,7 @@ Deno.test("watch: a rate limit that outlasts the deadline mid-watch ends timed_o
                 fetch: exhausting,
               }),
             ),
-          saveObservation: (r) =>
-            corpus.pullRequestChecksPut({
-              repository: r.repository,
-              number: r.number,
-              head_sha: r.observed_head_sha,
-              outcome: r.outcome,
-              signature: r.signature,
-              checks: r.checks,
-              observed_at: Date.parse(r.finished_at),
-            }).then(() => {}),
+          saveObservation: (r) => corpus.pullRequestChecksPut(checksObservationOf(r)).then(() => {}),
         }),
       ];
     },

@@ -15,10 +15,9 @@ import { z } from "zod";
 import { parseArgs } from "node:util";
 import { runServer } from "../../src/cli/serve.ts";
 import { okResult } from "../../src/mcp/tool_kit.ts";
-import { jobsTools, jobTool, LOCAL_READ, type ToolDef } from "../../src/mcp/tools.ts";
+import { jobsTools, LOCAL_READ, type ToolDef } from "../../src/mcp/tools.ts";
+import { testJobTools } from "../../tests/helpers/test_server.ts";
 import { testRegistry } from "../../tests/helpers/test_kinds.ts";
-
-const TEST_TOOL = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
 /** A plain tool: no job, no store; answers with its arguments. */
 const benchEcho: ToolDef = {
@@ -55,31 +54,7 @@ if (import.meta.main) {
   }, {
     registry: () => testRegistry(),
     executor,
-    tools: ({ control }) => [
-      ...jobsTools(control),
-      benchEcho,
-      jobTool(control, {
-        name: "test.echo",
-        kind: "echo",
-        description: "Echo the input as the job result",
-        inputSchema: z.object({}).passthrough(),
-        annotations: { title: "Echo job", ...TEST_TOOL },
-      }),
-      jobTool(control, {
-        name: "test.sleep",
-        kind: "sleep",
-        description: "Sleep ms milliseconds in steps (a test job)",
-        inputSchema: z.object({ ms: z.number().int().min(0), steps: z.number().int().min(1).optional() }),
-        annotations: { title: "Sleep", ...TEST_TOOL },
-      }),
-      jobTool(control, {
-        name: "test.hang",
-        kind: "hang",
-        description: "Never finish and ignore cancellation",
-        inputSchema: z.object({}),
-        annotations: { title: "Hanging job", ...TEST_TOOL },
-      }),
-    ],
+    tools: ({ control }) => [...jobsTools(control), benchEcho, ...testJobTools(control)],
   });
   Deno.exit(code);
 }

@@ -14,7 +14,7 @@ import { searchThreads } from "../corpus/search.ts";
 import { GITHUB_API_URL_DEFAULT, GitHubClient, SqliteEtagCache } from "../github/client.ts";
 import { clientObserver } from "../github/observer.ts";
 import { SYNC_KIND, SyncInput, syncKind } from "../github/sync_kind.ts";
-import { WATCH_KIND, WatchInput, watchKind } from "../github/watch_kind.ts";
+import { checksObservationOf, WATCH_KIND, WatchInput, watchKind } from "../github/watch_kind.ts";
 import type { JobControl } from "../jobs/control.ts";
 import { type AnyJobKind, JobKindRegistry } from "../jobs/kinds.ts";
 import { okResult, parseArgs } from "../mcp/tool_kit.ts";
@@ -60,16 +60,7 @@ export function productKinds(
     watchKind({
       observer: () => clientObserver(client()),
       saveObservation: async (r) => {
-        await corpus.pullRequestChecksPut({
-          repository: r.repository,
-          number: r.number,
-          head_sha: r.observed_head_sha,
-          outcome: r.outcome,
-          // The final observation's signature: the last transition kept may be older (bounded list).
-          signature: r.signature,
-          checks: r.checks,
-          observed_at: Date.parse(r.finished_at),
-        });
+        await corpus.pullRequestChecksPut(checksObservationOf(r));
       },
     }),
     syncKind({ client, corpus: () => corpus }),

@@ -20,6 +20,7 @@ import {
   WATCH_TRANSITIONS_MAX,
 } from "../base/limits.ts";
 import { defineJobKind, type JobContext } from "../jobs/kinds.ts";
+import type { PullRequestChecksObservation } from "../store/corpus_rows.ts";
 import {
   type CheckEntry,
   type CheckRunLike,
@@ -265,4 +266,18 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
 /** Raised when a watch is asked about a PR that cannot be read. */
 export function watchNotFound(repo: string, number: number): AppError {
   return new AppError("not_found", `Cannot watch ${repo}#${number}: the pull request was not found`);
+}
+
+/** The corpus record of a finished watch: its last complete observation. */
+export function checksObservationOf(r: WatchResult): PullRequestChecksObservation {
+  return {
+    repository: r.repository,
+    number: r.number,
+    head_sha: r.observed_head_sha,
+    outcome: r.outcome,
+    // The final observation's signature: the last transition kept may be older (bounded list).
+    signature: r.signature,
+    checks: r.checks,
+    observed_at: Date.parse(r.finished_at),
+  };
 }

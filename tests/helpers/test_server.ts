@@ -12,10 +12,52 @@
 import { z } from "zod";
 import { parseArgs } from "node:util";
 import { runServer } from "../../src/cli/serve.ts";
-import { jobsTools, jobTool } from "../../src/mcp/tools.ts";
+import type { JobControl } from "../../src/jobs/control.ts";
+import { jobsTools, jobTool, type ToolDef } from "../../src/mcp/tools.ts";
 import { testRegistry } from "./test_kinds.ts";
 
 const TEST_TOOL = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+/** The test job kinds as job-submitting tools (shared with the benchmark server). */
+export function testJobTools(control: JobControl): ToolDef[] {
+  return [
+    jobTool(control, {
+      name: "test.sleep",
+      kind: "sleep",
+      description: "Sleep ms milliseconds in steps (a test job)",
+      inputSchema: z.object({ ms: z.number().int().min(0), steps: z.number().int().min(1).optional() }),
+      annotations: { title: "Sleep", ...TEST_TOOL },
+    }),
+    jobTool(control, {
+      name: "test.echo",
+      kind: "echo",
+      description: "Echo the input as the job result",
+      inputSchema: z.object({}).passthrough(),
+      annotations: { title: "Echo job", ...TEST_TOOL },
+    }),
+    jobTool(control, {
+      name: "test.fail",
+      kind: "fail",
+      description: "Fail with a typed error",
+      inputSchema: z.object({ code: z.string(), message: z.string(), retryable: z.boolean().optional() }),
+      annotations: { title: "Failing job", ...TEST_TOOL },
+    }),
+    jobTool(control, {
+      name: "test.partial",
+      kind: "partial",
+      description: "Succeed with outcome partial",
+      inputSchema: z.object({}),
+      annotations: { title: "Partial job", ...TEST_TOOL },
+    }),
+    jobTool(control, {
+      name: "test.hang",
+      kind: "hang",
+      description: "Never finish and ignore cancellation",
+      inputSchema: z.object({}),
+      annotations: { title: "Hanging job", ...TEST_TOOL },
+    }),
+  ];
+}
 
 if (import.meta.main) {
   const { values } = parseArgs({
@@ -54,44 +96,7 @@ if (import.meta.main) {
   }, {
     registry: () => testRegistry(),
     executor,
-    tools: ({ control }) => [
-      ...jobsTools(control),
-      jobTool(control, {
-        name: "test.sleep",
-        kind: "sleep",
-        description: "Sleep ms milliseconds in steps (a test job)",
-        inputSchema: z.object({ ms: z.number().int().min(0), steps: z.number().int().min(1).optional() }),
-        annotations: { title: "Sleep", ...TEST_TOOL },
-      }),
-      jobTool(control, {
-        name: "test.echo",
-        kind: "echo",
-        description: "Echo the input as the job result",
-        inputSchema: z.object({}).passthrough(),
-        annotations: { title: "Echo job", ...TEST_TOOL },
-      }),
-      jobTool(control, {
-        name: "test.fail",
-        kind: "fail",
-        description: "Fail with a typed error",
-        inputSchema: z.object({ code: z.string(), message: z.string(), retryable: z.boolean().optional() }),
-        annotations: { title: "Failing job", ...TEST_TOOL },
-      }),
-      jobTool(control, {
-        name: "test.partial",
-        kind: "partial",
-        description: "Succeed with outcome partial",
-        inputSchema: z.object({}),
-        annotations: { title: "Partial job", ...TEST_TOOL },
-      }),
-      jobTool(control, {
-        name: "test.hang",
-        kind: "hang",
-        description: "Never finish and ignore cancellation",
-        inputSchema: z.object({}),
-        annotations: { title: "Hanging job", ...TEST_TOOL },
-      }),
-    ],
+    tools: ({ control }) => [...jobsTools(control), ...testJobTools(control)],
   });
   Deno.exit(code);
 }
