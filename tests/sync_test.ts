@@ -57,6 +57,8 @@ Deno.test("sync: paginates through > 100 threads with Link, stores them all, and
   assert.equal(h.fake.counts.countedByKind.repository, 1);
   assert.equal(result.requests, 4);
   assert.deepEqual(result.budget, { max: 200, used: 4 });
+  // The rate-limit state GitHub reported on the last answer (the fake counts down from 5,000).
+  assert.equal(result.rate_limit["remaining"], h.fake.remaining());
   assert.ok(stored(h, BIG, BIG_THREADS).every((t) => t !== undefined), "every thread is in the corpus");
   assert.equal(new CorpusRows(h.store.conn).repositoriesGet([BIG])[0]?.description?.startsWith("Generated"), true);
 });

@@ -71,6 +71,8 @@ export interface SyncResult {
   requests: number;
   not_modified: number;
   budget: { max: number; used: number };
+  /** The last rate-limit state GitHub reported (limit, remaining, used, reset_at, resource). */
+  rate_limit: Record<string, unknown>;
   authenticated: boolean;
 }
 
@@ -135,6 +137,7 @@ async function runSync(ctx: JobContext<SyncRequest>, deps: SyncDeps): Promise<Sy
     requests: gh.stats.requests,
     not_modified: gh.stats.not_modified,
     budget: { max: budget.max, used: budget.used },
+    rate_limit: { ...gh.stats.rateLimit },
     authenticated: gh.authenticated,
   };
 }
