@@ -8,6 +8,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { updateReadme } from "./readme_tables.ts";
 import { benchCorpus } from "./bench/corpus.ts";
 import { benchGitHub } from "./bench/github.ts";
 import { benchMcp } from "./bench/mcp.ts";
@@ -144,6 +145,7 @@ async function main(): Promise<void> {
   ].join("\n");
   await Deno.writeTextFile(OUTPUT, doc);
   console.error(`bench: wrote ${OUTPUT}`);
+  if (await updateReadme()) console.error("bench: updated the measurements in README.md");
 }
 
 if (import.meta.main) await main();

@@ -14,6 +14,7 @@
  * @module
  */
 
+import { updateReadme } from "./readme_tables.ts";
 import { type HostKind, REPO_ROOT, type RunResult, runScenario, sameAnswer } from "./lib/hosts.ts";
 import { goalCheck, markdownReport, type Pair, pct, reduction, seconds, textTable } from "./lib/report.ts";
 import { DEFAULT_RATE, type Scenario, scenarioById, SCENARIOS } from "./lib/scenarios.ts";
@@ -145,6 +146,7 @@ if (args.write) {
   });
   await Deno.writeTextFile(args.out, report);
   log(`wrote ${args.out}`);
+  if (args.out.endsWith("docs/evaluation.md") && await updateReadme()) log("updated the measurements in README.md");
 }
 if (args.json) {
   console.log(JSON.stringify({ rate: args.rate, totalMs, goal, pairs }, null, 2));
