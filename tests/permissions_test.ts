@@ -192,3 +192,19 @@ Deno.test({
     }
   },
 });
+
+Deno.test("serve refuses to start, exit 1 with a clear message, when its GitHub host was not granted", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const r = await run(
+      ["run", ...permissionFlags(), MAIN, "serve", "--db", `${dir}/x.db`],
+      { LONGCALL_GITHUB_API_URL: "https://ghe.example.com/api/v3" },
+      "",
+    );
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Cannot start the network worker with net ghe\.example\.com/);
+    assert.equal(r.stdout, "", "nothing but protocol messages on stdout, and here none");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { AppError } from "../base/errors.ts";
 import type { Logger } from "../base/log.ts";
 import type { FromWorker, ToWorker } from "./network_worker.ts";
 
@@ -31,25 +32,7 @@ export class WorkerExecutor {
 
   constructor(moduleUrl: string | URL, permissions: WorkerPermissions, log: Logger) {
     this.#log = log;
-    this.#worker = new Worker(moduleUrl, {
-      type: "module",
-      name: "longcall-network",
-      // Explicit permissions (needs --unstable-worker-options): the worker's own state,
-      // so revoking on the MCP thread does not take them from it, and it can never do
-      // more than this list.
-      deno: {
-        permissions: {
-          net: permissions.net,
-          read: permissions.read,
-          write: permissions.write,
-          env: false,
-          run: false,
-          ffi: false,
-          sys: false,
-          import: false,
-        },
-      },
-    } as WorkerOptions);
+    this.#worker = createWorker(moduleUrl, permissions);
     this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const m = event.data;
       if (m.type === "failed") {
@@ -118,5 +101,38 @@ export class WorkerExecutor {
     } finally {
       this.#worker.terminate();
     }
+  }
+}
+
+/** Creates the worker with an explicit permission set; explains a grant the process lacks. */
+function createWorker(moduleUrl: string | URL, permissions: WorkerPermissions): Worker {
+  try {
+    return new Worker(moduleUrl, {
+      type: "module",
+      name: "longcall-network",
+      // Explicit permissions (needs --unstable-worker-options): the worker's own state,
+      // so revoking on the MCP thread does not take them from it, and it can never do
+      // more than this list.
+      deno: {
+        permissions: {
+          net: permissions.net,
+          read: permissions.read,
+          write: permissions.write,
+          env: false,
+          run: false,
+          ffi: false,
+          sys: false,
+          import: false,
+        },
+      },
+    } as WorkerOptions);
+  } catch (err) {
+    throw new AppError(
+      "access_denied",
+      `Cannot start the network worker with net ${permissions.net.join(", ")} and the database files: this ` +
+        `process was not granted them (${err instanceof Error ? err.message : String(err)}). Run with the flags ` +
+        "of src/cli/permissions.ts for your GitHub host; see docs/SECURITY.md.",
+      { cause: err },
+    );
   }
 }
