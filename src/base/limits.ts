@@ -34,6 +34,9 @@ export const EVENT_LOOP_SLICE_MS = 20;
 /** Grace for running handlers to observe an abort on shutdown before they are recorded
  * as interrupted. */
 export const SHUTDOWN_GRACE_MS_DEFAULT = 3_000;
+/** Pause before retrying a terminal write that failed with store_busy (the store already
+ * retried for seconds): the result is kept in memory and written once the lock clears. */
+export const TERMINAL_WRITE_RETRY_MS = 1_000;
 /** Terminal jobs are kept this long after completion (published as a task's ttlMs). */
 export const JOB_RETENTION_MS_DEFAULT = 24 * 60 * 60 * 1000;
 /** Shortest configurable retention: below this a polling client could miss a result. */

@@ -38,6 +38,7 @@ import {
   RETENTION_SWEEP_BATCH_MAX,
   RETENTION_SWEEP_MS_DEFAULT,
   SHUTDOWN_GRACE_MS_DEFAULT,
+  TERMINAL_WRITE_RETRY_MS,
 } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import type { JobRow, JobRows, ProgressWrite, TerminalWrite } from "../store/job_rows.ts";
@@ -349,7 +350,11 @@ export class Executor {
     const controller = new AbortController();
     const entry: Running = { row, ownerId: this.#ownerId, controller, done: Promise.resolve() };
     this.#running.set(row.id, entry);
-    entry.done = this.#run(entry).finally(() => {
+    entry.done = this.#run(entry).catch((err) => {
+      // Only the database can fail here (handler errors are results). The job stays running
+      // under this owner; if the owner goes away it is reconciled, never replayed.
+      this.#log.error("could not record a job's end", { id: row.id, error: String(err) });
+    }).finally(() => {
       if (this.#running.get(row.id) === entry) this.#running.delete(row.id);
       this.wake();
     });
@@ -407,7 +412,18 @@ export class Executor {
 
   async #finish(entry: Running, terminal: TerminalWrite): Promise<void> {
     const { row, ownerId } = entry;
-    let written = await this.#writeTerminal(entry, terminal);
+    let written: JobRow | undefined;
+    for (;;) {
+      try {
+        written = await this.#writeTerminal(entry, terminal);
+        break;
+      } catch (err) {
+        // A database locked past the store's own retries must not lose a finished result.
+        if (!(err instanceof AppError && err.code === "store_busy") || this.#state !== "started") throw err;
+        this.#log.warn("database busy; retrying a job's terminal write", { id: row.id });
+        await new Promise((resolve) => setTimeout(resolve, TERMINAL_WRITE_RETRY_MS));
+      }
+    }
     if (written === undefined && terminal.status !== "cancelled") {
       // A cancellation persisted before our write wins over a late success or failure.
       const current = this.#rows.jobGet(row.id);

@@ -1,0 +1,31 @@
+/**
+ * A database locked by another process for longer than the store's own busy retries:
+ * a finished job's result is kept and written once the lock clears, and the process
+ * does not crash.
+ */
+
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { STORE_BUSY_BACKOFF_MS_MAX, STORE_BUSY_RETRIES_MAX, STORE_BUSY_TIMEOUT_MS } from "../src/base/limits.ts";
+import { openHarness, tempDir, waitForStatus } from "./helpers/temp.ts";
+
+Deno.test("Executor keeps a finished result through a lock longer than the store's retries, then writes it", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("jobs.db");
+  await using h = await openHarness(path, { executor: { cancelPollMs: 60_000, reconcileMs: 60_000 } });
+  const job = await h.control.submit("stubborn", { ms: 300 }); // reports no progress: only the terminal write waits
+  await waitForStatus(h.store, job.id, ["running"]);
+  // Another connection (as another process would) holds the write lock past the store's
+  // whole async retry budget while the handler finishes.
+  const other = new DatabaseSync(path);
+  other.exec("BEGIN IMMEDIATE");
+  // Every retry can wait its full backoff plus SQLite's busy timeout; hold well past that.
+  const holdMs = Math.round(STORE_BUSY_RETRIES_MAX * (STORE_BUSY_BACKOFF_MS_MAX + STORE_BUSY_TIMEOUT_MS) * 1.5);
+  await new Promise((resolve) => setTimeout(resolve, holdMs));
+  assert.equal(h.store.rows.jobGet(job.id)?.status, "running", "nothing could be written under the lock");
+  other.exec("COMMIT");
+  other.close();
+  const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"], 10_000);
+  assert.equal(row.status, "succeeded");
+  assert.deepEqual(row.result, { stubborn: true });
+});
