@@ -47,6 +47,9 @@ export const JOB_RETENTION_MS_MAX = 30 * 24 * 60 * 60 * 1000;
 export const RETENTION_SWEEP_MS_DEFAULT = 60_000;
 /** Rows deleted per sweep transaction: keeps each write lock short. */
 export const RETENTION_SWEEP_BATCH_MAX = 500;
+/** Submissions combined into one admission transaction (group commit): bounds how long one
+ * write lock is held. */
+export const JOB_INSERT_BATCH_MAX = 256;
 /** Normalized request JSON stored per job. */
 export const JOB_REQUEST_BYTES_MAX = 64 * 1024;
 /** Result JSON stored per job. */

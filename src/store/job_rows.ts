@@ -7,7 +7,7 @@
  */
 
 import { AppError, assert, type JobError } from "../base/errors.ts";
-import { JOB_EVENTS_MAX } from "../base/limits.ts";
+import { JOB_EVENTS_MAX, JOB_INSERT_BATCH_MAX } from "../base/limits.ts";
 import type { Connection } from "./tx.ts";
 
 export type JobStatus =
@@ -122,35 +122,68 @@ export class JobRows {
 
   // ------------------------------------------------------------ control side
 
-  /** Admits and inserts a job in one transaction, or refuses with `overloaded` writing nothing. */
+  /**
+   * Admits and inserts a job, or refuses with `overloaded` writing nothing. Submissions
+   * made in the same turn of the event loop share one transaction (group commit, at most
+   * {@linkcode JOB_INSERT_BATCH_MAX}); each is admitted on its own, in order, and each
+   * promise resolves only after the transaction holding its row committed.
+   */
   jobInsertIfAdmitted(input: JobInsert): Promise<JobRow> {
-    return this.conn.write(() => {
-      const admitted = this.#countAdmitted();
-      if (admitted >= input.admittedMax) {
-        throw new AppError(
-          "overloaded",
-          `Cannot admit job: ${admitted} jobs are already queued or running (limit ${input.admittedMax})`,
-          {
-            retryable: true,
-            retryAfterMs: this.#overloadRetryMs(input.now),
-            data: { admitted, admitted_max: input.admittedMax },
-          },
-        );
-      }
-      const raw = this.conn.stmt(
-        `INSERT INTO jobs (id, kind, status, request, created_at, updated_at, retention_ms, authority)
-         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-      ).get(
-        input.id,
-        input.kind,
-        input.requestJson,
-        input.now,
-        input.now,
-        input.retentionMs,
-        input.authority,
-      ) as Raw;
-      return parseRow(raw);
+    return new Promise((resolve, reject) => {
+      this.#insertQueue.push({ input, resolve, reject });
+      if (this.#insertQueue.length === 1) queueMicrotask(() => void this.#flushInserts());
     });
+  }
+
+  #insertQueue: { input: JobInsert; resolve: (row: JobRow) => void; reject: (err: unknown) => void }[] = [];
+
+  async #flushInserts(): Promise<void> {
+    while (this.#insertQueue.length > 0) {
+      const batch = this.#insertQueue.splice(0, JOB_INSERT_BATCH_MAX);
+      try {
+        const outcomes = await this.conn.write(() =>
+          batch.map(({ input }): JobRow | AppError => {
+            try {
+              return this.#insertOne(input);
+            } catch (err) {
+              if (err instanceof AppError) return err;
+              throw err;
+            }
+          })
+        );
+        outcomes.forEach((o, i) => o instanceof AppError ? batch[i]?.reject(o) : batch[i]?.resolve(o));
+      } catch (err) {
+        for (const p of batch) p.reject(err);
+      }
+    }
+  }
+
+  #insertOne(input: JobInsert): JobRow {
+    const admitted = this.#countAdmitted();
+    if (admitted >= input.admittedMax) {
+      throw new AppError(
+        "overloaded",
+        `Cannot admit job: ${admitted} jobs are already queued or running (limit ${input.admittedMax})`,
+        {
+          retryable: true,
+          retryAfterMs: this.#overloadRetryMs(input.now),
+          data: { admitted, admitted_max: input.admittedMax },
+        },
+      );
+    }
+    const raw = this.conn.stmt(
+      `INSERT INTO jobs (id, kind, status, request, created_at, updated_at, retention_ms, authority)
+       VALUES (?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    ).get(
+      input.id,
+      input.kind,
+      input.requestJson,
+      input.now,
+      input.now,
+      input.retentionMs,
+      input.authority,
+    ) as Raw;
+    return parseRow(raw);
   }
 
   #countAdmitted(): number {
