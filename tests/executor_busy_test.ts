@@ -12,7 +12,11 @@ import { openHarness, tempDir, waitForStatus } from "./helpers/temp.ts";
 Deno.test("Executor keeps a finished result through a lock longer than the store's retries, then writes it", async () => {
   await using dir = await tempDir();
   const path = dir.file("jobs.db");
-  await using h = await openHarness(path, { executor: { cancelPollMs: 60_000, reconcileMs: 60_000 } });
+  // A lease longer than the lock: the owner must stay alive through it (a lock longer than
+  // the lease would rightly cost the job its owner, and the job would end process_lost).
+  await using h = await openHarness(path, {
+    executor: { cancelPollMs: 60_000, reconcileMs: 60_000, heartbeatMs: 2_000, leaseMs: 60_000 },
+  });
   const job = await h.control.submit("stubborn", { ms: 300 }); // reports no progress: only the terminal write waits
   await waitForStatus(h.store, job.id, ["running"]);
   // Another connection (as another process would) holds the write lock past the store's

@@ -1,26 +1,35 @@
 import assert from "node:assert/strict";
 import { inWorker } from "../src/cli/worker_env.ts";
 
-function firstReply(url: URL): Promise<unknown> {
+/**
+ * Posts "early" at once (while the worker's code loads), then "late" once the worker said
+ * ready, and collects every reply until "late" comes back: deterministic under any load.
+ */
+function replies(url: URL): Promise<unknown[]> {
   const worker = new Worker(url, { type: "module" });
-  return new Promise<unknown>((resolve) => {
-    const timer = setTimeout(() => resolve("no reply"), 2_000);
+  const seen: unknown[] = [];
+  return new Promise<unknown[]>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "late" reply within 30 s: ${JSON.stringify(seen)}`)), 30_000);
     worker.onmessage = (event) => {
-      clearTimeout(timer);
-      resolve(event.data);
+      seen.push(event.data);
+      if ((event.data as { ready?: boolean }).ready === true) worker.postMessage("late");
+      if ((event.data as { echo?: string }).echo === "late") {
+        clearTimeout(timer);
+        resolve(seen);
+      }
     };
-    worker.postMessage("init"); // posted before the worker's code finished loading
+    worker.postMessage("early"); // posted before the worker's code finished loading
   }).finally(() => worker.terminate());
 }
 
 Deno.test("holdWorkerMessages() keeps a message posted while the worker's code still loads", async () => {
-  const url = new URL("./helpers/slow_worker.ts?hold", import.meta.url);
-  assert.deepEqual(await firstReply(url), { echo: "init" });
+  const seen = await replies(new URL("./helpers/slow_worker.ts?hold", import.meta.url));
+  assert.deepEqual(seen, [{ ready: true }, { echo: "early" }, { echo: "late" }]);
 });
 
 Deno.test("without holdWorkerMessages() such a message is lost (why the entry point holds them)", async () => {
-  const url = new URL("./helpers/slow_worker.ts", import.meta.url);
-  assert.equal(await firstReply(url), "no reply");
+  const seen = await replies(new URL("./helpers/slow_worker.ts", import.meta.url));
+  assert.deepEqual(seen, [{ ready: true }, { echo: "late" }]);
 });
 
 Deno.test("inWorker() is false on the main thread", () => {

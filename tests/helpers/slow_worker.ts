@@ -1,7 +1,7 @@
 /**
  * A worker whose code "loads" slowly (a 300 ms await at top level, like the network
- * worker's dynamic import), then answers every message. With `?hold` it uses the real
- * holdWorkerMessages() from src/cli/worker_env.ts first.
+ * worker's dynamic import), then says `ready` and echoes every message. With `?hold` it
+ * uses the real holdWorkerMessages() from src/cli/worker_env.ts first.
  *
  * @module
  */
@@ -16,4 +16,5 @@ const held = new URL(import.meta.url).searchParams.has("hold") ? holdWorkerMessa
 await new Promise((resolve) => setTimeout(resolve, 300));
 const handle = (event: MessageEvent) => scope.postMessage({ echo: event.data });
 scope.onmessage = handle;
+scope.postMessage({ ready: true });
 for (const event of held) handle(event);
