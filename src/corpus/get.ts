@@ -7,7 +7,7 @@
  */
 
 import { CORPUS_ITEMS_PER_CALL_MAX } from "../base/limits.ts";
-import type { CorpusRows } from "../store/corpus_rows.ts";
+import type { CorpusRows, ThreadRow } from "../store/corpus_rows.ts";
 import {
   EXAMPLE_REPOSITORY,
   EXAMPLE_THREAD_REF,
@@ -49,6 +49,21 @@ export interface GetPullRequestChecksInput {
   pull_requests: readonly string[];
 }
 
+/** One item per key, in order: the stored row's view, or `not_synced` with a message (never "absent"). */
+function answerEach<R, V>(
+  keys: readonly string[],
+  found: readonly (R | undefined)[],
+  view: (row: R) => V,
+  missing: (key: string, index: number) => string,
+): CorpusBatch<V> {
+  return corpusBatchOf(keys.map((key, i) => {
+    const row = found[i];
+    return row === undefined
+      ? { key, item_status: "unavailable", reason: "not_synced", message: missing(key, i) }
+      : { key, item_status: "complete", value: view(row) };
+  }));
+}
+
 /**
  * Stored threads by reference, compact or full.
  *
@@ -61,20 +76,13 @@ export function getThreads(rows: CorpusRows, input: GetThreadsInput): CorpusBatc
     invalidArgument("view", `Cannot read view: expected compact or full; current value is ${String(view)}`, "full");
   }
   const refs = list.map((value, i) => parseThreadRef(value, `threads[${i}]`));
-  const found = rows.threadsGet(refs);
-  return corpusBatchOf(refs.map((ref, i) => {
-    const row = found[i];
-    if (row === undefined) {
-      return {
-        key: ref.key,
-        item_status: "unavailable",
-        reason: "not_synced",
-        message:
-          `The corpus holds no copy of ${ref.key}; it is unknown whether it exists (sync ${ref.repository} first)`,
-      };
-    }
-    return { key: ref.key, item_status: "complete", value: view === "full" ? fullThread(row) : compactThread(row) };
-  }));
+  return answerEach<ThreadRow, CompactThread | FullThread>(
+    refs.map((r) => r.key),
+    rows.threadsGet(refs),
+    (row) => view === "full" ? fullThread(row) : compactThread(row),
+    (key, i) =>
+      `The corpus holds no copy of ${key}; it is unknown whether it exists (sync ${refs[i]?.repository} first)`,
+  );
 }
 
 /**
@@ -85,19 +93,12 @@ export function getThreads(rows: CorpusRows, input: GetThreadsInput): CorpusBatc
 export function getRepositories(rows: CorpusRows, input: GetRepositoriesInput): CorpusBatch<RepositoryView> {
   const list = requireList(input.repositories, "repositories", EXAMPLE_REPOSITORY, CORPUS_ITEMS_PER_CALL_MAX);
   const names = list.map((value, i) => parseRepositoryName(value, `repositories[${i}]`));
-  const found = rows.repositoriesGet(names);
-  return corpusBatchOf(names.map((name, i) => {
-    const row = found[i];
-    if (row === undefined) {
-      return {
-        key: name,
-        item_status: "unavailable",
-        reason: "not_synced",
-        message: `The corpus holds no metadata for ${name}; it is unknown whether it exists (sync it first)`,
-      };
-    }
-    return { key: name, item_status: "complete", value: repositoryView(row) };
-  }));
+  return answerEach(
+    names,
+    rows.repositoriesGet(names),
+    repositoryView,
+    (name) => `The corpus holds no metadata for ${name}; it is unknown whether it exists (sync it first)`,
+  );
 }
 
 /**
@@ -111,18 +112,11 @@ export function getPullRequestChecks(
 ): CorpusBatch<PullRequestChecksView> {
   const list = requireList(input.pull_requests, "pull_requests", EXAMPLE_THREAD_REF, CORPUS_ITEMS_PER_CALL_MAX);
   const refs = list.map((value, i) => parseThreadRef(value, `pull_requests[${i}]`));
-  const found = rows.pullRequestChecksGet(refs);
-  return corpusBatchOf(refs.map((ref, i) => {
-    const row = found[i];
-    if (row === undefined) {
-      return {
-        key: ref.key,
-        item_status: "unavailable",
-        reason: "not_synced",
-        message:
-          `No checks observation of ${ref.key} is stored; its CI state is unknown (watch it with github.wait_pull_request_checks)`,
-      };
-    }
-    return { key: ref.key, item_status: "complete", value: pullRequestChecksView(row) };
-  }));
+  return answerEach(
+    refs.map((r) => r.key),
+    rows.pullRequestChecksGet(refs),
+    pullRequestChecksView,
+    (key) =>
+      `No checks observation of ${key} is stored; its CI state is unknown (watch it with github.wait_pull_request_checks)`,
+  );
 }
