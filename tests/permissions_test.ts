@@ -208,3 +208,19 @@ Deno.test("serve refuses to start, exit 1 with a clear message, when its GitHub 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("serve narrows only after the network worker loaded its code (no worker failure at start-up)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    for (let i = 0; i < 3; i++) {
+      // stdin ends at once: the server shuts down right after start-up, the moment a
+      // too-early revoke used to break the worker's own module loads.
+      const r = await run(["run", ...permissionFlags(), MAIN, "serve", "--db", `${dir}/x.db`], {}, INIT);
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /network worker/, r.stderr);
+      assert.match(r.stdout, /"id":2/, "tools/list was answered");
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -207,5 +207,8 @@ export const CORPUS_ITEMS_PER_CALL_MAX = 100;
 export const WORKER_START_TIMEOUT_MS = 15_000;
 export const WORKER_STOP_TIMEOUT_MS = 10_000;
 
+/** Characters of a transport error kept in a log line (the SDK's can be whole zod reports). */
+export const LOG_TRANSPORT_ERROR_CHARS_MAX = 300;
+
 /** Concurrent HTTP requests served. */
 export const HTTP_CONCURRENT_REQUESTS_MAX = 64;

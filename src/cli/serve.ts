@@ -142,21 +142,38 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     readOnly: flags.readOnly,
     ...(parts.taskInputs === undefined ? {} : { taskInputs: parts.taskInputs }),
   });
-  let serving;
+  // No request is handled before this thread has narrowed its permissions: HTTP binds first
+  // (binding needs net) but holds every request at a gate; stdio starts reading afterwards.
+  const narrowed = Promise.withResolvers<void>();
+  let httpServing: ReturnType<typeof serveOnHttp> | undefined;
   if (flags.http) {
     const { hostname, port } = parseListen(flags.listen);
-    serving = serveOnHttp(factory, {
+    httpServing = serveOnHttp(factory, {
       hostname,
       port,
       token: envGet("LONGCALL_HTTP_TOKEN"),
       log,
+      gate: narrowed.promise,
       onListen: (p) => console.error(`LISTENING ${p}`),
     });
-  } else {
-    serving = serveOnStdio(factory, log);
+    await httpServing.port;
   }
-  if ("port" in serving) await serving.port;
-  if (parts.networkWorker !== undefined) await narrowServingThread();
+  if (executor instanceof WorkerExecutor) {
+    // The worker's permissions were fixed when it was created, but its own module loads can
+    // fail once this thread has revoked read: narrow only after it has loaded its code.
+    try {
+      await executor.loaded();
+    } catch (err) {
+      log.error("the network worker could not load; stopping", { error: String(err) });
+      await httpServing?.close().catch(() => {});
+      await executor.stop();
+      store.close();
+      return EXIT_ERROR;
+    }
+    await narrowServingThread();
+  }
+  narrowed.resolve();
+  const serving = httpServing ?? serveOnStdio(factory, log);
   log.info("serving", { transport: flags.http ? "http" : "stdio", db: flags.db, read_only: flags.readOnly });
 
   let exitCode = EXIT_OK;

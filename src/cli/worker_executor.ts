@@ -29,19 +29,24 @@ export class WorkerExecutor {
   readonly #log: Logger;
   readonly #waiters = new Map<FromWorker["type"], (m: FromWorker) => void>();
   #failed: string | undefined;
+  #loaded: Promise<unknown>;
 
   constructor(moduleUrl: string | URL, permissions: WorkerPermissions, log: Logger) {
     this.#log = log;
     this.#worker = createWorker(moduleUrl, permissions);
+    this.#loaded = this.#expect("loaded", WORKER_START_TIMEOUT_MS);
+    this.#loaded.catch(() => {}); // reported to whoever awaits loaded(); never an unhandled rejection
     this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const m = event.data;
       if (m.type === "failed") {
         this.#failed = m.message;
         this.#log.error("network worker failed", { error: m.message });
       }
-      const waiter = this.#waiters.get(m.type) ?? (m.type === "failed" ? this.#waiters.get("ready") : undefined);
-      if (waiter !== undefined) {
-        this.#waiters.delete(m.type);
+      // A failure answers whoever waits for it, else whoever waits for "ready".
+      const key = this.#waiters.has(m.type) ? m.type : m.type === "failed" ? "ready" : undefined;
+      const waiter = key === undefined ? undefined : this.#waiters.get(key);
+      if (key !== undefined && waiter !== undefined) {
+        this.#waiters.delete(key);
         waiter(m);
       }
     };
@@ -52,6 +57,21 @@ export class WorkerExecutor {
       for (const [, waiter] of this.#waiters) waiter({ type: "failed", message: event.message });
       this.#waiters.clear();
     };
+  }
+
+  /** Waits for a message of `reply` type (or a failure) without sending anything. */
+  #expect<T extends FromWorker["type"]>(reply: T, timeoutMs: number): Promise<Extract<FromWorker, { type: T }>> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters.delete(reply);
+        reject(new Error(`network worker sent no ${reply} message within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#waiters.set(reply, (m) => {
+        clearTimeout(timer);
+        if (m.type === "failed") reject(new Error(`network worker: ${m.message}`));
+        else resolve(m as Extract<FromWorker, { type: T }>);
+      });
+    });
   }
 
   #request<T extends FromWorker["type"]>(
@@ -71,6 +91,11 @@ export class WorkerExecutor {
       });
       this.#worker.postMessage(message);
     });
+  }
+
+  /** Resolves once the worker has loaded all of its code. */
+  async loaded(): Promise<void> {
+    await this.#loaded;
   }
 
   /** Opens the worker's store and starts its executor. */

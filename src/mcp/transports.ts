@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { AppError } from "../base/errors.ts";
-import { HTTP_CONCURRENT_REQUESTS_MAX, MCP_MESSAGE_BYTES_MAX } from "../base/limits.ts";
+import { HTTP_CONCURRENT_REQUESTS_MAX, LOG_TRANSPORT_ERROR_CHARS_MAX, MCP_MESSAGE_BYTES_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 
 /** A stdio transport whose close (stdin end, overflow, explicit close) is observable. */
@@ -38,6 +38,12 @@ class ObservedStdioTransport extends StdioServerTransport {
   }
 }
 
+/** Transport errors can carry whole validation reports; a log line keeps the gist. */
+function firstLine(message: string): string {
+  const flat = message.replace(/\s+/g, " ").trim();
+  return flat.length <= LOG_TRANSPORT_ERROR_CHARS_MAX ? flat : `${flat.slice(0, LOG_TRANSPORT_ERROR_CHARS_MAX)}...`;
+}
+
 /** A running server: resolves `closed` when the transport ends; `close()` ends it. */
 export interface Serving {
   closed: Promise<void>;
@@ -49,7 +55,7 @@ export function serveOnStdio(factory: McpServerFactory, log: Logger): Serving {
   const transport = new ObservedStdioTransport(MCP_MESSAGE_BYTES_MAX);
   const handle = serveStdio(factory, {
     transport,
-    onerror: (error) => log.warn("stdio transport error", { error: error.message }),
+    onerror: (error) => log.warn("stdio transport error", { error: firstLine(error.message) }),
   });
   return { closed: transport.closed, close: () => handle.close() };
 }
@@ -62,6 +68,8 @@ export interface HttpOptions {
   log: Logger;
   /** Called with the bound port once listening. */
   onListen?: (port: number) => void;
+  /** Requests wait for this before they are handled (the server narrows its permissions first). */
+  gate?: Promise<void>;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
@@ -105,7 +113,7 @@ export function serveOnHttp(factory: McpServerFactory, options: HttpOptions): Se
   }
   const handler = createMcpHandler(factory, {
     maxRequestBodySize: MCP_MESSAGE_BYTES_MAX,
-    onerror: (error) => options.log.warn("http transport error", { error: error.message }),
+    onerror: (error) => options.log.warn("http transport error", { error: firstLine(error.message) }),
   });
   const allowedHosts = isLoopback(options.hostname)
     ? localhostAllowedHostnames()
@@ -126,6 +134,7 @@ export function serveOnHttp(factory: McpServerFactory, options: HttpOptions): Se
       options.onListen?.(port);
     },
   }, async (req) => {
+    if (options.gate !== undefined) await options.gate;
     const url = new URL(req.url);
     if (url.pathname !== "/mcp") return jsonError(404, -32000, "Not found: MCP is served at /mcp");
     const badHost = hostHeaderValidationResponse(req, allowedHosts);
