@@ -118,9 +118,9 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     onSubmitted: () => executor.wake(),
     onCancelRequested: (ids) => executor.abortLocal(ids),
   });
-  // The network worker starts in parallel with serving: its permissions were fixed when it
-  // was created, so the serving thread may narrow itself and answer at once. Jobs admitted
-  // meanwhile stay queued until it claims them. If it cannot start, the server stops.
+  // The network worker opens its store and starts its executor in parallel with serving (its
+  // permissions were fixed when it was created; narrowing waits only for its code to load).
+  // Jobs admitted meanwhile stay queued until it claims them. If it cannot start, the server stops.
   let workerReady: Promise<void> | undefined;
   if (executor instanceof WorkerExecutor) {
     workerReady = executor.start({
