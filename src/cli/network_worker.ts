@@ -13,8 +13,7 @@ import { createLogger, type LogLevel } from "../base/log.ts";
 import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
 import type { Synchronous } from "../store/db.ts";
 import { openStore } from "../store/store.ts";
-import type { GitHubConfig } from "./product.ts";
-import { productRegistry } from "./product.ts";
+import { type GitHubConfig, productRegistry } from "./product_kinds.ts";
 
 /** Messages to the worker. */
 export type ToWorker =
