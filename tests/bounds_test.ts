@@ -1,0 +1,132 @@
+/**
+ * Bounds that had no test at and past their limit: tool result size, the bounded result
+ * view, the stored result size, progress messages, sync repositories, and the checks kept
+ * in a watch result.
+ */
+
+import assert from "node:assert/strict";
+import { AppError } from "../src/base/errors.ts";
+import {
+  JOB_PROGRESS_MESSAGE_CHARS_MAX,
+  JOB_RESULT_BYTES_MAX,
+  JOB_RESULT_VIEW_BYTES_MAX,
+  MCP_RESULT_BYTES_MAX,
+  SYNC_REPOSITORIES_MAX,
+  WATCH_CHECKS_MAX,
+} from "../src/base/limits.ts";
+import { SYNC_KIND, syncKind } from "../src/github/sync_kind.ts";
+import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
+import { defineJobKind } from "../src/jobs/kinds.ts";
+import { boundedResult } from "../src/jobs/views.ts";
+import { okResult } from "../src/mcp/tool_kit.ts";
+import type { GitHubClient } from "../src/github/client.ts";
+import type { CorpusRows } from "../src/store/corpus_rows.ts";
+import { openGitHubHarness, runJob } from "./helpers/github_jobs.ts";
+import { type FakeCheck, SCENARIO_PULL } from "./helpers/fake_github.ts";
+import { openHarness, tempDir, waitForStatus } from "./helpers/temp.ts";
+
+/** A JSON object of exactly `bytes` bytes: {"s":"xxx..."}. */
+function objectOfBytes(bytes: number): Record<string, unknown> {
+  return { s: "x".repeat(bytes - '{"s":""}'.length) };
+}
+
+Deno.test("okResult() sends a result of exactly MCP_RESULT_BYTES_MAX and refuses one byte more", () => {
+  const at = okResult(objectOfBytes(MCP_RESULT_BYTES_MAX));
+  assert.equal(at.isError, undefined);
+  assert.equal(new TextEncoder().encode(at.content[0]?.text ?? "").length, MCP_RESULT_BYTES_MAX);
+  const past = okResult(objectOfBytes(MCP_RESULT_BYTES_MAX + 1));
+  assert.equal(past.isError, true);
+  assert.equal((past.structuredContent?.error as { code: string }).code, "internal");
+});
+
+Deno.test("boundedResult() keeps a result of exactly JOB_RESULT_VIEW_BYTES_MAX and truncates one byte more", () => {
+  const at = boundedResult(objectOfBytes(JOB_RESULT_VIEW_BYTES_MAX));
+  assert.equal(at.truncated, false);
+  assert.deepEqual(at.result, objectOfBytes(JOB_RESULT_VIEW_BYTES_MAX));
+  const past = boundedResult(objectOfBytes(JOB_RESULT_VIEW_BYTES_MAX + 1));
+  assert.equal(past.truncated, true);
+  const prefix = (past.result as { truncated_json_prefix: string }).truncated_json_prefix;
+  assert.ok(new TextEncoder().encode(prefix).length < JOB_RESULT_VIEW_BYTES_MAX);
+  assert.ok(prefix.startsWith('{"s":"xxx'));
+});
+
+Deno.test("Executor stores a result of exactly JOB_RESULT_BYTES_MAX and fails a job whose result is one byte more", async () => {
+  await using dir = await tempDir();
+  const sized = defineJobKind<number, Record<string, unknown>>({
+    kind: "sized",
+    parse: (input) => Number(input),
+    run: (ctx) => Promise.resolve(objectOfBytes(ctx.request)),
+  });
+  await using h = await openHarness(dir.file("jobs.db"), { extraKinds: [sized] });
+  const at = await h.control.submit("sized", JOB_RESULT_BYTES_MAX);
+  const past = await h.control.submit("sized", JOB_RESULT_BYTES_MAX + 1);
+  const atRow = await waitForStatus(h.store, at.id, ["succeeded", "failed"], 20_000);
+  const pastRow = await waitForStatus(h.store, past.id, ["succeeded", "failed"], 20_000);
+  assert.equal(atRow.status, "succeeded");
+  assert.equal(JSON.stringify(atRow.result).length, JOB_RESULT_BYTES_MAX);
+  assert.equal(pastRow.status, "failed");
+  assert.equal(pastRow.error?.code, "internal");
+  assert.match(pastRow.error?.message ?? "", new RegExp(`over the ${JOB_RESULT_BYTES_MAX}-byte limit`));
+});
+
+Deno.test("progress messages are cut at JOB_PROGRESS_MESSAGE_CHARS_MAX characters", async () => {
+  await using dir = await tempDir();
+  const chatty = defineJobKind<number, null>({
+    kind: "chatty",
+    parse: (input) => Number(input),
+    async run(ctx) {
+      ctx.report({ phase: "talking", message: "m".repeat(ctx.request) });
+      await ctx.clock.sleep(60_000, ctx.signal);
+      return null;
+    },
+  });
+  await using h = await openHarness(dir.file("jobs.db"), { extraKinds: [chatty] });
+  for (const length of [JOB_PROGRESS_MESSAGE_CHARS_MAX, JOB_PROGRESS_MESSAGE_CHARS_MAX + 1]) {
+    const job = await h.control.submit("chatty", length);
+    await waitForStatus(h.store, job.id, ["running"]);
+    const deadline = Date.now() + 5_000;
+    while (h.store.rows.jobGet(job.id)?.progress_message === null && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(h.store.rows.jobGet(job.id)?.progress_message?.length, JOB_PROGRESS_MESSAGE_CHARS_MAX);
+    await h.control.cancel(job.id);
+  }
+});
+
+Deno.test("github.sync_threads accepts SYNC_REPOSITORIES_MAX repositories and refuses one more", () => {
+  const kind = syncKind({
+    client: () => ({}) as GitHubClient,
+    corpus: () => ({}) as CorpusRows,
+  });
+  const repos = (n: number) => Array.from({ length: n }, (_, i) => `octo/repo-${i}`);
+  assert.equal(
+    (kind.parse({ repositories: repos(SYNC_REPOSITORIES_MAX) }) as { repositories: string[] }).repositories
+      .length,
+    SYNC_REPOSITORIES_MAX,
+  );
+  assert.throws(
+    () => kind.parse({ repositories: repos(SYNC_REPOSITORIES_MAX + 1) }),
+    (err: unknown) => err instanceof AppError && err.code === "invalid_argument" && err.data?.path === "$.repositories",
+  );
+  assert.equal(kind.kind, SYNC_KIND);
+});
+
+for (const count of [WATCH_CHECKS_MAX, WATCH_CHECKS_MAX + 1]) {
+  Deno.test(`a watch result lists at most WATCH_CHECKS_MAX checks (${count} registered)`, async () => {
+    const checks: FakeCheck[] = Array.from({ length: count }, (_, i) => ({
+      name: `check-${String(i).padStart(3, "0")}`,
+      status: "completed",
+      conclusion: "success",
+    }));
+    await using h = await openGitHubHarness({ scenario: [{ atMs: 0, checks }] });
+    const { result } = await runJob<WatchResult>(h, WATCH_KIND, {
+      owner: SCENARIO_PULL.owner,
+      repo: SCENARIO_PULL.repo,
+      number: SCENARIO_PULL.number,
+    });
+    assert.equal(result.outcome, "succeeded");
+    assert.equal(result.summary.total, count, "the summary counts every check");
+    assert.equal(result.checks.length, WATCH_CHECKS_MAX);
+    assert.equal(result.checks_truncated, count > WATCH_CHECKS_MAX);
+  });
+}
