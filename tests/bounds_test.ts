@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { AppError } from "../src/base/errors.ts";
 import {
+  JOB_INSERT_BATCH_MAX,
   JOB_PROGRESS_MESSAGE_CHARS_MAX,
   JOB_RESULT_BYTES_MAX,
   JOB_RESULT_VIEW_BYTES_MAX,
@@ -130,3 +131,29 @@ for (const count of [WATCH_CHECKS_MAX, WATCH_CHECKS_MAX + 1]) {
     assert.equal(result.checks_truncated, count > WATCH_CHECKS_MAX);
   });
 }
+
+Deno.test("concurrent submissions past JOB_INSERT_BATCH_MAX are split into several transactions, all admitted in order", async () => {
+  await using dir = await tempDir();
+  await using h = await openHarness(dir.file("jobs.db"), { executor: false, control: { admittedMax: 10_000 } });
+  const count = JOB_INSERT_BATCH_MAX * 2 + 1;
+  const rows = await Promise.all(Array.from({ length: count }, (_, i) => h.control.submit("echo", { i })));
+  assert.equal(rows.length, count);
+  assert.equal(h.store.rows.jobCountAdmitted(), count);
+  // FIFO order follows submission order across batches.
+  const listed = h.store.rows.jobList({ status: "queued", limit: count }).reverse();
+  assert.deepEqual(listed.map((r) => (r.request as { i: number }).i), Array.from({ length: count }, (_, i) => i));
+});
+
+Deno.test("a group commit still refuses exactly the submissions past the admission bound", async () => {
+  await using dir = await tempDir();
+  await using h = await openHarness(dir.file("jobs.db"), { executor: false, control: { admittedMax: 5 } });
+  const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => h.control.submit("echo", { i })));
+  assert.deepEqual(outcomes.map((o) => o.status), [
+    ...Array(5).fill("fulfilled"),
+    ...Array(3).fill("rejected"),
+  ]);
+  for (const o of outcomes.slice(5)) {
+    assert.ok(o.status === "rejected" && o.reason instanceof AppError && o.reason.code === "overloaded");
+  }
+  assert.equal(h.store.rows.jobCountAdmitted(), 5);
+});
