@@ -6,11 +6,10 @@
  */
 
 import { systemClock } from "../base/clock.ts";
-import { isJobId } from "../base/ids.ts";
 import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
 import type { JobKindRegistry } from "../jobs/kinds.ts";
-import { type BatchItem, batchOf, cancelItem, type JobItem, jobItem } from "../mcp/job_views.ts";
+import { type BatchItem, batchOf, jobCancelItems, jobGetItems, type JobItem, jobItem } from "../mcp/job_views.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { openStore } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
@@ -48,7 +47,7 @@ function printItems(items: BatchItem<JobItem>[], json: boolean): void {
 
 function idsFrom(positionals: string[], verb: string): string[] {
   if (positionals.length === 0) throw new UsageError(`Cannot ${verb} jobs: give at least one job id`);
-  return positionals.map((p) => p.startsWith("job:") ? p.slice(4) : p);
+  return positionals;
 }
 
 /** `jobs list|get|cancel` commands. */
@@ -107,19 +106,7 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
         const ids = idsFrom(positionals, "get");
         const { store, control } = openControl(values, registry);
         try {
-          const items: BatchItem<JobItem>[] = ids.map((id) => {
-            if (!isJobId(id)) {
-              return { key: id, item_status: "unavailable", reason: "invalid_id", message: "Not a job id" };
-            }
-            const row = control.get(id);
-            return row === undefined
-              ? { key: id, item_status: "unavailable", reason: "not_found", message: `No job ${id}` }
-              : {
-                key: id,
-                item_status: "complete",
-                value: jobItem(row, control, values.detailed ? "detailed" : "concise"),
-              };
-          });
+          const items = jobGetItems(control, ids, null, values.detailed ? "detailed" : "concise");
           printItems(items, values.json === true);
           return Promise.resolve(items.every((i) => i.item_status === "complete") ? EXIT_OK : EXIT_NOT_FOUND);
         } finally {
@@ -137,14 +124,7 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
         const ids = idsFrom(positionals, "cancel");
         const { store, control } = openControl(values, registry);
         try {
-          const items: BatchItem<JobItem>[] = [];
-          for (const id of ids) {
-            if (!isJobId(id)) {
-              items.push({ key: id, item_status: "unavailable", reason: "invalid_id", message: "Not a job id" });
-              continue;
-            }
-            items.push(cancelItem(id, await control.cancel(id), control));
-          }
+          const items = await jobCancelItems(control, ids, null);
           printItems(items, values.json === true);
           return items.some((i) => i.reason === "not_found" || i.reason === "invalid_id") ? EXIT_NOT_FOUND : EXIT_OK;
         } finally {

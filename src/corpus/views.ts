@@ -39,19 +39,8 @@ export interface FullThread extends CompactThread {
   body_truncated: boolean;
 }
 
-/** A repository's stored metadata. */
-export interface RepositoryView {
-  full_name: string;
-  owner: string;
-  name: string;
-  description: string | null;
-  topics: string[];
-  default_branch: string | null;
-  stargazers_count: number | null;
-  license: string | null;
-  archived: boolean;
-  synced_at: string;
-}
+/** A repository's stored metadata, with its sync time as ISO 8601. */
+export type RepositoryView = Omit<RepositoryRow, "synced_at"> & { synced_at: string };
 
 /** The last stored complete checks observation of a pull request. */
 export interface PullRequestChecksView {

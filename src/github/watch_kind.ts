@@ -263,11 +263,6 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   }
 }
 
-/** Raised when a watch is asked about a PR that cannot be read. */
-export function watchNotFound(repo: string, number: number): AppError {
-  return new AppError("not_found", `Cannot watch ${repo}#${number}: the pull request was not found`);
-}
-
 /** The corpus record of a finished watch: its last complete observation. */
 export function checksObservationOf(r: WatchResult): PullRequestChecksObservation {
   return {

@@ -6,7 +6,8 @@
  */
 
 import type { JobError } from "../base/errors.ts";
-import type { JobControl } from "../jobs/control.ts";
+import { isJobId } from "../base/ids.ts";
+import type { Authority, JobControl } from "../jobs/control.ts";
 import { boundedResult, jobSummary } from "../jobs/views.ts";
 import type { CancelEffect, JobRow } from "../store/job_rows.ts";
 
@@ -140,4 +141,54 @@ export function cancelItem(key: string, effect: CancelEffect, control: JobContro
     default:
       return { key, item_status: "complete", value: jobItem(effect.row, control, "concise") };
   }
+}
+
+/** The id inside a key: `job:<id>` references are accepted as well as bare ids. */
+function idOf(key: string): string {
+  return key.startsWith("job:") ? key.slice(4) : key;
+}
+
+const INVALID = (key: string): BatchItem<JobItem> => ({
+  key,
+  item_status: "unavailable",
+  reason: "invalid_id",
+  message: "Not a job id",
+});
+
+/** `jobs.get` for many keys: one isolated item per key, in input order (the CLI and MCP share it). */
+export function jobGetItems(
+  control: JobControl,
+  keys: readonly string[],
+  authority: Authority,
+  format: "concise" | "detailed",
+): BatchItem<JobItem>[] {
+  return keys.map((key) => {
+    const id = idOf(key);
+    if (!isJobId(id)) return INVALID(key);
+    const row = control.get(id, authority);
+    if (row === undefined) {
+      return { key, item_status: "unavailable", reason: "not_found", message: `No job ${id} is visible here` };
+    }
+    const value = jobItem(row, control, format);
+    return {
+      key,
+      item_status: "complete",
+      value,
+      ...(value.retry_after_ms === undefined ? {} : { retry_after_ms: value.retry_after_ms }),
+    };
+  });
+}
+
+/** `jobs.cancel` for many keys, in input order, each persisted on its own. */
+export async function jobCancelItems(
+  control: JobControl,
+  keys: readonly string[],
+  authority: Authority,
+): Promise<BatchItem<JobItem>[]> {
+  const items: BatchItem<JobItem>[] = [];
+  for (const key of keys) {
+    const id = idOf(key);
+    items.push(isJobId(id) ? { ...cancelItem(id, await control.cancel(id, authority), control), key } : INVALID(key));
+  }
+  return items;
 }

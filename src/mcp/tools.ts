@@ -8,11 +8,10 @@
 
 import { z } from "zod";
 import { AppError } from "../base/errors.ts";
-import { isJobId } from "../base/ids.ts";
 import { IDS_PER_CALL_MAX } from "../base/limits.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import { createTaskResult } from "../tasks/task_views.ts";
-import { type BatchItem, batchOf, cancelItem, type JobItem, jobItem, jobReference } from "./job_views.ts";
+import { batchOf, jobCancelItems, jobGetItems, jobReference } from "./job_views.ts";
 import { errorResult, okResult, parseArgs, type ToolResult } from "./tool_kit.ts";
 
 /** MCP tool annotations, always all four hints. */
@@ -105,28 +104,7 @@ export function jobsTools(control: JobControl): ToolDef[] {
       annotations: { title: "Read jobs", ...LOCAL_READ },
       call(args, ctx) {
         const input = parseArgs(JobsGetInput, args, { ids: [EXAMPLE_ID], response_format: "concise" });
-        const items: BatchItem<JobItem>[] = input.ids.map((id) => {
-          const key = id.startsWith("job:") ? id.slice(4) : id;
-          if (!isJobId(key)) {
-            return { key: id, item_status: "unavailable", reason: "invalid_id", message: "Not a job id" };
-          }
-          const row = control.get(key, ctx.authority);
-          if (row === undefined) {
-            return {
-              key: id,
-              item_status: "unavailable",
-              reason: "not_found",
-              message: `No job ${key} is visible here`,
-            };
-          }
-          const value = jobItem(row, control, input.response_format);
-          return {
-            key: id,
-            item_status: "complete",
-            value,
-            ...(value.retry_after_ms === undefined ? {} : { retry_after_ms: value.retry_after_ms }),
-          };
-        });
+        const items = jobGetItems(control, input.ids, ctx.authority, input.response_format);
         const batch = batchOf(items);
         return Promise.resolve(okResult(batch as unknown as Record<string, unknown>));
       },
@@ -147,16 +125,7 @@ export function jobsTools(control: JobControl): ToolDef[] {
       },
       async call(args, ctx) {
         const input = parseArgs(JobsCancelInput, args, { ids: [EXAMPLE_ID] });
-        const items: BatchItem<JobItem>[] = [];
-        for (const id of input.ids) {
-          const key = id.startsWith("job:") ? id.slice(4) : id;
-          if (!isJobId(key)) {
-            items.push({ key: id, item_status: "unavailable", reason: "invalid_id", message: "Not a job id" });
-            continue;
-          }
-          const item = cancelItem(key, await control.cancel(key, ctx.authority), control);
-          items.push({ ...item, key: id });
-        }
+        const items = await jobCancelItems(control, input.ids, ctx.authority);
         return okResult(batchOf(items) as unknown as Record<string, unknown>);
       },
     },

@@ -38,9 +38,6 @@ export async function tempDir(prefix = "longcall-test-"): Promise<TempDir> {
   };
 }
 
-/** Alias of {@linkcode tempDir}. */
-export const withTempDir: typeof tempDir = tempDir;
-
 /** A store closed on dispose. */
 export type TempStore = Store & Disposable;
 
