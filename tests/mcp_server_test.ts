@@ -86,7 +86,7 @@ async function connect(flavour: Flavour, target: StdioTarget | HttpTarget): Prom
 
 // ------------------------------------------------------------------ assertions on tool results
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const JOB_ID = /^[0-9a-f]{12}-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function structured(result: CallResult, what: string): Json {
   assert.notEqual(result.isError, true, `${what} is not an error: ${JSON.stringify(result)}`);
@@ -107,7 +107,7 @@ function toolError(result: CallResult, what: string): Json {
 function assertJobReference(result: CallResult, kind: string): string {
   const ref = structured(result, `${kind} JobReference`);
   const id = ref["id"] as string;
-  assert.match(id, UUID);
+  assert.match(id, JOB_ID);
   assert.deepEqual(Object.keys(ref).sort(), ["follow_up", "id", "kind", "message", "poll_after_ms", "ref", "status"]);
   assert.equal(ref["ref"], `job:${id}`);
   assert.equal(ref["kind"], kind);

@@ -42,9 +42,13 @@ async function running(rows: JobRows, now = T0): Promise<{ row: JobRow; ownerId:
   const kind = `run${++kinds}`; // a kind of its own, so FIFO claiming picks exactly this job
   const queued = await insert(rows, now, { kind });
   const ownerId = await owner(rows, now);
-  const row = await rows.jobClaimNextIfOwnerLive(ownerId, [kind], now + 1);
+  const claimed = await rows.jobClaimNextIfOwnerLive(ownerId, [kind], now + 1);
+  assert.ok(claimed !== undefined);
+  assert.equal(claimed.id, queued.id);
+  assert.equal(claimed.attempt, 1);
+  assert.deepEqual(claimed.request, queued.request);
+  const row = rows.jobGet(claimed.id);
   assert.ok(row !== undefined);
-  assert.equal(row.id, queued.id);
   return { row, ownerId };
 }
 
@@ -196,7 +200,8 @@ Deno.test("JobRows.jobSetTerminalManyIfOwned: one transaction, each write fenced
     { id: c.row.id, ownerId: c.ownerId, attempt: 1, terminal: FAILURE }, // cancel persisted first
     { id: b.row.id, ownerId: b.ownerId, attempt: 1, terminal: FAILURE },
   ], T0 + 5);
-  assert.deepEqual(out.map((r) => r?.status), ["succeeded", undefined, undefined, "failed"]);
+  assert.deepEqual(out, [true, false, false, true]);
+  assert.deepEqual([a, b].map((j) => store.rows.jobGet(j.row.id)?.status), ["succeeded", "failed"]);
   assert.equal(store.rows.jobGet(c.row.id)?.status, "running");
 });
 
@@ -542,6 +547,41 @@ Deno.test("Connection.write: waits asynchronously for another connection's write
     assert.ok(ticks >= 5, `the event loop kept running while waiting (ticks=${ticks})`);
   } finally {
     clearInterval(ticker);
+    db.close();
+  }
+});
+
+Deno.test("openStore: a version-3 database with jobs migrates to the lean schema and keeps every guard", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("v3.db");
+  const old = new DatabaseSync(path);
+  for (const m of MIGRATIONS.slice(0, 3)) old.exec(m.sql);
+  old.exec(`PRAGMA user_version = 3; PRAGMA application_id = ${APPLICATION_ID}`);
+  const legacyId = crypto.randomUUID(); // ids before the time-ordered format
+  old.prepare(
+    `INSERT INTO jobs (id, kind, status, outcome, request, result, created_at, updated_at, completed_at, retention_ms)
+     VALUES (?, 'echo', 'succeeded', 'succeeded', '{}', '{"ok":true}', ?, ?, ?, 60000)`,
+  ).run(legacyId, T0, T0, T0);
+  old.close();
+
+  using store = openTempStore(path);
+  const v = store.conn.db.prepare("PRAGMA user_version").get() as { user_version: number };
+  assert.equal(v.user_version, MIGRATIONS.length);
+  const names = (store.conn.db.prepare("SELECT name FROM sqlite_schema WHERE type IN ('trigger', 'index')").all() as {
+    name: string;
+  }[]).map((r) => r.name);
+  assert.ok(names.includes("jobs_guard"));
+  for (const gone of ["jobs_terminal_immutable", "jobs_legal_transition", "jobs_created"]) {
+    assert.ok(!names.includes(gone), `${gone} should be dropped`);
+  }
+  assert.deepEqual(store.rows.jobGet(legacyId)?.result, { ok: true }, "an old row reads as before");
+  const newer = await insert(store.rows, T0 + 1);
+  assert.deepEqual(store.rows.jobList({ limit: 10 }).map((r) => r.id), [newer.id, legacyId], "newest first");
+  const db = raw(path);
+  try {
+    assert.match(sqlRefused(db, "UPDATE jobs SET result = 'null' WHERE id = ?", legacyId), /it is terminal/);
+    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'succeeded' WHERE id = ?", newer.id), /illegal/);
+  } finally {
     db.close();
   }
 });

@@ -38,7 +38,7 @@ import { tempDir } from "./helpers/temp.ts";
 
 type Json = Record<string, unknown>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const JOB_ID = /^[0-9a-f]{12}-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const LEASE_FLAGS = ["--heartbeat-ms", "100", "--lease-ms", "400", "--reconcile-ms", "100"];
 
 // ------------------------------------------------------------------ wire parsing
@@ -65,7 +65,7 @@ function parseCreate(raw: RawResponse | Json | undefined, what: string): CreateT
   assert.equal(result["resultType"], "task", `${what} returned a task: ${JSON.stringify(result)}`);
   assertNoOldNames(result, what);
   const task = CreateTaskResultV2Schema.parse(result);
-  assert.match(task.taskId, UUID);
+  assert.match(task.taskId, JOB_ID);
   assert.equal(task.status, "working");
   assertPollInterval(task, what);
   assert.ok(task.ttlMs !== null && task.ttlMs > 0, `${what}: ttlMs ${task.ttlMs}`);
@@ -320,7 +320,7 @@ async function hostFlow(t: Deno.TestContext, host: TaskHost, label: string): Pro
   await t.step(`${label}: a non-declaring modern request gets a JobReference from the same tool`, async () => {
     const viaClient = await host.client.callTool({ name: "test.echo", arguments: { n: 2 } });
     const ref = viaClient.structuredContent as Json;
-    assert.match(ref["id"] as string, UUID);
+    assert.match(ref["id"] as string, JOB_ID);
     assert.equal(ref["ref"], `job:${ref["id"]}`);
     assert.equal("taskId" in (viaClient as Json), false);
     const raw = resultOf(await host.rawRequest("tools/call", { name: "test.echo", arguments: {} }), "raw undeclared");

@@ -41,7 +41,7 @@ import {
   TERMINAL_WRITE_RETRY_MS,
 } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
-import type { JobRow, JobRows, ProgressWrite, TerminalWrite } from "../store/job_rows.ts";
+import type { ClaimedJob, JobRows, ProgressWrite, TerminalWrite } from "../store/job_rows.ts";
 import type { AnyJobKind, JobContext, JobKindRegistry, Progress } from "./kinds.ts";
 
 export interface ExecutorOptions {
@@ -81,12 +81,12 @@ export class JobAbort extends Error {
 interface PendingTerminal {
   entry: Running;
   terminal: TerminalWrite;
-  resolve: (row: JobRow | undefined) => void;
+  resolve: (landed: boolean) => void;
   reject: (err: unknown) => void;
 }
 
 interface Running {
-  row: JobRow;
+  row: ClaimedJob;
   ownerId: string;
   controller: AbortController;
   done: Promise<void>;
@@ -346,7 +346,7 @@ export class Executor {
 
   // ------------------------------------------------------------------ one run
 
-  #startRun(row: JobRow): void {
+  #startRun(row: ClaimedJob): void {
     const controller = new AbortController();
     const entry: Running = { row, ownerId: this.#ownerId, controller, done: Promise.resolve() };
     this.#running.set(row.id, entry);
@@ -412,7 +412,7 @@ export class Executor {
 
   async #finish(entry: Running, terminal: TerminalWrite): Promise<void> {
     const { row, ownerId } = entry;
-    let written: JobRow | undefined;
+    let written: boolean;
     for (;;) {
       try {
         written = await this.#writeTerminal(entry, terminal);
@@ -424,7 +424,7 @@ export class Executor {
         await new Promise((resolve) => setTimeout(resolve, TERMINAL_WRITE_RETRY_MS));
       }
     }
-    if (written === undefined && terminal.status !== "cancelled") {
+    if (!written && terminal.status !== "cancelled") {
       // A cancellation persisted before our write wins over a late success or failure.
       const current = this.#rows.jobGet(row.id);
       if (current?.status === "running" && current.owner_id === ownerId && current.cancel_requested_at !== null) {
@@ -433,10 +433,10 @@ export class Executor {
           outcome: "cancelled",
           resultJson: null,
           error: null,
-        }, this.#clock.now());
+        }, this.#clock.now()) !== undefined;
       }
     }
-    if (written === undefined) {
+    if (!written) {
       this.#log.warn("terminal write refused: the job is no longer ours", { id: row.id });
       return;
     }
@@ -447,7 +447,7 @@ export class Executor {
    * Queues a fenced terminal write. Writes queued in the same turn (jobs finishing together)
    * share one transaction; each is still decided on its own.
    */
-  #writeTerminal(entry: Running, terminal: TerminalWrite): Promise<JobRow | undefined> {
+  #writeTerminal(entry: Running, terminal: TerminalWrite): Promise<boolean> {
     return new Promise((resolve, reject) => {
       this.#terminalQueue.push({ entry, terminal, resolve, reject });
       if (this.#terminalQueue.length === 1) queueMicrotask(() => void this.#flushTerminals());
@@ -467,7 +467,7 @@ export class Executor {
         })),
         this.#clock.now(),
       );
-      batch.forEach((p, i) => p.resolve(written[i]));
+      batch.forEach((p, i) => p.resolve(written[i] === true));
     } catch (err) {
       for (const p of batch) p.reject(err);
     }
@@ -485,7 +485,7 @@ class ProgressWriter {
 
   constructor(
     readonly rows: JobRows,
-    readonly row: JobRow,
+    readonly row: ClaimedJob,
     readonly ownerId: string,
     readonly clock: Clock,
     readonly handlerClock: Clock,

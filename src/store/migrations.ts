@@ -9,6 +9,7 @@
 import { M001_JOBS } from "./migrations/m001_jobs.ts";
 import { M002_CORPUS } from "./migrations/m002_corpus.ts";
 import { M003_RECENT_RUNS } from "./migrations/m003_recent_runs.ts";
+import { M004_LEAN_JOBS } from "./migrations/m004_lean_jobs.ts";
 
 /** One migration step. */
 export interface Migration {
@@ -18,7 +19,7 @@ export interface Migration {
 }
 
 /** Every migration in order; `MIGRATIONS[i].version === i + 1`. */
-export const MIGRATIONS: readonly Migration[] = [M001_JOBS, M002_CORPUS, M003_RECENT_RUNS];
+export const MIGRATIONS: readonly Migration[] = [M001_JOBS, M002_CORPUS, M003_RECENT_RUNS, M004_LEAN_JOBS];
 
 /** `PRAGMA application_id` of a longcall database ("LCAL"). */
 export const APPLICATION_ID = 0x4c43414c;
