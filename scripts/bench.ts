@@ -12,6 +12,7 @@ import { updateReadme } from "./readme_tables.ts";
 import { benchCorpus } from "./bench/corpus.ts";
 import { benchGitHub } from "./bench/github.ts";
 import { benchMcp } from "./bench/mcp.ts";
+import { loadAverage } from "./bench/load.ts";
 import { type BenchSection, benchStore } from "./bench/store.ts";
 
 export type { BenchSection };
@@ -116,10 +117,11 @@ async function main(): Promise<void> {
     }
     console.error(`bench: running ${s.name} ...`);
     const t0 = performance.now();
+    const loadBefore = await loadAverage();
     const section = await s.run();
     const when = `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC in ${
       ((performance.now() - t0) / 1000).toFixed(0)
-    } s`;
+    } s; load average (1 min) ${loadBefore} before, ${await loadAverage()} after`;
     const text = renderSection(s.name, section, when);
     console.error(text);
     parts.push(text);

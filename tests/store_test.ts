@@ -585,3 +585,45 @@ Deno.test("openStore: a version-3 database with jobs migrates to the lean schema
     db.close();
   }
 });
+
+Deno.test("JobRows.jobSetTerminalManyAndClaimIfOwned: fenced terminal writes and FIFO refill claims in one transaction", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const a = await running(store.rows);
+  const b = await running(store.rows);
+  const queued: string[] = [];
+  for (let i = 0; i < 3; i++) queued.push((await insert(store.rows, T0 + 10 + i, { kind: "refill" })).id);
+  const out = await store.rows.jobSetTerminalManyAndClaimIfOwned(
+    [
+      { id: a.row.id, ownerId: a.ownerId, attempt: 1, terminal: SUCCESS },
+      { id: b.row.id, ownerId: a.ownerId, attempt: 1, terminal: SUCCESS }, // not b's owner: refused
+    ],
+    { ownerId: a.ownerId, kinds: ["refill"], max: 2 },
+    T0 + 20,
+  );
+  assert.deepEqual(out.landed, [true, false]);
+  assert.deepEqual(out.claimed.map((j) => j.id), queued.slice(0, 2), "the oldest queued jobs, in order");
+  assert.deepEqual(out.claimed.map((j) => [j.attempt, j.kind, j.request]), [[1, "refill", { n: 1 }], [
+    1,
+    "refill",
+    { n: 1 },
+  ]]);
+  for (const id of queued.slice(0, 2)) assert.equal(store.rows.jobGet(id)?.owner_id, a.ownerId);
+  assert.equal(store.rows.jobGet(queued[2] as string)?.status, "queued");
+  assert.equal(store.rows.jobGet(a.row.id)?.status, "succeeded");
+  assert.equal(store.rows.jobGet(b.row.id)?.status, "running");
+
+  const none = await store.rows.jobSetTerminalManyAndClaimIfOwned(
+    [],
+    { ownerId: a.ownerId, kinds: ["refill"], max: 0 },
+    T0 + 21,
+  );
+  assert.deepEqual(none, { landed: [], claimed: [] }, "max 0 claims nothing");
+  const stale = await store.rows.jobSetTerminalManyAndClaimIfOwned(
+    [{ id: b.row.id, ownerId: b.ownerId, attempt: 1, terminal: SUCCESS }],
+    { ownerId: a.ownerId, kinds: ["refill"], max: 5 },
+    T0 + LEASE + 1,
+  );
+  assert.deepEqual(stale, { landed: [false], claimed: [] }, "past the lease neither the write nor the claim lands");
+  assert.equal(store.rows.jobGet(queued[2] as string)?.status, "queued");
+});

@@ -48,6 +48,13 @@ export interface JobRow {
   authority: string | null;
 }
 
+/** Which queued jobs an executor's owner may claim, and how many at most. */
+export interface ClaimRequest {
+  ownerId: string;
+  kinds: readonly string[];
+  max: number;
+}
+
 /**
  * What an executor needs of a job it just claimed (now `running` under its owner). Only these
  * columns are read back: the full row (22 columns, JSON re-parsed) cost a tenth of a claim.
@@ -403,23 +410,25 @@ export class JobRows {
     now: number,
     max: number,
   ): Promise<ClaimedJob[]> {
-    const kindsJson = JSON.stringify(kinds);
-    return this.conn.write(() => {
-      const claim = this.conn.stmt(
-        `UPDATE jobs SET status = 'running', owner_id = ?1, started_at = ?2, updated_at = ?2, attempt = attempt + 1
-         WHERE id = (SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' AND kind IN (SELECT value FROM json_each(?3))
-                     ORDER BY created_at, rowid LIMIT 1)
-           AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?1 AND heartbeat_at + lease_ms > ?2)
-         RETURNING id, kind, request, attempt, phase`,
-      );
-      const out: ClaimedJob[] = [];
-      while (out.length < max) {
-        const raw = claim.get(ownerId, now, kindsJson) as (ClaimedJob & { request: string }) | undefined;
-        if (raw === undefined) break;
-        out.push({ ...raw, request: JSON.parse(raw.request) });
-      }
-      return out;
-    });
+    return this.conn.write(() => this.#claimBatch({ ownerId, kinds, max }, now));
+  }
+
+  #claimBatch(c: ClaimRequest, now: number): ClaimedJob[] {
+    const kindsJson = JSON.stringify(c.kinds);
+    const claim = this.conn.stmt(
+      `UPDATE jobs SET status = 'running', owner_id = ?1, started_at = ?2, updated_at = ?2, attempt = attempt + 1
+       WHERE id = (SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' AND kind IN (SELECT value FROM json_each(?3))
+                   ORDER BY created_at, rowid LIMIT 1)
+         AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?1 AND heartbeat_at + lease_ms > ?2)
+       RETURNING id, kind, request, attempt, phase`,
+    );
+    const out: ClaimedJob[] = [];
+    while (out.length < c.max) {
+      const raw = claim.get(c.ownerId, now, kindsJson) as (ClaimedJob & { request: string }) | undefined;
+      if (raw === undefined) break;
+      out.push({ ...raw, request: JSON.parse(raw.request) });
+    }
+    return out;
   }
 
   /** Writes progress of a running job owned by `ownerId`; false if no longer owned. */
@@ -498,19 +507,34 @@ export class JobRows {
    * Several fenced terminal writes in one transaction (one commit); each is decided on its
    * own exactly as by {@linkcode jobSetTerminalIfOwned}. Results are in input order.
    */
-  jobSetTerminalManyIfOwned(
+  async jobSetTerminalManyIfOwned(
     items: readonly { id: string; ownerId: string; attempt: number; terminal: TerminalWrite }[],
     now: number,
   ): Promise<boolean[]> {
     // The executor's hot path: it needs only whether each write landed, so nothing is read back.
-    return this.conn.write(() =>
-      items.map((item) => {
+    return (await this.jobSetTerminalManyAndClaimIfOwned(items, { ownerId: "", kinds: [], max: 0 }, now)).landed;
+  }
+
+  /**
+   * The executor's steady state in one transaction: the fenced terminal writes of jobs that
+   * finished together (decided each on its own, as by {@linkcode jobSetTerminalIfOwned}), then
+   * claims for the slots they free (as by {@linkcode jobClaimBatchIfOwnerLive}). One commit
+   * instead of two, so a backlog of short jobs costs half the commits and WAL bytes.
+   */
+  jobSetTerminalManyAndClaimIfOwned(
+    items: readonly { id: string; ownerId: string; attempt: number; terminal: TerminalWrite }[],
+    claim: ClaimRequest,
+    now: number,
+  ): Promise<{ landed: boolean[]; claimed: ClaimedJob[] }> {
+    return this.conn.write(() => {
+      const landed = items.map((item) => {
         const r = this.#terminalStmt("").run(
           ...this.#terminalParams(item.id, item.ownerId, item.attempt, item.terminal, now),
         );
         return Number(r.changes) === 1;
-      })
-    );
+      });
+      return { landed, claimed: claim.max > 0 ? this.#claimBatch(claim, now) : [] };
+    });
   }
 
   #terminalStmt(returning: string) {
