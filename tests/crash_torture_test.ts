@@ -2,7 +2,8 @@
  * Crash torture: executor processes sharing one SQLite file are killed with SIGKILL at
  * random points, again and again. Afterwards every job whose id was ever returned exists,
  * no terminal row ever changed, no handler side effect ran twice, and after a
- * reconciliation no job is left running.
+ * reconciliation no job is left running. The random choices (which processes, when to kill) come
+ * from a seeded generator whose seed is printed; kill timing relative to the children still varies.
  *
  *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/crash_torture_test.ts
  */
@@ -29,6 +30,21 @@ function terminalSnapshot(row: JobRow): string {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** mulberry32: a small seeded generator, so a failing run can be repeated with its seed. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `CRASH_TORTURE_SEED=<n>` repeats a run; otherwise a fresh seed, printed before the run. */
+const SEED = Number(Deno.env.get("CRASH_TORTURE_SEED") ?? Math.floor(Math.random() * 2 ** 32));
+
 Deno.test("crash torture: 50 random SIGKILLs never lose a job, change a terminal row or repeat a side effect", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
@@ -38,6 +54,8 @@ Deno.test("crash torture: 50 random SIGKILLs never lose a job, change a terminal
   const printed = new Set<string>();
   const terminal = new Map<string, string>();
   const stats = { killedBeforeReady: 0, killedRunning: 0, second: 0 };
+  console.log(`crash torture seed: ${SEED} (repeat with CRASH_TORTURE_SEED=${SEED})`);
+  const random = seededRandom(SEED);
 
   const spawn = (submit: number): ExecutorChild =>
     spawnExecutorChild({
@@ -52,12 +70,12 @@ Deno.test("crash torture: 50 random SIGKILLs never lose a job, change a terminal
 
   for (let iteration = 0; iteration < ITERATIONS; iteration++) {
     const children: ExecutorChild[] = [spawn(6)];
-    if (Math.random() < 0.4) {
+    if (random() < 0.4) {
       children.push(spawn(3));
       stats.second++;
     }
     try {
-      await sleep(Math.random() * 450);
+      await sleep(random() * 450);
       const [victim, other] = children;
       if (victim!.lines.length === 0) stats.killedBeforeReady++;
       if (store.rows.jobList({ status: "running", limit: 100 }).length > 0) stats.killedRunning++;
@@ -65,8 +83,8 @@ Deno.test("crash torture: 50 random SIGKILLs never lose a job, change a terminal
       if (other !== undefined) {
         // The second process outlives the first for a while (it may reconcile the orphans),
         // then it too is killed or stopped.
-        await sleep(Math.random() * 300);
-        if (Math.random() < 0.5) other.kill("SIGKILL");
+        await sleep(random() * 300);
+        if (random() < 0.5) other.kill("SIGKILL");
         else await other.stop();
       }
     } finally {
@@ -76,20 +94,25 @@ Deno.test("crash torture: 50 random SIGKILLs never lose a job, change a terminal
 
     const rows = store.rows.jobList({ limit: 1_000_000 });
     const byId = new Map(rows.map((r) => [r.id, r]));
-    for (const id of printed) assert.ok(byId.has(id), `iteration ${iteration}: returned job ${id} is missing`);
+    for (const id of printed) {
+      assert.ok(byId.has(id), `seed ${SEED}, iteration ${iteration}: returned job ${id} is missing`);
+    }
     for (const [id, snap] of terminal) {
       const row = byId.get(id);
-      assert.ok(row !== undefined, `iteration ${iteration}: terminal job ${id} vanished`);
-      assert.equal(terminalSnapshot(row), snap, `iteration ${iteration}: terminal job ${id} changed`);
+      assert.ok(row !== undefined, `seed ${SEED}, iteration ${iteration}: terminal job ${id} vanished`);
+      assert.equal(terminalSnapshot(row), snap, `seed ${SEED}, iteration ${iteration}: terminal job ${id} changed`);
     }
     for (const row of rows) {
-      assert.ok(row.attempt <= 1, `iteration ${iteration}: job ${row.id} was claimed ${row.attempt} times`);
+      assert.ok(
+        row.attempt <= 1,
+        `seed ${SEED}, iteration ${iteration}: job ${row.id} was claimed ${row.attempt} times`,
+      );
       if (row.status !== "queued" && row.status !== "running" && !terminal.has(row.id)) {
         terminal.set(row.id, terminalSnapshot(row));
       }
     }
     const lines = (await Deno.readTextFile(effects)).split("\n").filter((l) => l !== "");
-    assert.equal(new Set(lines).size, lines.length, `iteration ${iteration}: a side effect ran twice`);
+    assert.equal(new Set(lines).size, lines.length, `seed ${SEED}, iteration ${iteration}: a side effect ran twice`);
   }
 
   // Every owner is dead now: once their leases lapse, one reconciliation ends every orphan.
