@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { ManualClock, systemClock } from "../src/base/clock.ts";
 import { AppError } from "../src/base/errors.ts";
-import { newOwnerId } from "../src/base/ids.ts";
+import { newJobId, newOwnerId } from "../src/base/ids.ts";
 import { JOB_REQUEST_BYTES_MAX } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { JobControl } from "../src/jobs/control.ts";
@@ -495,4 +495,42 @@ Deno.test("Executor: refuses a lease shorter than 3 heartbeats and a running bou
     () => new Executor(store.rows, testRegistry(), { clock: systemClock, log: silentLogger, runningMax: 0 }),
     RangeError,
   );
+});
+
+Deno.test("JobControl.getMany: one read for many ids; hides other authorities' and unknown ids; concise skips payloads", async () => {
+  await using dir = await tempDir();
+  await using h = await openHarness(dir.file("a.db"), { executor: false });
+  const mine = await h.control.submit("echo", { i: 1 }, { authority: "token-a" });
+  const local = await h.control.submit("echo", { i: 2 });
+  const all = h.control.getMany([mine.id, local.id, newJobId()], "token-a", "all");
+  assert.deepEqual([...all.keys()], [mine.id], "another authority's and unknown ids are absent");
+  assert.deepEqual(all.get(mine.id), h.control.get(mine.id, "token-a"), "the same row as a single read");
+  const concise = h.control.getMany([mine.id, local.id], null, "concise");
+  assert.equal(concise.size, 2, "the local authority sees every job");
+  const row = concise.get(local.id);
+  assert.equal(row?.request, null, "concise rows carry no request");
+  assert.equal(row?.status, "queued");
+  assert.deepEqual(h.control.getMany([], null, "all"), new Map());
+  assert.throws(() => h.control.getMany(Array.from({ length: 101 }, () => newJobId()), null, "all"), RangeError);
+  assert.equal(
+    h.control.getMany(Array.from({ length: 100 }, () => newJobId()), null, "all").size,
+    0,
+    "100 ids at the bound",
+  );
+});
+
+Deno.test("JobControl.guidanceFor: the batch guidance equals each row's own pollAfterMs", async () => {
+  await using dir = await tempDir();
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  await using h = await openHarness(dir.file("a.db"), { executor: false, clock });
+  const ids: string[] = [];
+  for (let i = 0; i < 12; i++) ids.push((await h.control.submit("echo", { i })).id);
+  const owner = newOwnerId();
+  await h.store.rows.ownerRegister(owner, 1, clock.now(), 10_000);
+  await h.store.rows.jobClaimBatchIfOwnerLive(owner, ["echo"], clock.now(), 3);
+  clock.advance(1_500);
+  const rows = [...h.control.getMany(ids, null, "concise").values()];
+  assert.equal(rows.filter((r) => r.status === "running").length, 3);
+  const guidance = h.control.guidanceFor();
+  for (const row of rows.reverse()) assert.equal(guidance(row), h.control.pollAfterMs(row), row.id);
 });

@@ -9,6 +9,7 @@ import type { Clock } from "../base/clock.ts";
 import { AppError } from "../base/errors.ts";
 import { newJobId } from "../base/ids.ts";
 import {
+  IDS_PER_CALL_MAX,
   JOB_ADMITTED_MAX_DEFAULT,
   JOB_REQUEST_BYTES_MAX,
   JOB_RETENTION_MS_DEFAULT,
@@ -97,6 +98,53 @@ export class JobControl {
     if (row === undefined || !visibleTo(row, authority)) return undefined;
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) return undefined;
     return row;
+  }
+
+  /**
+   * Several jobs visible to `authority`, by id, in one read (at most {@linkcode IDS_PER_CALL_MAX});
+   * an id that is unknown, purged or another authority's is absent. `concise` rows carry no
+   * request or result.
+   */
+  getMany(ids: readonly string[], authority: Authority, columns: "concise" | "all"): Map<string, JobRow> {
+    const now = this.clock.now();
+    const rows = this.rows.jobGetMany(ids, columns);
+    for (const [id, row] of rows) {
+      if (!visibleTo(row, authority) || (row.expires_at !== null && row.expires_at <= now)) rows.delete(id);
+    }
+    return rows;
+  }
+
+  /**
+   * Poll guidance for many rows read together: the queue and each kind's recent run time are
+   * read once for the batch instead of once per row. Use it for one answer, then drop it.
+   */
+  guidanceFor(): (row: JobRow) => number | undefined {
+    let queue: { positions: Map<string, number>; running: number } | undefined;
+    const recent = new Map<string, number | undefined>();
+    const recentRunMs = (kind: string) => {
+      if (!recent.has(kind)) recent.set(kind, this.rows.jobRecentRunMs(kind));
+      return recent.get(kind);
+    };
+    let queuedSeen = 0;
+    return (row) => {
+      const now = this.clock.now();
+      if (row.status === "queued") {
+        // One queued row: its own position query is cheaper than reading the whole queue.
+        if (++queuedSeen === 1) return this.pollAfterMs(row);
+        if (queue === undefined) {
+          const snapshot = this.rows.jobQueueSnapshot();
+          queue = { positions: new Map(snapshot.queued.map((id, i) => [id, i])), running: snapshot.running };
+        }
+        return pollAfterMs(row, {
+          now,
+          queue: { ahead: queue.positions.get(row.id) ?? 0, running: queue.running },
+          recentRunMs: recentRunMs(row.kind),
+          runningMax: this.runningMax,
+        });
+      }
+      const recentMs = row.status === "running" && row.next_poll_at === null ? recentRunMs(row.kind) : undefined;
+      return pollAfterMs(row, { now, recentRunMs: recentMs, runningMax: this.runningMax });
+    };
   }
 
   list(filter: { status?: JobStatus; kind?: string; limit: number }): JobRow[] {

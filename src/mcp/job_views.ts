@@ -73,7 +73,12 @@ export function batchOf<T>(items: BatchItem<T>[]): Batch<T> {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The `jobs.get` item for a row. */
-export function jobItem(row: JobRow, control: JobControl, format: "concise" | "detailed"): JobItem {
+export function jobItem(
+  row: JobRow,
+  control: JobControl,
+  format: "concise" | "detailed",
+  guidance: (row: JobRow) => number | undefined = (r) => control.pollAfterMs(r),
+): JobItem {
   const terminal = row.status !== "queued" && row.status !== "running";
   const item: JobItem = {
     id: row.id,
@@ -93,7 +98,7 @@ export function jobItem(row: JobRow, control: JobControl, format: "concise" | "d
       item.progress_percent = Math.min(100, Math.round(row.completed_items / row.total_items * 100));
     }
   }
-  const pollMs = control.pollAfterMs(row);
+  const pollMs = guidance(row);
   if (pollMs !== undefined) item.retry_after_ms = pollMs;
   if (row.started_at !== null) item.started_at = iso(row.started_at);
   if (row.completed_at !== null) item.completed_at = iso(row.completed_at);
@@ -162,14 +167,18 @@ export function jobGetItems(
   authority: Authority,
   format: "concise" | "detailed",
 ): BatchItem<JobItem>[] {
-  return keys.map((key) => {
-    const id = idOf(key);
+  // One read for the whole batch, and guidance inputs (queue, recent run times) read once.
+  const ids = keys.map(idOf);
+  const rows = control.getMany([...new Set(ids.filter(isJobId))], authority, format === "detailed" ? "all" : "concise");
+  const guidance = control.guidanceFor();
+  return keys.map((key, i) => {
+    const id = ids[i] as string;
     if (!isJobId(id)) return INVALID(key);
-    const row = control.get(id, authority);
+    const row = rows.get(id);
     if (row === undefined) {
       return { key, item_status: "unavailable", reason: "not_found", message: `No job ${id} is visible here` };
     }
-    const value = jobItem(row, control, format);
+    const value = jobItem(row, control, format, guidance);
     return {
       key,
       item_status: "complete",

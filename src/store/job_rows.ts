@@ -7,7 +7,7 @@
  */
 
 import { AppError, assert, type JobError } from "../base/errors.ts";
-import { JOB_EVENTS_MAX, JOB_INSERT_BATCH_MAX } from "../base/limits.ts";
+import { IDS_PER_CALL_MAX, JOB_EVENTS_MAX, JOB_INSERT_BATCH_MAX } from "../base/limits.ts";
 import type { Connection } from "./tx.ts";
 
 export type JobStatus =
@@ -84,6 +84,11 @@ function parseRow(raw: Raw): JobRow {
   };
 }
 
+function parseConciseRow(raw: Raw): JobRow {
+  const row = raw as unknown as JobRow & { error: string | null };
+  return { ...row, request: null, result: null, error: row.error === null ? null : JSON.parse(row.error) as JobError };
+}
+
 export interface JobInsert {
   id: string;
   kind: string;
@@ -119,6 +124,11 @@ export type CancelEffect =
   | { kind: "not_found" };
 
 const COLUMNS = "*";
+/** Every column but the request and the result, read back as SQL NULL. */
+const CONCISE_COLUMNS =
+  "id, kind, status, outcome, 'null' AS request, NULL AS result, error, phase, progress_message, " +
+  "completed_items, total_items, next_poll_at, created_at, started_at, updated_at, completed_at, cancel_requested_at, " +
+  "owner_id, attempt, retention_ms, expires_at, authority";
 
 /** The `jobs_active` partial index's own WHERE term. SQLite uses a partial index only when
  * the query repeats that term literally (`status = 'queued'` alone does not imply it), so
@@ -257,6 +267,43 @@ export class JobRows {
       id,
     ) as Raw | undefined;
     return raw === undefined ? undefined : parseRow(raw);
+  }
+
+  /**
+   * Several jobs by id in one statement (at most {@linkcode IDS_PER_CALL_MAX}); unknown ids are
+   * absent from the map. `concise` leaves the request and result unread and unparsed (as
+   * `null`): the concise `jobs.get` view shows neither.
+   */
+  jobGetMany(ids: readonly string[], columns: "concise" | "all"): Map<string, JobRow> {
+    if (ids.length > IDS_PER_CALL_MAX) {
+      throw new RangeError(`Cannot read jobs: at most ${IDS_PER_CALL_MAX} ids, current value is ${ids.length}`);
+    }
+    const select = columns === "all" ? COLUMNS : CONCISE_COLUMNS;
+    const rows =
+      (ids.length === 1
+        ? this.conn.stmt(`SELECT ${select} FROM jobs WHERE id = ?`).all(ids[0] as string)
+        : this.conn.stmt(`SELECT ${select} FROM jobs WHERE id IN (SELECT value FROM json_each(?))`)
+          .all(JSON.stringify(ids))) as Raw[];
+    const out = new Map<string, JobRow>();
+    for (const raw of rows) {
+      const row = columns === "all" ? parseRow(raw) : parseConciseRow(raw);
+      out.set(row.id, row);
+    }
+    return out;
+  }
+
+  /**
+   * The FIFO queue (ids of every queued job, oldest first; at most the admission bound) and how
+   * many jobs run now: what queue guidance needs for a whole batch of reads, in two statements.
+   */
+  jobQueueSnapshot(): { queued: string[]; running: number } {
+    const queued = (this.conn.stmt(
+      `SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' ORDER BY created_at, rowid`,
+    ).all() as { id: string }[]).map((r) => r.id);
+    const r = this.conn.stmt(`SELECT count(*) AS n FROM jobs WHERE ${ACTIVE} AND status = 'running'`).get() as {
+      n: number;
+    };
+    return { queued, running: r.n };
   }
 
   /** Jobs newest first, filtered. */
