@@ -9,11 +9,12 @@ import { z } from "zod";
 import { SEARCH_LIMIT_MAX } from "../base/limits.ts";
 import { getPullRequestChecks, getRepositories, getThreads } from "../corpus/get.ts";
 import { searchThreads } from "../corpus/search.ts";
+import { SyncResultOutput, WatchResultOutput } from "../github/result_schemas.ts";
 import { SYNC_KIND, SyncInput } from "../github/sync_kind.ts";
 import { WATCH_KIND, WatchInput } from "../github/watch_kind.ts";
 import type { JobControl } from "../jobs/control.ts";
 import { okResult, parseArgs } from "../mcp/tool_kit.ts";
-import { GITHUB_READ, jobsTools, jobTool, LOCAL_READ, type ToolDef } from "../mcp/tools.ts";
+import { ALWAYS_LOAD_META, GITHUB_READ, jobsTools, jobTool, LOCAL_READ, type ToolDef } from "../mcp/tools.ts";
 import { CorpusRows } from "../store/corpus_rows.ts";
 import type { Store } from "../store/store.ts";
 export { type GitHubConfig, githubConfigFromEnv, productKinds, productRegistry } from "./product_kinds.ts";
@@ -33,7 +34,9 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
         "requests; you get a task or a JobReference at once. Outcomes: succeeded, failed, timed_out, superseded " +
         "(new push), no_checks, changed, incomplete.",
       inputSchema: WatchInput,
+      resultSchema: WatchResultOutput,
       annotations: { title: "Wait for pull request checks", ...GITHUB_READ },
+      _meta: { ...ALWAYS_LOAD_META },
     }),
     jobTool(control, {
       name: SYNC_KIND,
@@ -42,6 +45,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
         "(then search it offline with corpus.search_threads). Each repository gets its own outcome: complete, " +
         "retryable (with retry_after_ms), unavailable or failed.",
       inputSchema: SyncInput,
+      resultSchema: SyncResultOutput,
       annotations: { title: "Sync issues and pull requests", ...GITHUB_READ },
     }),
     {

@@ -63,6 +63,7 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
         inputSchema: advertiseOnly(tool.inputSchema),
         ...(tool.outputSchema === undefined ? {} : { outputSchema: advertiseOnly(withErrorOutput(tool.outputSchema)) }),
         annotations: tool.annotations,
+        ...(tool._meta === undefined ? {} : { _meta: tool._meta }),
       }, async (args: unknown, ctx) => {
         try {
           const inputResponses = ctx.mcpReq.inputResponses;
