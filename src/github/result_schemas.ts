@@ -15,15 +15,24 @@ import type { CheckEntry, ChecksSummary } from "./checks_state.ts";
 import type { RateLimitState } from "./rate_limit.ts";
 
 const Count = z.number().int().min(0);
-const NullableCount = Count.nullable();
+
+/**
+ * `schema` or null, where null means `whenNull`. Spelled as a union with a described null so the
+ * advertised schema is `anyOf[{type}, {type: "null"}]`: zod collapses a bare `string | null` into
+ * a `type` array, which strict clients (MCP Inspector `--strict`) flag as less portable.
+ */
+function orNull<S extends z.ZodType>(schema: S, whenNull: string) {
+  return z.union([schema, z.null().describe(whenNull)]);
+}
+const NOT_SEEN = "no rate-limit header seen yet";
 
 /** The last `x-ratelimit-*` state seen ({@linkcode RateLimitState}; `reset_at` in epoch ms). */
 export const RateLimitOutput = z.object({
-  limit: NullableCount,
-  remaining: NullableCount,
-  used: NullableCount,
-  reset_at: NullableCount,
-  resource: z.string().nullable(),
+  limit: orNull(Count, NOT_SEEN),
+  remaining: orNull(Count, NOT_SEEN),
+  used: orNull(Count, NOT_SEEN),
+  reset_at: orNull(Count, NOT_SEEN),
+  resource: orNull(z.string(), NOT_SEEN),
 });
 
 /** One CI signal ({@linkcode CheckEntry}). */
@@ -31,8 +40,8 @@ export const CheckEntryOutput = z.object({
   kind: z.enum(["check_run", "status"]),
   name: z.string(),
   status: z.string(),
-  conclusion: z.string().nullable(),
-  details_url: z.string().nullable(),
+  conclusion: orNull(z.string(), "still pending"),
+  details_url: orNull(z.string(), "GitHub gave no link"),
 });
 
 /** Counts of a CI observation ({@linkcode ChecksSummary}). */
