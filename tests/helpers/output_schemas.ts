@@ -212,3 +212,26 @@ export function checkCompletedTask(
 export function rememberTaskTool(taskId: string, tool: string): void {
   TASK_TOOLS.set(taskId, tool);
 }
+
+const SCHEMA_CACHE = new WeakMap<object, ValidateFunction>();
+
+/**
+ * Asserts that `value` (after a JSON round trip, as a client receives it) validates against the JSON
+ * Schema the SDK advertises for `schema` (its `~standard.jsonSchema` output, draft 2020-12).
+ */
+export function assertMatchesAdvertised(schema: object, value: unknown, what: string): void {
+  let validate = SCHEMA_CACHE.get(schema);
+  if (validate === undefined) {
+    const std = (schema as { "~standard": { jsonSchema: { output(o: { target: string }): unknown } } })["~standard"];
+    const json = JSON.parse(JSON.stringify(std.jsonSchema.output({ target: "draft-2020-12" })));
+    validate = new Ajv2020({ strict: true, allErrors: true }).compile(json);
+    SCHEMA_CACHE.set(schema, validate);
+  }
+  const wire = JSON.parse(JSON.stringify(value));
+  if (!validate(wire)) {
+    throw new Error(
+      `${what} does not match its advertised schema: ${new Ajv2020().errorsText(validate.errors)}\n` +
+        JSON.stringify(wire).slice(0, 1_000),
+    );
+  }
+}
