@@ -138,6 +138,27 @@ async function exercise(t: Deno.TestContext, target: ServerTarget, fake: FakeGit
       assert.deepEqual(statuses, ["complete", "unavailable", "unavailable"]);
     });
 
+    await t.step(`${label}: corpus reads (found, not synced, bad input) validate`, async () => {
+      const call = async (name: string, args: Json) => {
+        const result = await host.client.callTool({ name, arguments: args });
+        return result.structuredContent as Json;
+      };
+      const search = await call("corpus.search_threads", { query: "widgets OR crash", limit: 2 });
+      assert.ok(Array.isArray(search["items"]) && Array.isArray(search["coverage"]), JSON.stringify(search));
+      const missing = await call("corpus.search_threads", { query: "x", repositories: ["nobody/nothing"] });
+      assert.equal((missing["coverage"] as Json[])[0]?.["status"], "not_synced");
+      for (const view of ["compact", "full"]) {
+        const threads = await call("corpus.get_threads", { threads: ["octo/widgets#1", "nobody/nothing#1"], view });
+        assert.equal(threads["batch_status"], "partial");
+      }
+      const repos = await call("corpus.get_repositories", { repositories: ["octo/widgets", "octo/secret"] });
+      assert.equal((repos["items"] as Json[])[0]?.["item_status"], "complete");
+      const checks = await call("corpus.get_pull_request_checks", { pull_requests: ["octo/widgets#42"] });
+      assert.equal((checks["items"] as Json[])[0]?.["item_status"], "complete", "the watch stored its observation");
+      const bad = await call("corpus.get_threads", { threads: ["not a ref"] });
+      assert.equal((bad["error"] as Json)["code"], "invalid_argument");
+    });
+
     await t.step(
       `${label}: typed errors, jobs.get (concise, detailed, unknown, invalid) and jobs.cancel validate`,
       async () => {
@@ -188,7 +209,7 @@ async function exercise(t: Deno.TestContext, target: ServerTarget, fake: FakeGit
     await t.step(`${label}: every structuredContent was checked against a declared schema`, () => {
       assert.deepEqual(host.outputSchemas.violations, []);
       assert.ok(host.outputSchemas.checked["tasks/get"] >= 4, JSON.stringify(host.outputSchemas.checked));
-      assert.ok(host.outputSchemas.checked["tools/call"] >= 10, JSON.stringify(host.outputSchemas.checked));
+      assert.ok(host.outputSchemas.checked["tools/call"] >= 18, JSON.stringify(host.outputSchemas.checked));
     });
   } finally {
     await host.close();

@@ -13,6 +13,12 @@ import { SyncResultOutput, WatchResultOutput } from "../github/result_schemas.ts
 import { SYNC_KIND, SyncInput } from "../github/sync_kind.ts";
 import { WATCH_KIND, WatchInput } from "../github/watch_kind.ts";
 import type { JobControl } from "../jobs/control.ts";
+import {
+  GetPullRequestChecksOutput,
+  GetRepositoriesOutput,
+  GetThreadsOutput,
+  SearchThreadsOutput,
+} from "../mcp/corpus_schemas.ts";
 import { okResult, parseArgs } from "../mcp/tool_kit.ts";
 import { ALWAYS_LOAD_META, GITHUB_READ, jobsTools, jobTool, LOCAL_READ, type ToolDef } from "../mcp/tools.ts";
 import { CorpusRows } from "../store/corpus_rows.ts";
@@ -62,6 +68,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
         limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).optional(),
         cursor: z.string().optional(),
       }).strict(),
+      outputSchema: SearchThreadsOutput,
       annotations: { title: "Search the local corpus", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...searchThreads(corpus, recordArgs(args)) })),
     },
@@ -70,6 +77,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       description: "Read synced issues/pull requests by reference owner/repo#n (1..100), compact or full. " +
         "Offline; unsynced threads are reported as not_synced.",
       inputSchema: z.object({ threads: ThreadRefs, view: z.enum(["compact", "full"]).optional() }).strict(),
+      outputSchema: GetThreadsOutput,
       annotations: { title: "Read threads from the corpus", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...getThreads(corpus, recordArgs(args)) })),
     },
@@ -77,6 +85,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       name: "corpus.get_repositories",
       description: "Read synced repository metadata by owner/repo (1..100). Offline.",
       inputSchema: z.object({ repositories: z.array(z.string()).min(1).max(100) }).strict(),
+      outputSchema: GetRepositoriesOutput,
       annotations: { title: "Read repositories from the corpus", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...getRepositories(corpus, recordArgs(args)) })),
     },
@@ -85,6 +94,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       description: "Read the last stored CI observation (written by github.wait_pull_request_checks) for pull " +
         "requests owner/repo#n (1..100). Offline.",
       inputSchema: z.object({ pull_requests: ThreadRefs }).strict(),
+      outputSchema: GetPullRequestChecksOutput,
       annotations: { title: "Read stored pull request checks", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...getPullRequestChecks(corpus, recordArgs(args)) })),
     },
