@@ -39,8 +39,8 @@ export const INSTRUCTIONS = [
   "poll_after_ms}. With a JobReference, call the jobs.get tool (jobs_get in hosts that rename tools, e.g.",
   "mcp__longcall__jobs_get) with {ids: [id]} after poll_after_ms, then again after each item's retry_after_ms, until",
   "execution_state is terminal; use response_format detailed to read the result. The jobs.cancel tool (jobs_cancel)",
-  "stops a job. corpus.* tools read the",
-  "local corpus only and never touch the network; they say when the data was synced.",
+  "stops a job. corpus.* tools read the local corpus only and never touch the network; they say when the data was",
+  "synced.",
 ].join(" ");
 
 /** The authority of an HTTP request (set by the HTTP layer after bearer validation); null on stdio. */
