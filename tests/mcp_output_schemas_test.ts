@@ -33,7 +33,7 @@ import {
   type StdioTarget,
   type TaskHost,
 } from "./helpers/mcp_clients.ts";
-import { OutputSchemaValidator } from "./helpers/output_schemas.ts";
+import { observeTransport, OutputSchemaValidator } from "./helpers/output_schemas.ts";
 import { tempDir } from "./helpers/temp.ts";
 
 const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
@@ -382,4 +382,40 @@ Deno.test("INSTRUCTIONS name each tool also as a host that renames tools spells 
   assert.match(INSTRUCTIONS, /jobs\.get tool \(jobs_get in hosts that rename tools, e\.g\. mcp__longcall__jobs_get\)/);
   assert.match(INSTRUCTIONS, /jobs\.cancel tool \(jobs_cancel\)/);
   assert.match(INSTRUCTIONS, /github\.\* \(github_\* in hosts that rename tools\)/);
+});
+
+Deno.test("observeTransport() checks tools/call and completed tasks/get results on the wire, attributed to their tool", async () => {
+  const sent: unknown[] = [];
+  const seen: unknown[] = [];
+  const transport = {
+    send: (message: unknown) => {
+      sent.push(message);
+      return Promise.resolve();
+    },
+    onmessage: (message: unknown) => void seen.push(message),
+  };
+  const validator = observeTransport(transport);
+  const schema = {
+    type: "object",
+    properties: { n: { type: "integer" } },
+    required: ["n"],
+    additionalProperties: false,
+  };
+  const deliver = (message: unknown) => (transport.onmessage as (m: unknown) => void)(message);
+  await transport.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+  deliver({ jsonrpc: "2.0", id: 1, result: { tools: [{ name: "t", outputSchema: schema }, { name: "free" }] } });
+  await transport.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "t", arguments: {} } });
+  deliver({ jsonrpc: "2.0", id: 2, result: { content: [], structuredContent: { n: 1 } } });
+  await transport.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "t", arguments: {} } });
+  deliver({ jsonrpc: "2.0", id: 3, result: { resultType: "task", taskId: "task-1", structuredContent: { n: 2 } } });
+  await transport.send({ jsonrpc: "2.0", id: 4, method: "tasks/get", params: { taskId: "task-1" } });
+  deliver({ jsonrpc: "2.0", id: 4, result: { status: "completed", result: { structuredContent: { n: "three" } } } });
+  await transport.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "free", arguments: {} } });
+  deliver({ jsonrpc: "2.0", id: 5, result: { content: [], structuredContent: { anything: true } } });
+  assert.equal(seen.length, 5, "every message still reaches the client");
+  assert.deepEqual(validator.checked, { "tools/call": 2, "tasks/get": 1 });
+  assert.equal(validator.violations.length, 1);
+  assert.equal(validator.violations[0]?.tool, "t");
+  assert.equal(validator.violations[0]?.source, "tasks/get");
+  assert.throws(() => validator.assertNoViolations(), /did not validate/);
 });
