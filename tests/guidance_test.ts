@@ -77,3 +77,27 @@ Deno.test("pollAfterMs() caps history-based guidance and is undefined once termi
   assert.equal(queued, POLL_GUIDANCE_FROM_HISTORY_MS_MAX);
   assert.equal(pollAfterMs(row({ status: "succeeded" }), { now: NOW, runningMax: 4 }), undefined);
 });
+
+Deno.test("pollAfterMs() of a queued job whose kind knows its first poll: the queue wait plus that poll, not the floor", () => {
+  const queued = row({ status: "queued", started_at: null });
+  // Nothing ahead: the first poll (plus the slack that lets a poll see its effect).
+  assert.equal(
+    pollAfterMs(queued, { now: NOW, runningMax: 4, firstPollMs: 10_000, queue: { ahead: 0, running: 0 } }),
+    10_000 + POLL_INTERVAL_MS_MIN,
+  );
+  // Two waves ahead at 2 s each.
+  assert.equal(
+    pollAfterMs(queued, {
+      now: NOW,
+      runningMax: 1,
+      recentRunMs: 2_000,
+      firstPollMs: 10_000,
+      queue: { ahead: 2, running: 1 },
+    }),
+    4_000 + 10_000 + POLL_INTERVAL_MS_MIN,
+  );
+  // Bounded like all guidance.
+  assert.equal(pollAfterMs(queued, { now: NOW, runningMax: 4, firstPollMs: 10 * 60_000 }), POLL_INTERVAL_MS_MAX);
+  // Without it: about a second, as before.
+  assert.equal(pollAfterMs(queued, { now: NOW, runningMax: 4, queue: { ahead: 0, running: 0 } }), 1_000);
+});

@@ -13,10 +13,12 @@ import { silentLogger } from "../src/base/log.ts";
 import { getThreads } from "../src/corpus/get.ts";
 import { searchThreads } from "../src/corpus/search.ts";
 import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
+import { SyncResultOutput } from "../src/github/result_schemas.ts";
 import { SYNC_KIND, type SyncItem, syncKind, type SyncResult } from "../src/github/sync_kind.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import type { FakeGitHub } from "./helpers/fake_github.ts";
 import { type GitHubHarness, openGitHubHarness, runJob } from "./helpers/github_jobs.ts";
+import { assertMatchesAdvertised } from "./helpers/output_schemas.ts";
 
 const BIG = "big/repo";
 const BIG_THREADS = 250;
@@ -24,6 +26,7 @@ const BIG_THREADS = 250;
 async function sync(h: GitHubHarness, input: Record<string, unknown>) {
   const done = await runJob<SyncResult>(h, SYNC_KIND, input);
   assert.equal(done.row.outcome, done.result.batch_status === "complete" ? "succeeded" : "partial");
+  assertMatchesAdvertised(SyncResultOutput, done.result, `the ${done.result.batch_status} sync result`);
   return done;
 }
 

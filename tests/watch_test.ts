@@ -12,12 +12,13 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
-import { WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
+import { POLL_INTERVAL_MS_MIN, WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { getPullRequestChecks } from "../src/corpus/get.ts";
 import { checksSignature } from "../src/github/checks_state.ts";
 import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
 import { clientObserver } from "../src/github/observer.ts";
+import { WatchResultOutput } from "../src/github/result_schemas.ts";
 import { checksObservationOf, WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
@@ -29,6 +30,7 @@ import {
   type ScenarioStep,
 } from "./helpers/fake_github.ts";
 import { type GitHubHarness, openGitHubHarness, runJob, TERMINAL } from "./helpers/github_jobs.ts";
+import { assertMatchesAdvertised } from "./helpers/output_schemas.ts";
 import { waitFor, waitForStatus } from "./helpers/temp.ts";
 
 const PR = { owner: SCENARIO_PULL.owner, repo: SCENARIO_PULL.repo, number: SCENARIO_PULL.number };
@@ -44,6 +46,8 @@ async function watch(
 ): Promise<{ row: JobRow; result: WatchResult }> {
   const done = await runJob<WatchResult>(h, WATCH_KIND, { ...PR, ...input }, 20_000);
   assert.equal(done.row.outcome, done.result.outcome, "the job's outcome is the watch outcome");
+  // Every outcome's result is what the tool's outputSchema advertises (clients validate it).
+  assertMatchesAdvertised(WatchResultOutput, done.result, `the ${done.result.outcome} watch result`);
   return done;
 }
 
@@ -365,6 +369,11 @@ Deno.test("watch: progress says waiting_for_checks with polls, and nextPollAt fe
   const clock = new ManualClock(Date.UTC(2026, 0, 1)); // moves only when the test says so
   await using h = await openWatchHarness({ scenario: "checks_pass", clock });
   const job = await h.control.submit(WATCH_KIND, { ...PR, poll_interval_ms: 30_000 });
+  // The first guidance (the JobReference's poll_after_ms, the task's pollIntervalMs) is the first
+  // scheduled GitHub poll, not the 250 ms floor: the first reading happens at once and a pending CI
+  // can change only by then.
+  assert.equal(job.status, "queued");
+  assert.equal(h.control.pollAfterMs(job), 30_000 + POLL_INTERVAL_MS_MIN);
   await waitFor("the first poll's sleep", () => clock.pendingSleeps === 1);
   const row = await waitFor("the first poll's progress", () => {
     const r = h.store.rows.jobGet(job.id);

@@ -615,7 +615,12 @@ async function confirmTerminal(host: TaskHost, taskId: string, model: ScriptedMo
     const task = response.result;
     const status = task["status"];
     if (status === "cancelled") return { status, task };
-    if (status === "completed") return { status, result: task["result"], task };
+    if (status === "completed") {
+      // Like MCP Inspector, the host accepts a completed result only if it matches the tool's outputSchema
+      // (the helper checked it on the wire against tools/list).
+      host.outputSchemas.assertNoViolations();
+      return { status, result: task["result"], task };
+    }
     if (status === "failed") return { status, error: task["error"], task };
     if (Date.now() > deadline) throw new Error(`task ${taskId} is still ${String(status)} after a cancellation`);
     await sleep(typeof task["pollIntervalMs"] === "number" ? task["pollIntervalMs"] : 250);

@@ -159,6 +159,7 @@ async function runBlocking(options: {
     });
     const control = new JobControl(store.rows, registry, {
       clock: systemClock,
+      handlerClock,
       onSubmitted: () => executor.wake(),
       onCancelRequested: (ids) => executor.abortLocal(ids),
     });

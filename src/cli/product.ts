@@ -9,11 +9,18 @@ import { z } from "zod";
 import { SEARCH_LIMIT_MAX } from "../base/limits.ts";
 import { getPullRequestChecks, getRepositories, getThreads } from "../corpus/get.ts";
 import { searchThreads } from "../corpus/search.ts";
+import { SyncResultOutput, WatchResultOutput } from "../github/result_schemas.ts";
 import { SYNC_KIND, SyncInput } from "../github/sync_kind.ts";
 import { WATCH_KIND, WatchInput } from "../github/watch_kind.ts";
 import type { JobControl } from "../jobs/control.ts";
+import {
+  GetPullRequestChecksOutput,
+  GetRepositoriesOutput,
+  GetThreadsOutput,
+  SearchThreadsOutput,
+} from "../mcp/corpus_schemas.ts";
 import { okResult, parseArgs } from "../mcp/tool_kit.ts";
-import { GITHUB_READ, jobsTools, jobTool, LOCAL_READ, type ToolDef } from "../mcp/tools.ts";
+import { ALWAYS_LOAD_META, GITHUB_READ, jobsTools, jobTool, LOCAL_READ, type ToolDef } from "../mcp/tools.ts";
 import { CorpusRows } from "../store/corpus_rows.ts";
 import type { Store } from "../store/store.ts";
 export { type GitHubConfig, githubConfigFromEnv, productKinds, productRegistry } from "./product_kinds.ts";
@@ -33,7 +40,9 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
         "requests; you get a task or a JobReference at once. Outcomes: succeeded, failed, timed_out, superseded " +
         "(new push), no_checks, changed, incomplete.",
       inputSchema: WatchInput,
+      resultSchema: WatchResultOutput,
       annotations: { title: "Wait for pull request checks", ...GITHUB_READ },
+      _meta: { ...ALWAYS_LOAD_META },
     }),
     jobTool(control, {
       name: SYNC_KIND,
@@ -42,6 +51,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
         "(then search it offline with corpus.search_threads). Each repository gets its own outcome: complete, " +
         "retryable (with retry_after_ms), unavailable or failed.",
       inputSchema: SyncInput,
+      resultSchema: SyncResultOutput,
       annotations: { title: "Sync issues and pull requests", ...GITHUB_READ },
     }),
     {
@@ -58,6 +68,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
         limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).optional(),
         cursor: z.string().optional(),
       }).strict(),
+      outputSchema: SearchThreadsOutput,
       annotations: { title: "Search the local corpus", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...searchThreads(corpus, recordArgs(args)) })),
     },
@@ -66,6 +77,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       description: "Read synced issues/pull requests by reference owner/repo#n (1..100), compact or full. " +
         "Offline; unsynced threads are reported as not_synced.",
       inputSchema: z.object({ threads: ThreadRefs, view: z.enum(["compact", "full"]).optional() }).strict(),
+      outputSchema: GetThreadsOutput,
       annotations: { title: "Read threads from the corpus", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...getThreads(corpus, recordArgs(args)) })),
     },
@@ -73,6 +85,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       name: "corpus.get_repositories",
       description: "Read synced repository metadata by owner/repo (1..100). Offline.",
       inputSchema: z.object({ repositories: z.array(z.string()).min(1).max(100) }).strict(),
+      outputSchema: GetRepositoriesOutput,
       annotations: { title: "Read repositories from the corpus", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...getRepositories(corpus, recordArgs(args)) })),
     },
@@ -81,6 +94,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       description: "Read the last stored CI observation (written by github.wait_pull_request_checks) for pull " +
         "requests owner/repo#n (1..100). Offline.",
       inputSchema: z.object({ pull_requests: ThreadRefs }).strict(),
+      outputSchema: GetPullRequestChecksOutput,
       annotations: { title: "Read stored pull request checks", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...getPullRequestChecks(corpus, recordArgs(args)) })),
     },

@@ -113,6 +113,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     }, log);
   const control = new JobControl(store.rows, registry, {
     clock: systemClock,
+    handlerClock,
     ...(flags.admittedMax === undefined ? {} : { admittedMax: flags.admittedMax }),
     ...(flags.retentionMs === undefined ? {} : { retentionMs: flags.retentionMs }),
     onSubmitted: () => executor.wake(),

@@ -143,7 +143,17 @@ export function watchKind(deps: WatchDeps) {
     },
     run: (ctx) => runWatch(ctx, deps),
     outcome: (result) => result.outcome,
+    firstPollAfterMs: watchFirstPollMs,
   });
+}
+
+/**
+ * When a watch's first look can show something new: its first scheduled GitHub poll. The first
+ * reading (and the re-read confirming a verdict) happen as it starts; a CI still pending then can
+ * change only by the next scheduled poll, so hosts are told to look then, not every 250 ms.
+ */
+export function watchFirstPollMs(req: Pick<WatchRequest, "poll_interval_ms" | "timeout_ms">): number {
+  return Math.min(req.poll_interval_ms, req.timeout_ms);
 }
 
 export const WATCH_EXAMPLE = { owner: "denoland", repo: "deno", number: 123, until: "terminal" };
@@ -201,7 +211,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   ctx.report({
     phase: "waiting_for_checks",
     message: `watching ${req.owner}/${req.repo}#${req.number}`,
-    nextPollAt: startedAt,
+    nextPollAt: startedAt + watchFirstPollMs(req),
   });
   let last: { obs: PullObservation; entries: CheckEntry[] } | undefined;
   for (;;) {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Clock } from "../base/clock.ts";
+import { type Clock, realMsPer } from "../base/clock.ts";
 import { AppError } from "../base/errors.ts";
 import { newJobId } from "../base/ids.ts";
 import {
@@ -21,6 +21,8 @@ import type { JobKindRegistry } from "./kinds.ts";
 
 export interface JobControlOptions {
   clock: Clock;
+  /** The clock job handlers run on (a scaled clock under `--simulate-time-rate`); default `clock`. */
+  handlerClock?: Clock;
   admittedMax?: number;
   retentionMs?: number;
   runningMax?: number;
@@ -41,6 +43,7 @@ export class JobControl {
   readonly admittedMax: number;
   readonly retentionMs: number;
   readonly runningMax: number;
+  readonly #handlerClock: Clock;
   readonly #onSubmitted: ((row: JobRow) => void) | undefined;
   readonly #onCancelRequested: ((ids: string[]) => void) | undefined;
 
@@ -51,6 +54,7 @@ export class JobControl {
     this.admittedMax = options.admittedMax ?? JOB_ADMITTED_MAX_DEFAULT;
     this.retentionMs = options.retentionMs ?? JOB_RETENTION_MS_DEFAULT;
     this.runningMax = options.runningMax ?? JOB_RUNNING_MAX_DEFAULT;
+    this.#handlerClock = options.handlerClock ?? options.clock;
     this.#onSubmitted = options.onSubmitted;
     this.#onCancelRequested = options.onCancelRequested;
   }
@@ -166,11 +170,13 @@ export class JobControl {
   pollAfterMs(row: JobRow): number | undefined {
     const now = this.clock.now();
     if (row.status === "queued") {
+      const first = this.registry.get(row.kind)?.firstPollAfterMs?.(row.request);
       return pollAfterMs(row, {
         now,
         queue: this.rows.jobQueuePosition(row.id),
         recentRunMs: this.rows.jobRecentRunMs(row.kind),
         runningMax: this.runningMax,
+        firstPollMs: first === undefined ? undefined : first * realMsPer(this.#handlerClock),
       });
     }
     const recent = row.status === "running" && row.next_poll_at === null

@@ -25,6 +25,8 @@ export interface GuidanceInputs {
   recentRunMs?: number | undefined;
   /** Jobs one executor runs at once. */
   runningMax: number;
+  /** Real ms from a queued job's start to its first observation that can show something new (its kind's). */
+  firstPollMs?: number | undefined;
 }
 
 /** Clamps to the advertised bounds. */
@@ -40,6 +42,10 @@ export function pollAfterMs(row: JobRow, inputs: GuidanceInputs): number | undef
     const ahead = inputs.queue?.ahead ?? 0;
     // Waves of `runningMax` jobs ahead of us, each taking about `typical`, then our own run.
     const waves = Math.floor(ahead / Math.max(1, inputs.runningMax));
+    const wait = Math.min(waves * typical, POLL_GUIDANCE_FROM_HISTORY_MS_MAX);
+    // A kind that knows its schedule (a watch: its first scheduled GitHub poll) says when its first
+    // look can show something new; otherwise about a second after it starts.
+    if (inputs.firstPollMs !== undefined) return clampPollMs(wait + inputs.firstPollMs + POLL_INTERVAL_MS_MIN);
     return clampPollMs(Math.min(waves * typical + Math.min(typical, 1_000), POLL_GUIDANCE_FROM_HISTORY_MS_MAX));
   }
   if (row.next_poll_at !== null) {

@@ -42,6 +42,11 @@ export interface JobKind<Req, Res> {
   run(ctx: JobContext<Req>): Promise<Res>;
   /** The job's outcome word for a successful result (default `succeeded`). */
   outcome?(result: Res): string;
+  /**
+   * Milliseconds (on the handler's clock) from the job's start until its first observation that
+   * can show something new: the first poll guidance of a queued job (default: about a second).
+   */
+  firstPollAfterMs?(request: Req): number;
 }
 
 /** A kind with its types erased, for the registry. */
@@ -50,6 +55,7 @@ export interface AnyJobKind {
   parse(input: unknown): unknown;
   run(ctx: JobContext<unknown>): Promise<unknown>;
   outcome?(result: unknown): string;
+  firstPollAfterMs?(request: unknown): number;
 }
 
 /** Erases a kind's types for registration. */

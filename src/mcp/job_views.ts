@@ -124,7 +124,8 @@ export function jobReference(row: JobRow, control: JobControl): JobReference {
     kind: row.kind,
     status: row.status,
     message:
-      `Started ${row.kind} as job ${row.id}. Call jobs.get with ids ["${row.id}"] after ${pollMs} ms to follow it; jobs.cancel stops it.`,
+      `Started ${row.kind} as job ${row.id}. Call the jobs.get tool (jobs_get in hosts that rename tools) with ` +
+      `ids ["${row.id}"] after ${pollMs} ms to follow it; the jobs.cancel tool (jobs_cancel) stops it.`,
     poll_after_ms: pollMs,
     follow_up: { action: { type: "poll_job", poll_job: { ids: [row.id] } }, retry_after_ms: pollMs },
   };

@@ -34,11 +34,13 @@ export interface ServerDeps {
 /** Default instructions: how a model should use longcall's tools. */
 export const INSTRUCTIONS = [
   "longcall runs long GitHub work (watching a pull request's CI, syncing issues and pull requests) as durable jobs.",
-  "Tools named github.* start a job and return at once: either an MCP task (if your host supports the tasks",
-  "extension, it will follow the task for you) or a JobReference {id, poll_after_ms}. With a JobReference, call",
-  "jobs.get {ids: [id]} after poll_after_ms, then again after each item's retry_after_ms, until execution_state is",
-  "terminal; use response_format detailed to read the result. jobs.cancel stops a job. corpus.* tools read the",
-  "local corpus only and never touch the network; they say when the data was synced.",
+  "Tools named github.* (github_* in hosts that rename tools) start a job and return at once: either an MCP task",
+  "(if your host supports the tasks extension, it will follow the task for you) or a JobReference {id,",
+  "poll_after_ms}. With a JobReference, call the jobs.get tool (jobs_get in hosts that rename tools, e.g.",
+  "mcp__longcall__jobs_get) with {ids: [id]} after poll_after_ms, then again after each item's retry_after_ms, until",
+  "execution_state is terminal; use response_format detailed to read the result. The jobs.cancel tool (jobs_cancel)",
+  "stops a job. corpus.* tools read the local corpus only and never touch the network; they say when the data was",
+  "synced.",
 ].join(" ");
 
 /** The authority of an HTTP request (set by the HTTP layer after bearer validation); null on stdio. */
@@ -63,6 +65,7 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
         inputSchema: advertiseOnly(tool.inputSchema),
         ...(tool.outputSchema === undefined ? {} : { outputSchema: advertiseOnly(withErrorOutput(tool.outputSchema)) }),
         annotations: tool.annotations,
+        ...(tool._meta === undefined ? {} : { _meta: tool._meta }),
       }, async (args: unknown, ctx) => {
         try {
           const inputResponses = ctx.mcpReq.inputResponses;

@@ -61,6 +61,19 @@ export function okResult(structured: Record<string, unknown>): ToolResult {
   };
 }
 
+/**
+ * Any JSON value. `z.unknown()` would advertise `{}`, a schema without a single validation keyword,
+ * which strict clients (MCP Inspector `--strict`) flag as constraining nothing.
+ */
+export const JsonValueOutput = z.unknown().meta({
+  // One type per branch (a value has exactly one JSON type): Ajv's strict mode rejects a `type` array,
+  // and zod would collapse an `anyOf` of bare types into one.
+  oneOf: ["object", "array", "string", "number", "boolean", "null"].map((type) => ({ type })),
+});
+
+/** A JSON object with any members (advertised `additionalProperties: true`, not `{}`). */
+export const JsonObjectOutput = z.record(z.string(), z.unknown()).meta({ additionalProperties: true });
+
 /** The typed error clients see inside `structuredContent.error`. */
 export interface ToolError extends JobError {
   path?: string;
@@ -80,8 +93,8 @@ export const ToolErrorOutput = z.object({
     retryable: z.boolean(),
     retry_after_ms: z.number().int().optional(),
     path: z.string().optional(),
-    example: z.unknown().optional(),
-    data: z.record(z.string(), z.unknown()).optional(),
+    example: JsonValueOutput.optional(),
+    data: JsonObjectOutput.optional(),
   }),
 });
 

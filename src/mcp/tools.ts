@@ -12,6 +12,7 @@ import { IDS_PER_CALL_MAX } from "../base/limits.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import { createTaskResult } from "../tasks/task_views.ts";
 import { batchOf, jobCancelItems, jobGetItems, jobReference } from "./job_views.ts";
+import { JobItemOutput, jobResultOutputs } from "./output_schemas.ts";
 import { errorResult, okResult, parseArgs, type ToolResult } from "./tool_kit.ts";
 
 /** MCP tool annotations, always all four hints. */
@@ -42,6 +43,8 @@ export interface ToolDef {
   inputSchema: z.ZodType;
   outputSchema?: z.ZodType;
   annotations: Annotations;
+  /** The tool's `_meta` in `tools/list` (e.g. {@linkcode ALWAYS_LOAD_META}). */
+  _meta?: Record<string, unknown>;
   /** Returns a tool result, or a CreateTaskResult for a declaring request. */
   call(args: unknown, ctx: ToolCallContext): Promise<ToolResult | Record<string, unknown>>;
 }
@@ -50,6 +53,12 @@ export interface ToolDef {
 export const LOCAL_READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Annotations of a GitHub read that writes only local observations. */
 export const GITHUB_READ = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+
+/**
+ * Claude Code defers MCP tools behind its tool search (one extra model call before the first use)
+ * unless the tool sets this: given to the watch and to `jobs.get`, which a watch's follow-up needs.
+ */
+export const ALWAYS_LOAD_META: Readonly<Record<string, unknown>> = { "anthropic/alwaysLoad": true };
 
 const Ids = z.array(z.string().max(200)).min(1).max(IDS_PER_CALL_MAX);
 
@@ -68,14 +77,14 @@ const BatchOutput = z.object({
   items: z.array(z.object({
     key: z.string(),
     item_status: z.enum(["complete", "unavailable"]),
-    value: z.record(z.string(), z.unknown()).optional(),
+    value: JobItemOutput.optional(),
     reason: z.enum(["not_found", "terminal", "invalid_id"]).optional(),
     message: z.string().optional(),
     retry_after_ms: z.number().int().optional(),
   })),
 });
 
-/** Declared output of every job-submitting tool: the JobReference. */
+/** What every job-submitting tool returns at once to a client that did not declare tasks: the JobReference. */
 export const JobReferenceOutput = z.object({
   id: z.string(),
   ref: z.string(),
@@ -102,6 +111,7 @@ export function jobsTools(control: JobControl): ToolDef[] {
       inputSchema: JobsGetInput,
       outputSchema: BatchOutput,
       annotations: { title: "Read jobs", ...LOCAL_READ },
+      _meta: { ...ALWAYS_LOAD_META },
       call(args, ctx) {
         const input = parseArgs(JobsGetInput, args, { ids: [EXAMPLE_ID], response_format: "concise" });
         const items = jobGetItems(control, input.ids, ctx.authority, input.response_format);
@@ -141,14 +151,22 @@ export function jobTool(
     description: string;
     inputSchema: z.ZodType;
     annotations: Annotations;
+    /** The job's result as a completed task carries it (default: any JSON value). */
+    resultSchema?: z.ZodType;
+    _meta?: Record<string, unknown>;
   },
 ): ToolDef {
   return {
     name: spec.name,
     description: spec.description,
     inputSchema: spec.inputSchema,
-    outputSchema: JobReferenceOutput,
+    // Everything the tool's structuredContent can be: the JobReference (the immediate answer, and the
+    // task handle's copy below), the final result of its completed task, or (added by the server for
+    // every tool) the typed error. Clients that validate a completed task's result against this
+    // schema (MCP Inspector, the Python SDK) accept the verdict only if it is covered here.
+    outputSchema: z.union([JobReferenceOutput, ...jobResultOutputs(spec.kind, spec.resultSchema)]),
     annotations: spec.annotations,
+    ...(spec._meta === undefined ? {} : { _meta: spec._meta }),
     async call(args, ctx) {
       let row;
       try {

@@ -41,6 +41,7 @@ import {
   type TaskView,
 } from "@modelcontextprotocol/ext-tasks/client";
 import type { JsonValue } from "@modelcontextprotocol/ext-tasks/core";
+import { observeTransport, type OutputSchemaValidator, violationText } from "./output_schemas.ts";
 
 export { Client, V1Client };
 
@@ -164,13 +165,46 @@ export async function connectLegacyV1(
       await endStdinAndAwaitExit(transport);
       await sdkClose();
     };
+    await validateOutputs(client, transport);
   } else {
     const transport = new V1StreamableHTTPClientTransport(new URL(target.url), {
       requestInit: httpRequestInit(target),
     });
     await connectOrClose(() => client.connect(transport), () => transport.close());
+    await validateOutputs(client, transport);
   }
   return client;
+}
+
+const VALIDATORS = new WeakMap<object, OutputSchemaValidator>();
+
+/** The output-schema validator of a connected client (see tests/helpers/output_schemas.ts). */
+export function outputSchemasOf(client: V1Client | Client): OutputSchemaValidator {
+  const v = VALIDATORS.get(client);
+  if (v === undefined) throw new Error("client was not connected through mcp_clients.ts");
+  return v;
+}
+
+/**
+ * Every structuredContent this client sees is validated against its tool's outputSchema from
+ * `tools/list` (listed once here, so the schemas are known before the first call); `close()` fails
+ * when anything did not validate.
+ */
+async function validateOutputs(client: V1Client | Client, transport: unknown): Promise<OutputSchemaValidator> {
+  const validator = observeTransport(transport);
+  VALIDATORS.set(client, validator);
+  try {
+    await client.listTools();
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  }
+  const close = client.close.bind(client);
+  client.close = async () => {
+    await close();
+    validator.assertNoViolations();
+  };
+  return validator;
 }
 
 interface ChildProcessLike {
@@ -397,6 +431,8 @@ export interface V2Connection {
   readonly clientInfo: ClientIdentity;
   /** The stdio child's pid (undefined for HTTP or once it has exited). */
   readonly pid: number | undefined;
+  /** Checks every structuredContent against its tool's outputSchema; `close()` fails on a violation. */
+  readonly outputSchemas: OutputSchemaValidator;
   /** Modern `_meta` envelope for this client, optionally declaring the tasks extension. */
   envelope(declareTasks?: boolean): Record<string, unknown>;
   /** Sends a raw JSON-RPC request on the same transport; never throws for JSON-RPC errors. */
@@ -434,6 +470,7 @@ interface Connected {
   client: Client;
   transport: Transport;
   raw: RawChannel;
+  outputSchemas: OutputSchemaValidator;
 }
 
 async function openV2(target: ServerTarget, options: V2Options): Promise<Connected> {
@@ -469,7 +506,9 @@ async function openV2(target: ServerTarget, options: V2Options): Promise<Connect
     await client.close();
     throw new Error(`expected a ${options.era} connection, negotiated ${String(era)}`);
   }
-  return { client, transport, raw: new RawChannel(transport) };
+  const raw = new RawChannel(transport);
+  const outputSchemas = await validateOutputs(client, transport);
+  return { client, transport, raw, outputSchemas };
 }
 
 function makeConnection(
@@ -502,6 +541,7 @@ function makeConnection(
     get pid() {
       return transport instanceof StdioClientTransport ? transport.pid ?? undefined : undefined;
     },
+    outputSchemas: connected.outputSchemas,
     envelope: (declareTasks = false) => modernEnvelope(clientInfo, capabilities, declareTasks),
     rawRequest(method, params = {}, requestOptions = {}) {
       const useEnvelope = requestOptions.envelope ?? era === "modern";
@@ -641,6 +681,36 @@ export async function connectTaskHost(
   }
 
   const base = makeConnection(connected, v2Options, () => session.close());
+  const callAndSettle = async (
+    name: string,
+    args: Record<string, JsonValue>,
+    callOptions: { signal?: AbortSignal },
+  ): Promise<TaskCallResult> => {
+    const execution = await session.callTool(name, args, {
+      ...(callOptions.signal === undefined ? {} : { signal: callOptions.signal }),
+    });
+    const settlement = await execution.settle(
+      callOptions.signal === undefined ? {} : { signal: callOptions.signal },
+    );
+    if (execution.kind === "task") {
+      const taskId: string = execution.handle.taskId;
+      return {
+        kind: "task",
+        taskId,
+        initial: initialByTask.get(taskId),
+        outcome: settlement.outcome,
+        lastTask: settlement.lastTask,
+        polls: pollsByTask.get(taskId) ?? 0,
+      };
+    }
+    return {
+      kind: "immediate",
+      initial: lastImmediate,
+      outcome: settlement.outcome,
+      lastTask: settlement.lastTask,
+      polls: 0,
+    };
+  };
   return {
     ...base,
     get pid() {
@@ -649,30 +719,13 @@ export async function connectTaskHost(
     session,
     async callToolAsTask(name, args = {}, callOptions = {}) {
       lastImmediate = undefined;
-      const execution = await session.callTool(name, args, {
-        ...(callOptions.signal === undefined ? {} : { signal: callOptions.signal }),
-      });
-      const settlement = await execution.settle(
-        callOptions.signal === undefined ? {} : { signal: callOptions.signal },
-      );
-      if (execution.kind === "task") {
-        const taskId: string = execution.handle.taskId;
-        return {
-          kind: "task",
-          taskId,
-          initial: initialByTask.get(taskId),
-          outcome: settlement.outcome,
-          lastTask: settlement.lastTask,
-          polls: pollsByTask.get(taskId) ?? 0,
-        };
-      }
-      return {
-        kind: "immediate",
-        initial: lastImmediate,
-        outcome: settlement.outcome,
-        lastTask: settlement.lastTask,
-        polls: 0,
-      };
+      // A task host that validates like MCP Inspector: a completed result (read by the session's
+      // tasks/get polls, checked on the way in) that misses the tool's outputSchema fails the call.
+      const violationsBefore = connected.outputSchemas.violations.length;
+      const result = await callAndSettle(name, args, callOptions);
+      const fresh = connected.outputSchemas.violations.slice(violationsBefore);
+      if (fresh.length > 0) throw new Error(fresh.map(violationText).join("\n"));
+      return result;
     },
     tasksGet(taskId, requestOptions = {}) {
       return base.rawRequest("tasks/get", { taskId }, { declareTasks: true, ...requestOptions });

@@ -1,0 +1,114 @@
+/**
+ * Output schemas of the corpus read tools (src/corpus/views.ts, src/corpus/search.ts), advertised
+ * as their `outputSchema` so clients that validate `structuredContent` can. Closed objects that
+ * follow the view types field by field (checked at compile time below).
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import type { RepositoryCoverage, SearchThreadsAnswer, SearchThreadsHit } from "../corpus/search.ts";
+import type { CompactThread, FullThread, PullRequestChecksView, RepositoryView } from "../corpus/views.ts";
+import { CheckEntryOutput } from "../github/result_schemas.ts";
+
+const Count = z.number().int().min(0);
+
+/** `schema` or a described null (kept as `anyOf` branches: zod would emit a less portable `type` array). */
+function orNull<S extends z.ZodType>(schema: S, whenNull: string) {
+  return z.union([schema, z.null().describe(whenNull)]);
+}
+
+const compactFields = {
+  ref: z.string(),
+  repository: z.string(),
+  number: z.number().int().min(1),
+  kind: z.enum(["issue", "pull_request"]),
+  state: z.enum(["open", "closed"]),
+  title: z.string(),
+  labels: z.array(z.string()),
+  author: orNull(z.string(), "unknown author (e.g. a deleted account)"),
+  comments: Count,
+  created_at: z.string(),
+  updated_at: z.string(),
+  closed_at: orNull(z.string(), "not closed"),
+  merged: orNull(z.boolean(), "unknown, or an issue"),
+  html_url: z.string(),
+  synced_at: z.string(),
+};
+
+const CompactThreadOutput = z.object(compactFields);
+const FullThreadOutput = z.object({ ...compactFields, body: z.string(), body_truncated: z.boolean() });
+const SearchHitOutput = z.object({ ...compactFields, score: z.number() });
+
+const RepositoryOutput = z.object({
+  full_name: z.string(),
+  owner: z.string(),
+  name: z.string(),
+  description: orNull(z.string(), "no description"),
+  topics: z.array(z.string()),
+  default_branch: orNull(z.string(), "not reported"),
+  stargazers_count: orNull(Count, "not reported"),
+  license: orNull(z.string(), "no license detected"),
+  archived: z.boolean(),
+  synced_at: z.string(),
+});
+
+const PullRequestChecksOutput = z.object({
+  ref: z.string(),
+  repository: z.string(),
+  number: z.number().int().min(1),
+  head_sha: z.string(),
+  outcome: z.string(),
+  signature: z.string(),
+  checks: z.array(CheckEntryOutput),
+  synced_at: z.string(),
+});
+
+const CoverageOutput = z.object({
+  repository: z.string(),
+  status: z.enum(["synced", "not_synced"]),
+  threads_synced_at: orNull(z.string(), "never synced"),
+});
+
+/** A vectorized corpus answer of `value` items (src/corpus/views.ts `CorpusBatch`). */
+function corpusBatch(value: z.ZodType) {
+  return z.object({
+    batch_status: z.enum(["complete", "partial"]),
+    items: z.array(z.object({
+      key: z.string(),
+      item_status: z.enum(["complete", "unavailable"]),
+      value: value.optional(),
+      reason: z.literal("not_synced").optional(),
+      message: z.string().optional(),
+    })),
+  });
+}
+
+/** `corpus.search_threads`. */
+export const SearchThreadsOutput = z.object({
+  items: z.array(SearchHitOutput),
+  next_cursor: orNull(z.string(), "last page"),
+  interpreted_query: z.string(),
+  ranking: z.enum(["all_matches", "newest_matches"]),
+  coverage: z.array(CoverageOutput),
+});
+
+/** `corpus.get_threads` (compact or full, by the request's `view`). */
+export const GetThreadsOutput = corpusBatch(z.union([CompactThreadOutput, FullThreadOutput]));
+/** `corpus.get_repositories`. */
+export const GetRepositoriesOutput = corpusBatch(RepositoryOutput);
+/** `corpus.get_pull_request_checks`. */
+export const GetPullRequestChecksOutput = corpusBatch(PullRequestChecksOutput);
+
+// Compile-time checks: every field of a view is declared by its (closed) schema.
+type Covers<Schema, T> = [Exclude<keyof T, keyof Schema>] extends [never] ? true : Exclude<keyof T, keyof Schema>;
+const covered: [
+  Covers<z.output<typeof CompactThreadOutput>, CompactThread>,
+  Covers<z.output<typeof FullThreadOutput>, FullThread>,
+  Covers<z.output<typeof SearchHitOutput>, SearchThreadsHit>,
+  Covers<z.output<typeof RepositoryOutput>, RepositoryView>,
+  Covers<z.output<typeof PullRequestChecksOutput>, PullRequestChecksView>,
+  Covers<z.output<typeof CoverageOutput>, RepositoryCoverage>,
+  Covers<z.output<typeof SearchThreadsOutput>, SearchThreadsAnswer>,
+] = [true, true, true, true, true, true, true];
+void covered;

@@ -1,0 +1,71 @@
+/**
+ * Output schemas of the job views (src/mcp/job_views.ts, src/tasks/task_views.ts): what a
+ * `jobs.get` / `jobs.cancel` item holds and what a job-submitting tool's final result holds (the
+ * `structuredContent` of a completed task). Clients that validate `structuredContent` against the
+ * advertised `outputSchema` (MCP Inspector, the Python SDK, the v1 TypeScript SDK) see these.
+ *
+ * Every object is closed (`additionalProperties: false`); free-form values say so with a
+ * validation keyword ({@linkcode JsonValueOutput}) rather than `{}`.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { JsonObjectOutput, JsonValueOutput } from "./tool_kit.ts";
+import type { JobItem } from "./job_views.ts";
+
+const Count = z.number().int().min(0);
+
+/** A stored job error (`JobError`, src/base/errors.ts). */
+export const JobErrorOutput = z.object({
+  code: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+  retry_after_ms: Count.optional(),
+  data: JsonObjectOutput.optional(),
+});
+
+/** One job as `jobs.get` and `jobs.cancel` show it ({@linkcode JobItem}). */
+export const JobItemOutput = z.object({
+  id: z.string(),
+  kind: z.string(),
+  execution_state: z.enum(["queued", "running", "terminal"]),
+  outcome: z.string().optional(),
+  summary: z.string(),
+  phase: z.string().optional(),
+  completed_items: Count,
+  total_items: Count.optional(),
+  progress_percent: z.number().int().min(0).max(100).optional(),
+  retry_after_ms: Count.optional(),
+  created_at: z.string(),
+  started_at: z.string().optional(),
+  completed_at: z.string().optional(),
+  expires_at: z.string().optional(),
+  cancellation_requested: z.boolean(),
+  error: JobErrorOutput.optional(),
+  request: JsonValueOutput.optional(),
+  result: JsonValueOutput.optional(),
+  result_truncated: z.boolean().optional(),
+});
+
+/** A result over the view bound (src/jobs/views.ts `boundedResult`): a prefix of its JSON. */
+export const TruncatedResultOutput = z.object({ truncated_json_prefix: z.string() });
+
+/**
+ * The final results a job-submitting tool's task can complete with (src/tasks/task_views.ts
+ * `terminalToolResult`): the job's result within the view bound (`result` is `resultSchema`), the
+ * truncated form past it, and a job that failed with an operation error (`isError: true`).
+ */
+export function jobResultOutputs(kind: string, resultSchema: z.ZodType = JsonValueOutput): z.ZodType[] {
+  const base = { id: z.string(), kind: z.literal(kind), outcome: z.string() };
+  return [
+    z.object({ ...base, result: resultSchema, result_truncated: z.literal(false) }),
+    z.object({ ...base, result: TruncatedResultOutput, result_truncated: z.literal(true) }),
+    z.object({ ...base, error: JobErrorOutput }),
+  ];
+}
+
+// Compile-time check: every field of a JobItem is declared (the object is closed).
+type Missing = Exclude<keyof JobItem, keyof z.output<typeof JobItemOutput>>;
+const covered: [Missing] extends [never] ? true : Missing = true;
+void covered;
