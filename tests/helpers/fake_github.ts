@@ -243,6 +243,15 @@ export interface FakeGitHub {
   remaining(token?: string): number;
   /** Marks an issue of a fixture or generated repository as updated now (changes `updated_at` and, optionally, title). */
   touchIssue(fullName: string, number: number, changes?: { title?: string; state?: "open" | "closed" }): void;
+  /** Listing movement: right after page `afterPage` of a `/issues` listing of `fullName` is answered
+   * (200 or 304), {@linkcode FakeGitHub.touchIssue} runs once, so the thread moves between two page reads
+   * (a `since=` re-listing without `page` is page 1; several moves for one page fire on successive reads). */
+  touchIssueAfterPage(
+    fullName: string,
+    number: number,
+    afterPage: number,
+    changes?: { title?: string; state?: "open" | "closed" },
+  ): void;
   setLatency(ms: number): void;
   resetCounts(): void;
   close(): Promise<void>;
@@ -524,6 +533,9 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
   let exhaustedUntil = 0;
   const failures: Array<{ status: number; kind: EndpointKind | undefined }> = [];
   const secondary: Array<{ status: 403 | 429; retryAfterSec: number | undefined }> = [];
+  const pendingMoves: Array<
+    { fullName: string; number: number; afterPage: number; changes: { title?: string; state?: "open" | "closed" } }
+  > = [];
 
   for (const [name, n] of generated) {
     if (!/^[^/]+\/[^/]+$/.test(name) || !Number.isInteger(n) || n < 0) {
@@ -813,6 +825,20 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
     if (requests.length > 10_000) requests.splice(0, requests.length - 10_000);
   };
 
+  const touch = (fullName: string, number: number, changes: { title?: string; state?: "open" | "closed" }) => {
+    const o: IssueOverride = { updatedAt: now() };
+    if (changes.title !== undefined) o.title = changes.title;
+    if (changes.state !== undefined) o.state = changes.state;
+    overrides.set(`${fullName}#${number}`, o);
+  };
+
+  /** Fires the first pending move for this page read (several moves for one page fire on successive reads). */
+  const applyMoves = (fullName: string, page: number) => {
+    const i = pendingMoves.findIndex((m) => m.fullName === fullName && m.afterPage === page);
+    const [m] = i < 0 ? [] : pendingMoves.splice(i, 1);
+    if (m !== undefined) touch(m.fullName, m.number, m.changes);
+  };
+
   const handle = async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
     const { kind, parts } = classify(url.pathname);
@@ -900,6 +926,7 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
         return finish(failure?.status ?? 502, { message: "Server Error", status: String(failure?.status ?? 502) });
       }
       const answer = route(kind, parts, url);
+      if (kind === "issues") applyMoves(`${parts[0]}/${parts[1]}`, Number(url.searchParams.get("page") ?? "1"));
       const text = JSON.stringify(answer.body);
       if (answer.link !== undefined) headers.set("link", answer.link);
       if (answer.status === 200 && answer.cacheable) {
@@ -955,11 +982,12 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
             exhaustedUntil = now() + (o.resetInMs ?? windowMs);
           },
           remaining: (token) => now() < exhaustedUntil ? 0 : Math.max(0, limitOf(token) - bucket(token).used),
-          touchIssue: (fullName, number, changes = {}) => {
-            const o: IssueOverride = { updatedAt: now() };
-            if (changes.title !== undefined) o.title = changes.title;
-            if (changes.state !== undefined) o.state = changes.state;
-            overrides.set(`${fullName}#${number}`, o);
+          touchIssue: (fullName, number, changes = {}) => touch(fullName, number, changes),
+          touchIssueAfterPage: (fullName, number, afterPage, changes = {}) => {
+            if (!Number.isInteger(afterPage) || afterPage < 1) {
+              throw new RangeError(`Cannot move an issue after a page: current value of afterPage is ${afterPage}`);
+            }
+            pendingMoves.push({ fullName, number, afterPage, changes });
           },
           setLatency: (ms) => {
             latencyMs = ms;
