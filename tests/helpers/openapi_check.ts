@@ -14,6 +14,9 @@
  *   every answer carries GitHub's `x-ratelimit-*` headers; a `Link` header has GitHub's form
  *   (`<url>; rel="next"`, rels from prev/next/last/first, each page URL with `page=`).
  *
+ * `/repositories/{id}/...` (the form of GitHub's own `Link` and `Location` targets) is checked as
+ * the `/repos/{owner}/{repo}/...` operation it aliases.
+ *
  * OpenAPI 3.0 quirks handled: `nullable: true` becomes a `null` alternative (with or without a
  * `type`, also beside `allOf`/`$ref`, and `null` joins an `enum`), siblings of `$ref` are dropped,
  * extension keywords (`x-github`, `example`, `discriminator`, ...) are ignored, `$ref`s are
@@ -256,7 +259,10 @@ async function build(): Promise<OpenApiCheck> {
     check(x) {
       const problems: string[] = [];
       const url = new URL(x.url, "http://127.0.0.1");
-      const o = find(x.method, decodeURI(url.pathname));
+      // GitHub's own `Link` and `Location` targets use `/repositories/{id}/...`, an undocumented
+      // alias of `/repos/{owner}/{repo}/...`: check them as the operation they alias.
+      const pathname = decodeURI(url.pathname).replace(/^\/repositories\/\d+(?=\/|$)/, "/repos/{owner}/{repo}");
+      const o = find(x.method, pathname);
       if (o === undefined) return [`${x.method} ${url.pathname} is not a documented operation`];
       if (x.checkQuery !== false) checkParams(o, url, problems);
       const responses = o.op.responses as JsonObject;
