@@ -8,7 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { SYNC_RELISTINGS_MAX } from "../src/base/limits.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { GitHubClient } from "../src/github/client.ts";
 import { SYNC_KIND, type SyncResult } from "../src/github/sync_kind.ts";
+import { listIssuesStable } from "../src/github/sync_listing.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import { type GitHubHarness, openGitHubHarness, runJob } from "./helpers/github_jobs.ts";
 
@@ -91,4 +94,30 @@ Deno.test("sync stability: a one-page listing needs no re-listing (one page is o
   assert.equal(value.listing_complete, true);
   assert.equal(value.threads_seen, 60);
   assert.equal(h.fake.counts.byKind.issues, 1);
+});
+
+Deno.test("listIssuesStable: relistingsMax outside 0..SYNC_RELISTINGS_MAX is a RangeError; 0 never claims stability", async () => {
+  await using h = await openGitHubHarness({ generatedRepos: { [REPO]: 150 } });
+  const gh = new GitHubClient({ baseUrl: h.fake.url, clock: h.clock, log: silentLogger });
+  const signal = new AbortController().signal;
+  for (const bad of [-1, SYNC_RELISTINGS_MAX + 1, 1.5]) {
+    await assert.rejects(
+      listIssuesStable(gh, "move", "repo", { signal, state: "all", relistingsMax: bad }),
+      (e: unknown) => e instanceof RangeError && e.message.startsWith("Cannot re-list"),
+    );
+  }
+  assert.equal(h.fake.counts.total, 0, "refused before any request");
+  const unchecked = await listIssuesStable(gh, "move", "repo", { signal, state: "all", relistingsMax: 0 });
+  assert.deepEqual([unchecked.items.length, unchecked.stable, unchecked.complete, unchecked.listings], [
+    150,
+    false,
+    false,
+    1,
+  ], "two pages and no re-listing: nothing proves the pages were consistent");
+  const checked = await listIssuesStable(gh, "move", "repo", { signal, state: "all" });
+  assert.deepEqual([checked.items.length, checked.stable, checked.complete, checked.listings], [150, true, true, 2]);
+  assert.ok(
+    checked.items.every((t, i, all) => i === 0 || Date.parse(all[i - 1]?.updated_at ?? "") >= Date.parse(t.updated_at)),
+    "newest first",
+  );
 });

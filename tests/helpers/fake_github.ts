@@ -6,7 +6,11 @@
  * - Endpoints: `GET /repos/{o}/{r}`, `/repos/{o}/{r}/pulls/{n}`,
  *   `/repos/{o}/{r}/commits/{ref}/check-runs`, `/repos/{o}/{r}/commits/{ref}/status`,
  *   `/repos/{o}/{r}/issues` (state, since, sort, direction, per_page, page, `Link`),
- *   `/rate_limit`.
+ *   `/rate_limit`; minimal `/repos/{o}/{r}/commits/{ref}/check-suites`,
+ *   `/repos/{o}/{r}/check-runs/{id}/annotations`, `/repos/{o}/{r}/rules/branches/{branch}`.
+ * - Lists page as GitHub's do: `per_page` 30 by default, 100 at most, `Link` rels
+ *   prev/next/last/first (the combined status pages its `statuses`; `total_count` and `state`
+ *   cover all of them).
  * - Strong ETags per representation and token; `If-None-Match` -> `304`, free with a token,
  *   charged without one (as GitHub does; `counts.notModifiedCounted`, `counts.free`).
  * - With `validateOpenApi`, every answer is checked against GitHub's REST description
