@@ -169,6 +169,10 @@ export const SYNC_REQUESTS_DEFAULT = 200;
 /** Longest rate-limit wait one repository accepts before it is reported retryable, so one
  * limited repository does not stall the others. */
 export const SYNC_RATE_LIMIT_WAIT_MS_MAX = 10_000;
+/** Sync listing stability (issue 11): re-listings (`since=` the newest thread seen, or the whole
+ * listing again) after a multi-page listing, until one brings nothing new; past this a
+ * listing whose threads keep moving is reported incomplete rather than looping. */
+export const SYNC_RELISTINGS_MAX = 4;
 /** Body characters stored per thread in the corpus. */
 export const THREAD_BODY_CHARS_MAX = 64 * 1024;
 

@@ -22,6 +22,7 @@ import { zodToInvalidArgument } from "../base/validation.ts";
 import { defineJobKind, type JobContext } from "../jobs/kinds.ts";
 import type { CorpusRows, ThreadObservation } from "../store/corpus_rows.ts";
 import { type GitHubClient, RequestBudget } from "./client.ts";
+import { listIssuesStable } from "./sync_listing.ts";
 import type { GitHubIssue } from "./types.ts";
 
 export const SYNC_KIND = "github.sync_threads";
@@ -59,7 +60,8 @@ export interface SyncItem {
     updated: number;
     unchanged: number;
     stale: number;
-    /** Every page was read (nothing left behind by the page bound or the limit). */
+    /** Every page was read (nothing left behind by the page bound or the limit) and no thread
+     * was still moving between pages when the last re-listing was read. */
     listing_complete: boolean;
     synced_at: string;
   };
@@ -169,11 +171,10 @@ async function syncOne(
     // Newest first, so a limit keeps the most recent threads. One kind needs more pages
     // because the listing mixes issues and pull requests.
     const limit = req.limit_per_repository;
-    const listing = await gh.listIssues(owner, name, {
+    // Re-listed until stable, so a thread updated while the pages are read is not skipped.
+    const listing = await listIssuesStable(gh, owner, name, {
       ...options,
       state: req.state,
-      sort: "updated",
-      direction: "desc",
       ...(req.updated_after === undefined ? {} : { since: req.updated_after }),
       ...(req.kind === "both"
         ? { itemsMax: limit }

@@ -6,8 +6,15 @@
  * - Endpoints: `GET /repos/{o}/{r}`, `/repos/{o}/{r}/pulls/{n}`,
  *   `/repos/{o}/{r}/commits/{ref}/check-runs`, `/repos/{o}/{r}/commits/{ref}/status`,
  *   `/repos/{o}/{r}/issues` (state, since, sort, direction, per_page, page, `Link`),
- *   `/rate_limit`.
- * - Strong ETags per representation; `If-None-Match` -> `304` (not charged).
+ *   `/rate_limit`; minimal `/repos/{o}/{r}/commits/{ref}/check-suites`,
+ *   `/repos/{o}/{r}/check-runs/{id}/annotations`, `/repos/{o}/{r}/rules/branches/{branch}`.
+ * - Lists page as GitHub's do: `per_page` 30 by default, 100 at most, `Link` rels
+ *   prev/next/last/first (the combined status pages its `statuses`; `total_count` and `state`
+ *   cover all of them).
+ * - Strong ETags per representation and token; `If-None-Match` -> `304`, free with a token,
+ *   charged without one (as GitHub does; `counts.notModifiedCounted`, `counts.free`).
+ * - With `validateOpenApi`, every answer is checked against GitHub's REST description
+ *   (`@octokit/openapi`, see tests/helpers/openapi_check.ts) into `openApiViolations`.
  * - `x-ratelimit-*` headers with a per-token counter; primary exhaustion (403, remaining 0,
  *   reset), secondary limits (403/429, optional `retry-after`), injected 5xx, 404 for
  *   unknown repositories, 403 for the private `octo/secret`, 401 for tokens outside
@@ -30,6 +37,10 @@ import pullFixture from "../../fixtures/github/pull.json" with { type: "json" };
 import checkRunsFixture from "../../fixtures/github/check_runs.json" with { type: "json" };
 import combinedStatusFixture from "../../fixtures/github/combined_status.json" with { type: "json" };
 import issuesFixture from "../../fixtures/github/issues.json" with { type: "json" };
+import checkSuitesFixture from "../../fixtures/github/check_suites.json" with { type: "json" };
+import checkAnnotationsFixture from "../../fixtures/github/check_annotations.json" with { type: "json" };
+import branchRulesFixture from "../../fixtures/github/branch_rules.json" with { type: "json" };
+import { loadOpenApiCheck } from "./openapi_check.ts";
 
 /** A JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -48,7 +59,17 @@ export const PRIVATE_REPO = "octo/secret";
 export const FIXTURE_REPO = "octo/widgets";
 
 /** Endpoint kinds counted separately. */
-export type EndpointKind = "repository" | "pull" | "check_runs" | "status" | "issues" | "rate_limit" | "unknown";
+export type EndpointKind =
+  | "repository"
+  | "pull"
+  | "check_runs"
+  | "status"
+  | "issues"
+  | "rate_limit"
+  | "check_suites"
+  | "annotations"
+  | "branch_rules"
+  | "unknown";
 const KINDS: readonly EndpointKind[] = [
   "repository",
   "pull",
@@ -56,6 +77,9 @@ const KINDS: readonly EndpointKind[] = [
   "status",
   "issues",
   "rate_limit",
+  "check_suites",
+  "annotations",
+  "branch_rules",
   "unknown",
 ];
 
@@ -171,10 +195,14 @@ export const SCENARIO_NAMES: readonly ScenarioName[] = Object.keys(SCENARIOS) as
 export interface FakeCounts {
   /** Every request received. */
   total: number;
-  /** Requests charged against the primary limit. */
+  /** Requests charged against the primary limit (anonymous 304s included). */
   counted: number;
-  /** Free 304 answers. */
+  /** Every 304 answer, free or not. */
   notModified: number;
+  /** Anonymous 304 answers: GitHub charges a conditional request without `Authorization` (part of `counted`). */
+  notModifiedCounted: number;
+  /** Answers not charged: authorized 304s and `/rate_limit`. */
+  free: number;
   /** 403/429 rate-limit answers (primary or secondary). */
   rateLimited: number;
   /** Injected 5xx answers. */
@@ -215,6 +243,9 @@ export interface FakeGitHubOptions {
   port?: number;
   /** Omit `Link` on 304 answers (GitHub's documentation does not promise it there). Default false. */
   omitLinkOn304?: boolean;
+  /** Check every answer against GitHub's REST description (tests/helpers/openapi_check.ts); problems
+   * land in {@linkcode FakeGitHub.openApiViolations}. Default false (the test harness turns it on). */
+  validateOpenApi?: boolean;
 }
 
 /** A running fake. */
@@ -224,6 +255,8 @@ export interface FakeGitHub {
   readonly counts: FakeCounts;
   /** The last requests handled (at most 10,000). */
   readonly requests: readonly FakeRequestRecord[];
+  /** With `validateOpenApi`: every answer that did not conform (`METHOD path: problem`), at most 1,000. */
+  readonly openApiViolations: readonly string[];
   /** The fake's current time. */
   now(): number;
   /** Moves the fake's time forward (added to `now()`). */
@@ -243,6 +276,15 @@ export interface FakeGitHub {
   remaining(token?: string): number;
   /** Marks an issue of a fixture or generated repository as updated now (changes `updated_at` and, optionally, title). */
   touchIssue(fullName: string, number: number, changes?: { title?: string; state?: "open" | "closed" }): void;
+  /** Listing movement: right after page `afterPage` of a `/issues` listing of `fullName` is answered
+   * (200 or 304), {@linkcode FakeGitHub.touchIssue} runs once, so the thread moves between two page reads
+   * (a `since=` re-listing without `page` is page 1; several moves for one page fire on successive reads). */
+  touchIssueAfterPage(
+    fullName: string,
+    number: number,
+    afterPage: number,
+    changes?: { title?: string; state?: "open" | "closed" },
+  ): void;
   setLatency(ms: number): void;
   resetCounts(): void;
   close(): Promise<void>;
@@ -284,6 +326,8 @@ function newCounts(): FakeCounts {
     total: 0,
     counted: 0,
     notModified: 0,
+    notModifiedCounted: 0,
+    free: 0,
     rateLimited: 0,
     injectedErrors: 0,
     byKind: emptyKinds(),
@@ -401,20 +445,77 @@ interface IssueOverride {
   state?: "open" | "closed";
 }
 
+/** A complete `simple-user` (every property GitHub's description requires). */
+function userPayload(login: string, id: number): JsonObject {
+  const api = `https://api.github.com/users/${login}`;
+  return {
+    login,
+    id,
+    node_id: `U_gen${digest(login)}`,
+    avatar_url: `https://avatars.githubusercontent.com/u/${id}?v=4`,
+    gravatar_id: "",
+    url: api,
+    html_url: `https://github.com/${login}`,
+    followers_url: `${api}/followers`,
+    following_url: `${api}/following{/other_user}`,
+    gists_url: `${api}/gists{/gist_id}`,
+    starred_url: `${api}/starred{/owner}{/repo}`,
+    subscriptions_url: `${api}/subscriptions`,
+    organizations_url: `${api}/orgs`,
+    repos_url: `${api}/repos`,
+    events_url: `${api}/events{/privacy}`,
+    received_events_url: `${api}/received_events`,
+    type: "User",
+    site_admin: false,
+  };
+}
+
+/** A complete `label`. */
+function labelPayload(repoApi: string, id: number, name: string, color: string, description: string): JsonObject {
+  return {
+    id,
+    node_id: `LA_gen${digest(`${repoApi}:${name}`)}`,
+    url: `${repoApi}/labels/${encodeURIComponent(name)}`,
+    name,
+    description,
+    color,
+    default: id === 1,
+  };
+}
+
+/** A complete `reaction-rollup`. */
+function reactionsPayload(url: string, total: number): JsonObject {
+  return {
+    url,
+    total_count: total,
+    "+1": total,
+    "-1": 0,
+    laugh: 0,
+    confused: 0,
+    heart: 0,
+    hooray: 0,
+    eyes: 0,
+    rocket: 0,
+  };
+}
+
 function generatedIssue(fullName: string, i: number): JsonObject {
   const [owner = "", repo = ""] = fullName.split("/");
   const created = GENERATED_BASE_MS + i * 3_600_000;
   const updated = created + ((i * 7919) % 2000) * 60_000;
   const isPr = i % 4 === 0;
   const closed = i % 3 === 0;
-  const labels: Json[] = [];
-  if (i % 5 === 0) labels.push({ id: 1, name: "bug", color: "d73a4a", description: "Something isn't working" });
-  if (i % 7 === 0) labels.push({ id: 4, name: "enhancement", color: "a2eeef", description: "New feature or request" });
   const base = `https://api.github.com/repos/${owner}/${repo}`;
+  const labels: Json[] = [];
+  if (i % 5 === 0) labels.push(labelPayload(base, 1, "bug", "d73a4a", "Something isn't working"));
+  if (i % 7 === 0) labels.push(labelPayload(base, 4, "enhancement", "a2eeef", "New feature or request"));
   const html = `https://github.com/${owner}/${repo}/${isPr ? "pull" : "issues"}/${i}`;
   const item: JsonObject = {
     url: `${base}/issues/${i}`,
     repository_url: base,
+    labels_url: `${base}/issues/${i}/labels{/name}`,
+    comments_url: `${base}/issues/${i}/comments`,
+    events_url: `${base}/issues/${i}/events`,
     html_url: html,
     id: 3_000_000_000 + smallHash(fullName) % 1_000_000 * 10_000 + i,
     node_id: `I_gen${digest(`${fullName}#${i}`)}`,
@@ -422,7 +523,7 @@ function generatedIssue(fullName: string, i: number): JsonObject {
     title: `${isPr ? "Change" : "Problem"} ${i}: ${["layout", "tooltip", "legend", "axis", "theme"][i % 5]} ${
       ["shifts", "flickers", "overflows", "misaligns", "crashes"][(i * 3) % 5]
     }`,
-    user: { login: `user${i % 97}`, id: 10_000 + (i % 97), type: "User", site_admin: false },
+    user: userPayload(`user${i % 97}`, 10_000 + (i % 97)),
     labels,
     state: closed ? "closed" : "open",
     locked: false,
@@ -436,7 +537,7 @@ function generatedIssue(fullName: string, i: number): JsonObject {
     author_association: "CONTRIBUTOR",
     body: `Generated item ${i} of ${fullName}. ${LOREM.repeat(1 + (i % 3))}`.trim(),
     state_reason: closed ? "completed" : null,
-    reactions: { total_count: i % 4 },
+    reactions: reactionsPayload(`${base}/issues/${i}/reactions`, i % 4),
   };
   if (isPr) {
     item.draft = false;
@@ -494,6 +595,18 @@ function etagMatches(header: string | null, etag: string): boolean {
   return header.split(",").some((t) => t.trim().replace(/^W\//, "") === bare);
 }
 
+/** GitHub's paging parameters: `per_page` 30 by default, at most 100; `page` from 1. */
+function pageParams(params: URLSearchParams): { perPage: number; page: number } {
+  const perPage = Math.min(PER_PAGE_MAX, intParam(params, "per_page", PER_PAGE_DEFAULT) ?? PER_PAGE_DEFAULT) ||
+    PER_PAGE_DEFAULT;
+  const page = Math.max(1, intParam(params, "page", 1) ?? 1);
+  return { perPage, page };
+}
+
+/** GitHub's default and largest `per_page`. */
+const PER_PAGE_DEFAULT = 30;
+const PER_PAGE_MAX = 100;
+
 function intParam(params: URLSearchParams, name: string, fallback: number): number | undefined {
   const raw = params.get(name);
   if (raw === null) return fallback;
@@ -502,7 +615,9 @@ function intParam(params: URLSearchParams, name: string, fallback: number): numb
 }
 
 /** Starts the fake on 127.0.0.1 (a free port unless `port` is given). */
-export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  const openApi = options.validateOpenApi === true ? await loadOpenApiCheck() : undefined;
+  const openApiViolations: string[] = [];
   const baseNow = options.now ?? (() => Date.now());
   let offset = 0;
   const now = () => baseNow() + offset;
@@ -524,6 +639,9 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
   let exhaustedUntil = 0;
   const failures: Array<{ status: number; kind: EndpointKind | undefined }> = [];
   const secondary: Array<{ status: 403 | 429; retryAfterSec: number | undefined }> = [];
+  const pendingMoves: Array<
+    { fullName: string; number: number; afterPage: number; changes: { title?: string; state?: "open" | "closed" } }
+  > = [];
 
   for (const [name, n] of generated) {
     if (!/^[^/]+\/[^/]+$/.test(name) || !Number.isInteger(n) || n < 0) {
@@ -661,7 +779,7 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
     };
   };
 
-  const statusPayload = (fullName: string, ref: string): Answer => {
+  const statusPayload = (fullName: string, ref: string, params: URLSearchParams, url: URL): Answer => {
     const state = shaStateFor(fullName, ref);
     if (state === undefined) {
       return {
@@ -690,13 +808,106 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
       : states.length === 0 || states.some((s) => s === "pending")
       ? "pending"
       : "success";
-    body.statuses = statuses;
+    // Paginated like GitHub: `statuses` is one page (30 by default, 100 at most); `state` and
+    // `total_count` cover every status.
+    const { perPage, page } = pageParams(params);
+    body.statuses = statuses.slice((page - 1) * perPage, page * perPage);
     body.sha = sha;
     body.total_count = statuses.length;
+    const paging = linkFor(url, page, Math.max(1, Math.ceil(statuses.length / perPage)));
+    if (paging.link !== undefined) {
+      body.url = `https://api.github.com/repos/${fullName}/commits/${sha}/status`;
+      body.commit_url = `https://api.github.com/repos/${fullName}/commits/${sha}`;
+      return { status: 200, body, link: paging.link, cacheable: true };
+    }
     body.commit_url = `https://api.github.com/repos/${fullName}/commits/${sha}`;
     body.url = `https://api.github.com/repos/${fullName}/commits/${sha}/status`;
     return { status: 200, body, cacheable: true };
   };
+
+  // ------------------------------------------------ issue 11 endpoints (minimal handlers, h5)
+  // Check suites, annotations and branch rules, derived from the scenario so their answers are
+  // valid against GitHub's description; the watcher's own scenario knobs for them live elsewhere.
+
+  /** A page of `items` with GitHub's `Link`, or the answer for a page past the end (an empty page). */
+  const paged = (items: Json[], params: URLSearchParams, url: URL, wrap: (page: Json[]) => Json): Answer => {
+    const { perPage, page } = pageParams(params);
+    return {
+      status: 200,
+      body: wrap(items.slice((page - 1) * perPage, page * perPage)),
+      ...linkFor(url, page, Math.max(1, Math.ceil(items.length / perPage))),
+      cacheable: true,
+    };
+  };
+
+  /** `GET /repos/{o}/{r}/commits/{ref}/check-suites`: one suite per app of the ref's check runs. */
+  const checkSuitesPayload = (fullName: string, ref: string, params: URLSearchParams, url: URL): Answer => {
+    const state = shaStateFor(fullName, ref);
+    if (state === undefined) return noCommit(ref);
+    const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
+    const template = (checkSuitesFixture.check_suites[0] ?? {}) as unknown;
+    const apps = [...new Set(state.checks.map((c) => c.app))];
+    const suites = apps.map((app): JsonObject => {
+      const runs = state.checks.filter((c) => c.app === app);
+      const s = clone(template);
+      const id = 800_000 + smallHash(`${sha}:${app}`) % 100_000;
+      s.id = id;
+      s.head_sha = sha;
+      s.after = sha;
+      s.head_branch = "sparkline";
+      s.url = `https://api.github.com/repos/${fullName}/check-suites/${id}`;
+      s.check_runs_url = `${s.url}/check-runs`;
+      s.app = { ...(s.app as JsonObject), slug: app };
+      s.status = runs.every((r) => r.status === "completed")
+        ? "completed"
+        : runs.some((r) => r.status !== "queued")
+        ? "in_progress"
+        : "queued";
+      s.conclusion = s.status !== "completed"
+        ? null
+        : runs.some((r) => !["success", "neutral", "skipped"].includes(r.conclusion ?? ""))
+        ? "failure"
+        : "success";
+      s.latest_check_runs_count = runs.length;
+      s.head_commit = { ...(s.head_commit as JsonObject), id: sha, tree_id: sha };
+      return s;
+    });
+    return paged(suites, params, url, (page) => ({ total_count: suites.length, check_suites: page }));
+  };
+
+  /** `GET /repos/{o}/{r}/check-runs/{id}/annotations`: the fixture's annotations for a failed run, else none. */
+  const annotationsPayload = (fullName: string, id: number, params: URLSearchParams, url: URL): Answer => {
+    if (fullName !== FIXTURE_REPO) {
+      return notFound("https://docs.github.com/rest/checks/runs#list-check-run-annotations");
+    }
+    const s = scenarioState(steps, scenarioStart, now());
+    const runs = [...s.bySha.entries()].flatMap(([sha, st]) =>
+      st.checks.map((c) => ({ c, id: 30_000_000 + smallHash(`${sha}:${c.name}`) % 10_000_000 }))
+    );
+    const run = runs.find((r) => r.id === id);
+    if (run === undefined) return notFound("https://docs.github.com/rest/checks/runs#list-check-run-annotations");
+    const failed = run.c.status === "completed" && !["success", "neutral", "skipped"].includes(run.c.conclusion ?? "");
+    const items = failed ? (checkAnnotationsFixture as unknown[]).map(clone) : [];
+    return paged(items, params, url, (page) => page);
+  };
+
+  /** `GET /repos/{o}/{r}/rules/branches/{branch}`: the fixture's rules for the fixture repository's branches. */
+  const branchRulesPayload = (fullName: string, _branch: string, params: URLSearchParams, url: URL): Answer => {
+    const items = fullName === FIXTURE_REPO ? (branchRulesFixture as unknown[]).map(clone) : [];
+    return paged(items, params, url, (page) => page);
+  };
+
+  const noCommit = (ref: string): Answer => ({
+    status: 422,
+    body: {
+      message: `No commit found for SHA: ${ref}`,
+      documentation_url: "https://docs.github.com/rest/checks/suites#list-check-suites-for-a-git-reference",
+      status: "422",
+    },
+    cacheable: false,
+  });
+
+  // ------------------------------------------------ end of issue 11 endpoints
 
   const issuesPayload = (fullName: string, params: URLSearchParams, url: URL): Answer => {
     const list = issuesOf(fullName);
@@ -715,7 +926,12 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
     ) {
       return {
         status: 422,
-        body: { message: "Validation Failed", errors: [{ resource: "Issue", code: "invalid" }], status: "422" },
+        body: {
+          message: "Validation Failed",
+          errors: [{ resource: "Issue", code: "invalid" }],
+          documentation_url: "https://docs.github.com/rest/issues/issues#list-repository-issues",
+          status: "422",
+        },
         cacheable: false,
       };
     }
@@ -767,9 +983,15 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
       case "check_runs":
         return checkRunsPayload(fullName, parts[2] ?? "", url.searchParams, url);
       case "status":
-        return statusPayload(fullName, parts[2] ?? "");
+        return statusPayload(fullName, parts[2] ?? "", url.searchParams, url);
       case "issues":
         return issuesPayload(fullName, url.searchParams, url);
+      case "check_suites":
+        return checkSuitesPayload(fullName, parts[2] ?? "", url.searchParams, url);
+      case "annotations":
+        return annotationsPayload(fullName, Number(parts[2]), url.searchParams, url);
+      case "branch_rules":
+        return branchRulesPayload(fullName, parts[2] ?? "", url.searchParams, url);
       default:
         return notFound();
     }
@@ -789,6 +1011,12 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
     if (m !== null) return { kind: "status", parts: decode(m) };
     m = new RegExp(`^/repos/${seg}/${seg}/issues$`).exec(pathname);
     if (m !== null) return { kind: "issues", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/commits/(.+)/check-suites$`).exec(pathname);
+    if (m !== null) return { kind: "check_suites", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/check-runs/([1-9][0-9]*)/annotations$`).exec(pathname);
+    if (m !== null) return { kind: "annotations", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/rules/branches/(.+)$`).exec(pathname);
+    if (m !== null) return { kind: "branch_rules", parts: decode(m) };
     return { kind: "unknown", parts: [] };
   };
 
@@ -813,6 +1041,20 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
     if (requests.length > 10_000) requests.splice(0, requests.length - 10_000);
   };
 
+  const touch = (fullName: string, number: number, changes: { title?: string; state?: "open" | "closed" }) => {
+    const o: IssueOverride = { updatedAt: now() };
+    if (changes.title !== undefined) o.title = changes.title;
+    if (changes.state !== undefined) o.state = changes.state;
+    overrides.set(`${fullName}#${number}`, o);
+  };
+
+  /** Fires the first pending move for this page read (several moves for one page fire on successive reads). */
+  const applyMoves = (fullName: string, page: number) => {
+    const i = pendingMoves.findIndex((m) => m.fullName === fullName && m.afterPage === page);
+    const [m] = i < 0 ? [] : pendingMoves.splice(i, 1);
+    if (m !== undefined) touch(m.fullName, m.number, m.changes);
+  };
+
   const handle = async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
     const { kind, parts } = classify(url.pathname);
@@ -834,6 +1076,23 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
           authenticated: token !== undefined,
           at: now(),
         });
+        if (body !== undefined) headers.set("content-type", "application/json; charset=utf-8");
+        if (openApi !== undefined && kind !== "unknown" && req.method === "GET") {
+          for (
+            const problem of openApi.check({
+              method: req.method,
+              url: url.pathname + url.search,
+              conditional,
+              status,
+              headers,
+              body,
+            })
+          ) {
+            if (openApiViolations.length < 1_000) {
+              openApiViolations.push(`GET ${url.pathname}${url.search}: ${problem}`);
+            }
+          }
+        }
         return json(status, body, headers);
       };
       if (req.method !== "GET" && req.method !== "HEAD") {
@@ -858,6 +1117,7 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
           reset: Math.ceil((exhausted ? exhaustedUntil : b.resetAt) / 1000),
         };
         rateHeaders(headers, token);
+        counts.free++;
         return finish(200, {
           resources: {
             core,
@@ -900,16 +1160,27 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
         return finish(failure?.status ?? 502, { message: "Server Error", status: String(failure?.status ?? 502) });
       }
       const answer = route(kind, parts, url);
+      if (kind === "issues") applyMoves(`${parts[0]}/${parts[1]}`, Number(url.searchParams.get("page") ?? "1"));
       const text = JSON.stringify(answer.body);
       if (answer.link !== undefined) headers.set("link", answer.link);
       if (answer.status === 200 && answer.cacheable) {
-        const etag = `"${digest(`${text}|${answer.link ?? ""}`)}"`;
+        // ETags differ per token, as GitHub's do (a validator from one token does not match for another).
+        const etag = `"${digest(`${text}|${answer.link ?? ""}|${token === undefined ? "" : digest(token)}`)}"`;
         headers.set("etag", etag);
         headers.set("cache-control", token === undefined ? "public, max-age=60, s-maxage=60" : "private, max-age=60");
         if (etagMatches(req.headers.get("if-none-match"), etag)) {
           counts.notModified++;
           counts.notModifiedByKind[kind]++;
           if (options.omitLinkOn304 === true) headers.delete("link");
+          if (token === undefined) {
+            // GitHub charges a 304 only when the request carried no `Authorization`.
+            b.used++;
+            counts.counted++;
+            counts.countedByKind[kind]++;
+            counts.notModifiedCounted++;
+          } else {
+            counts.free++;
+          }
           rateHeaders(headers, token);
           return finish(304, undefined);
         }
@@ -934,6 +1205,7 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
           url,
           counts,
           requests,
+          openApiViolations,
           now,
           advance: (ms) => {
             if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`Cannot advance time: current value is ${ms}`);
@@ -955,11 +1227,12 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
             exhaustedUntil = now() + (o.resetInMs ?? windowMs);
           },
           remaining: (token) => now() < exhaustedUntil ? 0 : Math.max(0, limitOf(token) - bucket(token).used),
-          touchIssue: (fullName, number, changes = {}) => {
-            const o: IssueOverride = { updatedAt: now() };
-            if (changes.title !== undefined) o.title = changes.title;
-            if (changes.state !== undefined) o.state = changes.state;
-            overrides.set(`${fullName}#${number}`, o);
+          touchIssue: (fullName, number, changes = {}) => touch(fullName, number, changes),
+          touchIssueAfterPage: (fullName, number, afterPage, changes = {}) => {
+            if (!Number.isInteger(afterPage) || afterPage < 1) {
+              throw new RangeError(`Cannot move an issue after a page: current value of afterPage is ${afterPage}`);
+            }
+            pendingMoves.push({ fullName, number, afterPage, changes });
           },
           setLatency: (ms) => {
             latencyMs = ms;

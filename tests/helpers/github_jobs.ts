@@ -38,22 +38,31 @@ export interface GitHubHarness extends AsyncDisposable {
 export interface GitHubHarnessOptions extends Omit<FakeGitHubOptions, "now"> {
   /** Default: a ManualClock with autoAdvance (sleeps jump time). */
   clock?: ManualClock;
+  /** Token the product's kinds send (default none: anonymous, so 304s are charged as GitHub does). */
+  token?: string;
   /** Kinds over the store (default: the product's kinds, so the corpus wiring is the shipped one). */
   kinds?: (store: Store, baseUrl: string, clock: ManualClock) => AnyJobKind[];
 }
 
 /** Opens a fake GitHub, a store, the kinds, an Executor and a JobControl. */
 export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Promise<GitHubHarness> {
-  const { clock: given, kinds: makeKinds, ...fakeOptions } = options;
+  const { clock: given, kinds: makeKinds, token, ...fakeOptions } = options;
   const clock = given ?? new ManualClock(Date.UTC(2026, 0, 1), { autoAdvance: true });
   const dir = await tempDir("longcall-gh-");
   const fake = await startFakeGitHub({
     rateLimit: { anonymousLimit: 5_000 },
+    // Every answer is checked against GitHub's REST description; dispose fails on a violation.
+    validateOpenApi: true,
     ...fakeOptions,
     now: () => clock.now(),
   });
   const store = openTempStore(dir.file("gh.db"));
-  const kinds = makeKinds?.(store, fake.url, clock) ?? productKinds(store, { baseUrl: fake.url }, silentLogger, clock);
+  const kinds = makeKinds?.(store, fake.url, clock) ?? productKinds(
+    store,
+    { baseUrl: fake.url, ...(token === undefined ? {} : { token }) },
+    silentLogger,
+    clock,
+  );
   const registry = new JobKindRegistry(kinds);
   const executor = new Executor(store.rows, registry, { clock: systemClock, handlerClock: clock, log: silentLogger });
   const control = new JobControl(store.rows, registry, {
@@ -74,6 +83,7 @@ export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Pro
       store.close();
       await fake.close();
       await dir[Symbol.asyncDispose]();
+      assert.deepEqual(fake.openApiViolations, [], "the fake GitHub answered something GitHub does not document");
     },
   };
 }
