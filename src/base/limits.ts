@@ -87,6 +87,21 @@ export const STORE_WAL_AUTOCHECKPOINT_PAGES = 1_000;
 /** journal_size_limit: truncate the WAL back to this many bytes after a checkpoint. */
 export const STORE_JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
+// ---------------------------------------------------------------- storage faults (issue 12)
+
+/** Retry guidance sent with `storage_unavailable` (a full disk or an I/O error): freeing space
+ * is an operator's job, so clients come back in seconds, not milliseconds. */
+export const STORE_FAULT_RETRY_AFTER_MS = 5_000;
+/** First async backoff after a transient storage fault (SQLITE_FULL, SQLITE_IOERR); doubles with
+ * jitter up to the cap. Long enough that a retry is not wasted on the same full disk. */
+export const STORE_FAULT_BACKOFF_MS_MIN = 50;
+/** Largest async backoff after a transient storage fault. */
+export const STORE_FAULT_BACKOFF_MS_MAX = 1_000;
+/** How long one execution-side write (progress, events, corpus rows, ETags) retries a transient
+ * storage fault before that one write is given up: shorter than a heartbeat period x lease
+ * margin, so a job's terminal write (which retries for the whole lease) is not held behind it. */
+export const STORE_FAULT_RETRY_MS_EXECUTION = 2_000;
+
 // ---------------------------------------------------------------- MCP
 
 /** Ids per `jobs.get` / `jobs.cancel` call (the original's vector bound). */

@@ -208,6 +208,8 @@ function itemForError(key: string, err: unknown): SyncItem {
     case "rate_limited":
     case "transient":
     case "budget_exhausted":
+    case "store_busy":
+    case "storage_unavailable":
       return {
         ...base,
         item_status: "retryable",

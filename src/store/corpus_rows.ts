@@ -22,6 +22,7 @@ import {
   SEARCH_PREFIX_CHARS_MIN,
   SEARCH_QUERY_TERMS_MAX,
   SEARCH_RANKED_MATCHES_MAX,
+  STORE_FAULT_RETRY_MS_EXECUTION,
   THREAD_BODY_CHARS_MAX,
   THREAD_LABELS_MAX,
   THREAD_OBSERVATIONS_PER_THREAD_MAX,
@@ -387,7 +388,7 @@ WHERE excluded.synced_at >= repositories.synced_at`).run({
         synced_at: obs.observed_at,
       });
       return Number(result.changes) > 0;
-    });
+    }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
   /**
@@ -464,7 +465,7 @@ DELETE FROM thread_observations WHERE thread_id = :thread_id AND id <= (
         }
       }
       return counts;
-    });
+    }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
   /**
@@ -504,7 +505,7 @@ WHERE excluded.observed_at >= pull_request_checks.observed_at`).run({
         observed_at: obs.observed_at,
       });
       return Number(result.changes) > 0;
-    });
+    }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
   /**
