@@ -102,6 +102,15 @@ export const STORE_FAULT_BACKOFF_MS_MAX = 1_000;
  * margin, so a job's terminal write (which retries for the whole lease) is not held behind it. */
 export const STORE_FAULT_RETRY_MS_EXECUTION = 2_000;
 
+// ---------------------------------------------------------------- GitHub names (issue 12)
+
+/** Longest GitHub user or organization login (GitHub refuses longer ones at sign-up). */
+export const GITHUB_OWNER_CHARS_MAX = 39;
+/** Longest GitHub repository name. */
+export const GITHUB_REPO_CHARS_MAX = 100;
+/** Largest pull request / issue number accepted in a reference (GitHub's are 32-bit). */
+export const GITHUB_NUMBER_MAX = 2_147_483_647;
+
 // ---------------------------------------------------------------- MCP
 
 /** Ids per `jobs.get` / `jobs.cancel` call (the original's vector bound). */
