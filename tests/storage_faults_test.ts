@@ -102,6 +102,40 @@ Deno.test("Connection.write does not retry a non-transient SQLite error (it is t
   assert.ok(!(err instanceof AppError));
 });
 
+Deno.test("Corpus and ETag writes retry a storage fault within STORE_FAULT_RETRY_MS_EXECUTION, then give up", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const corpus = new CorpusRows(store.conn);
+  const repo = {
+    owner: "octo",
+    name: "widgets",
+    description: null,
+    topics: [],
+    default_branch: "main",
+    stargazers_count: 1,
+    license: null,
+    archived: false,
+    observed_at: 1,
+  };
+  // Two faults clear inside the window: the write lands.
+  store.conn.faults = { errcode: SQLITE_FULL, count: 2 };
+  assert.equal(await corpus.repositoryUpsert(repo), true);
+  assert.equal(store.conn.faults.count, 0);
+  // A fault that lasts past the window: storage_unavailable after about the window, not before.
+  const etags = new EtagRows(store.conn);
+  store.conn.faults = { errcode: SQLITE_FULL, count: Infinity };
+  const started = performance.now();
+  const err = await etags.etagPut("https://api.github.test/x", '"e"', "{}", 1).catch((e) => e);
+  const elapsed = performance.now() - started;
+  store.conn.faults = undefined;
+  assert.equal((err as AppError).code, "storage_unavailable");
+  assert.ok(
+    elapsed >= STORE_FAULT_RETRY_MS_EXECUTION - STORE_FAULT_BACKOFF_MS_MAX,
+    `gave up after ${elapsed} ms, before the retry window`,
+  );
+  assert.equal(etags.etagCount(), 0);
+});
+
 Deno.test("Executor retries a terminal write through SQLITE_FULL until it lands (result kept)", async () => {
   await using dir = await tempDir();
   await using h = await openHarness(dir.file("jobs.db"), {

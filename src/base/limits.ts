@@ -98,8 +98,9 @@ export const STORE_FAULT_BACKOFF_MS_MIN = 50;
 /** Largest async backoff after a transient storage fault. */
 export const STORE_FAULT_BACKOFF_MS_MAX = 1_000;
 /** How long one execution-side write (progress, events, corpus rows, ETags) retries a transient
- * storage fault before that one write is given up: shorter than a heartbeat period x lease
- * margin, so a job's terminal write (which retries for the whole lease) is not held behind it. */
+ * storage fault before that one write is given up: a few backoffs, well inside the default lease
+ * (10 s), so a job's terminal write (which retries for as long as the lease holds) is never held
+ * behind a progress update for long. */
 export const STORE_FAULT_RETRY_MS_EXECUTION = 2_000;
 
 // ---------------------------------------------------------------- GitHub names (issue 12)
