@@ -168,3 +168,41 @@ Deno.test({
     unmount(dir);
   }
 });
+
+Deno.test({
+  name: "Start-up on a full disk names the database and the fault, never 'internal error'",
+  ignore: "reason" in mounted,
+}, async () => {
+  const m = tryMountTmpfs(1024 * 1024);
+  if ("reason" in m) throw new Error(`mount worked a moment ago, now: ${m.reason}`);
+  try {
+    await fill(`${m.dir}/filler`);
+    const db = `${m.dir}/fresh.db`;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        `--allow-read=${m.dir}`,
+        `--allow-write=${m.dir}`,
+        "--allow-env",
+        "--deny-net",
+        `${REPO_ROOT}src/main.ts`,
+        "jobs",
+        "list",
+        "--db",
+        db,
+      ],
+      env: { LONGCALL_LOG: "warn", LONGCALL_DB: "" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 1, stderr);
+    assert.ok(stderr.includes(db), stderr);
+    assert.match(stderr, /database or disk is full|disk I\/O error/);
+    assert.doesNotMatch(stderr, /internal error/i);
+  } finally {
+    unmount(m.dir);
+  }
+});

@@ -114,15 +114,24 @@ export function openDatabase(
   }
 }
 
+const SQLITE_IOERR = 10;
 const SQLITE_CORRUPT = 11;
+const SQLITE_FULL = 13;
 const SQLITE_CANTOPEN = 14;
 const SQLITE_NOTADB = 26;
+const BY_MESSAGE: Record<string, number> = {
+  "disk I/O error": SQLITE_IOERR,
+  "database disk image is malformed": SQLITE_CORRUPT,
+  "database or disk is full": SQLITE_FULL,
+  "file is not a database": SQLITE_NOTADB,
+};
 
 /** Start-up errors that say which file and what is wrong with it (never a bare "internal error"). */
 function openError(path: string, err: unknown): unknown {
   if (err instanceof AppError) return err;
   const code = (err as { errcode?: unknown })?.errcode;
-  const primary = typeof code === "number" ? code & 0xff : undefined;
+  // `db.exec` errors carry no errcode, only SQLite's message: map the messages of the codes below.
+  const primary = typeof code === "number" ? code & 0xff : err instanceof Error ? BY_MESSAGE[err.message] : undefined;
   const detail = (err as { errstr?: unknown })?.errstr ?? (err instanceof Error ? err.message : String(err));
   if (primary === SQLITE_NOTADB) {
     return new AppError(
@@ -138,6 +147,13 @@ function openError(path: string, err: unknown): unknown {
       `Cannot open database ${path}: the database file is damaged (${String(detail)}); it was left unchanged. ` +
         `Restore it from a backup or pass --db with another path`,
       { cause: err },
+    );
+  }
+  if (primary === SQLITE_FULL || primary === SQLITE_IOERR) {
+    return new AppError(
+      "storage_unavailable",
+      `Cannot open database ${path}: ${String(detail)} while preparing it; free space or fix the disk, then retry`,
+      { retryable: true, cause: err },
     );
   }
   if (primary === SQLITE_CANTOPEN || (err instanceof Error && /unable to open database file/.test(err.message))) {

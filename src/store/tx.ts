@@ -30,7 +30,11 @@ const SQLITE_FULL = 13;
  * (including extended codes). The transaction was rolled back; the same write may succeed later. */
 export function isStorageFault(err: unknown): boolean {
   const code = (err as { errcode?: unknown })?.errcode;
-  if (typeof code !== "number") return false;
+  // `db.exec` errors carry no errcode, only SQLite's message.
+  if (typeof code !== "number") {
+    return err instanceof Error && (err as { code?: unknown }).code === "ERR_SQLITE_ERROR" &&
+      /^(database or disk is full|disk I\/O error)/.test(err.message);
+  }
   const primary = code & 0xff;
   return primary === SQLITE_FULL || primary === SQLITE_IOERR;
 }
