@@ -136,6 +136,16 @@ Deno.test("Corpus and ETag writes retry a storage fault within STORE_FAULT_RETRY
   assert.equal(etags.etagCount(), 0);
 });
 
+Deno.test("errorResult types an unwrapped storage fault as retryable storage_unavailable, not internal", () => {
+  const r = errorResult(sqliteError(SQLITE_IOERR_WRITE));
+  const error = r.structuredContent?.error as Record<string, unknown>;
+  assert.equal(error.code, "storage_unavailable");
+  assert.equal(error.retryable, true);
+  assert.equal(error.retry_after_ms, STORE_FAULT_RETRY_AFTER_MS);
+  assert.match(String(error.message), /disk I\/O error/);
+  assert.equal((errorResult(new Error("boom")).structuredContent?.error as { code: string }).code, "internal");
+});
+
 Deno.test("Executor retries a terminal write through SQLITE_FULL until it lands (result kept)", async () => {
   await using dir = await tempDir();
   await using h = await openHarness(dir.file("jobs.db"), {

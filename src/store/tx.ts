@@ -74,11 +74,11 @@ export function sqliteError(errcode: number): Error {
 }
 
 /** The typed error for a write that a storage fault stopped. */
-export function storageUnavailable(cause: unknown): AppError {
+export function storageUnavailable(cause: unknown, action: "write to" | "use" = "write to"): AppError {
   const what = (cause as { errstr?: unknown })?.errstr ?? (cause instanceof Error ? cause.message : String(cause));
   return new AppError(
     "storage_unavailable",
-    `Cannot write to the database: ${String(what)}; reads still work, retry after space or the disk is back`,
+    `Cannot ${action} the database: ${String(what)}; retry once space is freed or the disk is back`,
     { retryable: true, retryAfterMs: STORE_FAULT_RETRY_AFTER_MS, cause },
   );
 }
