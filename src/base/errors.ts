@@ -11,6 +11,7 @@ export type AppErrorCode =
   | "not_found"
   | "overloaded"
   | "store_busy"
+  | "storage_unavailable"
   | "store_incompatible"
   | "terminal"
   | "cancelled"
@@ -22,7 +23,8 @@ export type AppErrorCode =
   | "transient"
   | "request_failed"
   | "budget_exhausted"
-  | "timeout";
+  | "timeout"
+  | "github_invalid";
 
 /** The typed error stored with a failed job and shown to clients. */
 export interface JobError {

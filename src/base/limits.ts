@@ -87,6 +87,31 @@ export const STORE_WAL_AUTOCHECKPOINT_PAGES = 1_000;
 /** journal_size_limit: truncate the WAL back to this many bytes after a checkpoint. */
 export const STORE_JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
+// ---------------------------------------------------------------- storage faults (issue 12)
+
+/** Retry guidance sent with `storage_unavailable` (a full disk or an I/O error): freeing space
+ * is an operator's job, so clients come back in seconds, not milliseconds. */
+export const STORE_FAULT_RETRY_AFTER_MS = 5_000;
+/** First async backoff after a transient storage fault (SQLITE_FULL, SQLITE_IOERR); doubles with
+ * jitter up to the cap. Long enough that a retry is not wasted on the same full disk. */
+export const STORE_FAULT_BACKOFF_MS_MIN = 50;
+/** Largest async backoff after a transient storage fault. */
+export const STORE_FAULT_BACKOFF_MS_MAX = 1_000;
+/** How long one execution-side write (progress, events, corpus rows, ETags) retries a transient
+ * storage fault before that one write is given up: a few backoffs, well inside the default lease
+ * (10 s), so a job's terminal write (which retries for as long as the lease holds) is never held
+ * behind a progress update for long. */
+export const STORE_FAULT_RETRY_MS_EXECUTION = 2_000;
+
+// ---------------------------------------------------------------- GitHub names (issue 12)
+
+/** Longest GitHub user or organization login (GitHub refuses longer ones at sign-up). */
+export const GITHUB_OWNER_CHARS_MAX = 39;
+/** Longest GitHub repository name. */
+export const GITHUB_REPO_CHARS_MAX = 100;
+/** Largest pull request / issue number accepted in a reference (GitHub's are 32-bit). */
+export const GITHUB_NUMBER_MAX = 2_147_483_647;
+
 // ---------------------------------------------------------------- MCP
 
 /** Ids per `jobs.get` / `jobs.cancel` call (the original's vector bound). */

@@ -11,6 +11,7 @@
 import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import { AppError } from "../base/errors.ts";
 import { createLogger, type Logger } from "../base/log.ts";
+import { parsePullRefText } from "../base/names.ts";
 import {
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
@@ -246,15 +247,14 @@ function simulateRate(values: Values): number | undefined {
 
 /** `owner/repo#123` or `https://github.com/owner/repo/pull/123`. */
 export function parsePullRef(text: string): { owner: string; repo: string; number: number } {
-  const m = /^([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\/([A-Za-z0-9_.-]{1,100})#([1-9][0-9]{0,9})$/.exec(text) ??
-    /^https:\/\/github\.com\/([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))\/([A-Za-z0-9_.-]{1,100})\/pull\/([1-9][0-9]{0,9})\/?$/
-      .exec(text);
-  if (m === null) {
+  const parts = parsePullRefText(text);
+  if (parts === undefined) {
     throw new UsageError(
-      `Cannot watch a pull request: expected OWNER/REPO#NUMBER or a github.com pull URL, current value is ${text}`,
+      `Cannot watch a pull request: expected OWNER/REPO#NUMBER or https://github.com/OWNER/REPO/pull/NUMBER ` +
+        `with GitHub's owner and repository naming rules, current value is ${JSON.stringify(text)}`,
     );
   }
-  return { owner: m[1] ?? "", repo: m[2] ?? "", number: Number(m[3]) };
+  return parts;
 }
 
 function checkWord(c: CheckEntry): string {

@@ -10,7 +10,8 @@ import { createLogger } from "../base/log.ts";
 import type { Command } from "./command.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
 import { EXIT_ERROR, EXIT_OK } from "./exit.ts";
-import { auditFlags, FLAG_REASONS, netHostOf, permissionFlags } from "./permissions.ts";
+import { effectiveFlags } from "./effective_flags.ts";
+import { FLAG_REASONS, netHostOf, permissionFlags } from "./permissions.ts";
 import { githubConfigFromEnv } from "./product.ts";
 import { narrowServingThread } from "./serve.ts";
 import { databaseFiles, WorkerExecutor } from "./worker_executor.ts";
@@ -69,13 +70,29 @@ export function auditDescriptors(
   ];
 }
 
+/** What `longcall permissions` reports. */
+export interface PermissionReport {
+  /** The flags this process runs with, rebuilt from Deno.permissions queries (src/cli/effective_flags.ts). */
+  flags: string[];
+  /** The flags longcall ships with (src/cli/permissions.ts), for comparison. */
+  shipped_flags: string[];
+  /** Every grant beyond the shipped set, and every forbidden flag. */
+  problems: string[];
+  /** What the queries cannot tell. */
+  notes: string[];
+  rows: PermissionRow[];
+}
+
 /** Runs the audit. The calling thread ends narrowed, exactly like a server. */
-export async function auditPermissions(db: string): Promise<{ flags: string[]; rows: PermissionRow[] }> {
+export async function auditPermissions(db: string): Promise<PermissionReport> {
   const github = githubConfigFromEnv();
   const githubHost = netHostOf(github.baseUrl);
   const descriptors = auditDescriptors(db, githubHost.includes(":") ? githubHost : `${githubHost}:443`, envGet("HOME"));
   const atStart: Deno.PermissionState[] = [];
   for (const d of descriptors) atStart.push((await Deno.permissions.query(d)).state);
+  // Queried before anything is revoked: what the process was started with. Creating the worker
+  // below with its own permission set needs --unstable-worker-options (it throws otherwise).
+  const inEffect = await effectiveFlags({ githubHost, db, workerStarted: true });
   const worker = new WorkerExecutor(Deno.mainModule, {
     net: [githubHost],
     read: [...databaseFiles(db), Deno.mainModule.startsWith("file:") ? new URL(".", Deno.mainModule).pathname : "."],
@@ -97,7 +114,13 @@ export async function auditPermissions(db: string): Promise<{ flags: string[]; r
       network_worker: effective(workerStates[i] ?? "denied"),
     });
   }
-  return { flags: permissionFlags({ githubHosts: [githubHost] }), rows };
+  return {
+    flags: inEffect.flags,
+    shipped_flags: permissionFlags({ githubHosts: [githubHost] }),
+    problems: inEffect.problems,
+    notes: inEffect.notes,
+    rows,
+  };
 }
 
 /** The `permissions` command. */
@@ -105,26 +128,35 @@ export function permissionsCommand(): Command {
   return {
     name: "permissions",
     summary: "Show what Deno grants each part of a longcall server (queried, not assumed).",
-    usage: "longcall permissions [--json] [--db PATH]",
+    usage: "longcall permissions [--json] [--check] [--db PATH]",
     description: [
       "Runs the server's start-up sequence (network worker with its own permissions, then the",
       "serving thread revokes everything it no longer needs) and queries Deno for each descriptor",
-      "that matters to a review. Compare with docs/SECURITY.md.",
+      "that matters to a review. The flags shown are the ones this process runs with, rebuilt from",
+      "those queries; every grant beyond the shipped set is listed as a problem. Compare with",
+      "docs/SECURITY.md.",
     ].join("\n"),
     options: {
       json: { type: "boolean", help: "Print JSON for scripts" },
+      check: { type: "boolean", help: "Exit 1 when any problem is found (for CI and install scripts)" },
       db: { type: "string", help: "Database path to audit (default $LONGCALL_DB or the XDG data dir)", value: "PATH" },
     },
-    examples: ["longcall permissions", "longcall permissions --json | jq '.rows[] | select(.mcp_thread==\"granted\")'"],
+    examples: [
+      "longcall permissions",
+      "longcall permissions --check",
+      "longcall permissions --json | jq '.rows[] | select(.mcp_thread==\"granted\")'",
+    ],
     async run(values) {
       const db = resolveDbPath(values.db as string | undefined);
-      const { flags, rows } = await auditPermissions(db);
-      const problems = auditFlags(flags);
+      const report = await auditPermissions(db);
+      const { flags, problems, rows } = report;
       if (values.json === true) {
-        console.log(JSON.stringify({ flags, problems, rows }, null, 2));
+        console.log(JSON.stringify(report, null, 2));
       } else {
-        console.log("Flags (src/cli/permissions.ts):");
+        console.log("Flags in effect (queried from Deno):");
         for (const f of flags) console.log(`  ${f.padEnd(40)} ${FLAG_REASONS[f.split("=")[0] ?? f] ?? ""}`);
+        console.log(`Shipped flags (src/cli/permissions.ts): ${report.shipped_flags.join(" ")}`);
+        for (const n of report.notes) console.log(`Note: ${n}`);
         console.log("");
         console.log(`${"descriptor".padEnd(34)} ${"at start".padEnd(9)} ${"MCP thread".padEnd(11)} network worker`);
         for (const r of rows) {
@@ -132,9 +164,11 @@ export function permissionsCommand(): Command {
             `${r.descriptor.padEnd(34)} ${r.process_at_start.padEnd(9)} ${r.mcp_thread.padEnd(11)} ${r.network_worker}`,
           );
         }
-        if (problems.length > 0) console.log(`\nProblems: ${problems.join("; ")}`);
+        console.log(
+          problems.length === 0 ? "\nProblems: none" : `\nProblems:\n${problems.map((p) => `  - ${p}`).join("\n")}`,
+        );
       }
-      return problems.length === 0 ? EXIT_OK : EXIT_ERROR;
+      return problems.length > 0 && values.check === true ? EXIT_ERROR : EXIT_OK;
     },
   };
 }

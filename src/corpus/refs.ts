@@ -8,6 +8,7 @@
 
 import { AppError } from "../base/errors.ts";
 import { CORPUS_ITEMS_PER_CALL_MAX } from "../base/limits.ts";
+import { parseThreadRefText } from "../base/names.ts";
 import { isRepositoryName, type ThreadKey } from "../store/corpus_rows.ts";
 
 /** Example values used in error data. */
@@ -42,7 +43,7 @@ export function parseRepositoryName(value: unknown, path: string): string {
 }
 
 /**
- * Parses `owner/repo#n` (n a positive integer without leading zeros).
+ * Parses `owner/repo#n` (GitHub's naming rules; n a positive 32-bit integer without leading zeros).
  *
  * @throws {AppError} `invalid_argument` on any other shape.
  */
@@ -56,12 +57,9 @@ export function parseThreadRef(value: unknown, path: string): ThreadRef {
       EXAMPLE_THREAD_REF,
     );
   if (typeof value !== "string") return fail();
-  const match = /^([^#\s]+)#([1-9][0-9]{0,15})$/.exec(value);
-  if (match === null) return fail();
-  const repository = match[1] ?? "";
-  const number = Number(match[2]);
-  if (!isRepositoryName(repository) || !Number.isSafeInteger(number)) return fail();
-  return { key: value, repository, number };
+  const parts = parseThreadRefText(value);
+  if (parts === undefined) return fail();
+  return { key: value, repository: `${parts.owner}/${parts.repo}`, number: parts.number };
 }
 
 /**

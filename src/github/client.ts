@@ -16,6 +16,7 @@
  */
 
 import { AppError } from "../base/errors.ts";
+import { isCommitSha, isOwnerName, isRepoName } from "../base/names.ts";
 import type { Clock } from "../base/clock.ts";
 import type { Logger } from "../base/log.ts";
 import { redact } from "../base/log.ts";
@@ -181,9 +182,6 @@ interface RawResponse {
   headers: Headers;
   text: string;
 }
-
-const OWNER_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
-const REPO_PATTERN = /^[A-Za-z0-9_.-]{1,100}$/;
 
 function isLoopback(hostname: string): boolean {
   return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]" || hostname === "::1";
@@ -481,7 +479,17 @@ export class GitHubClient {
       options,
       (d: GitHubPullRequest) =>
         isObject(d) && isObject(d.head) && typeof d.head.sha === "string" && typeof d.state === "string",
-    );
+    ).then((pull) => {
+      // A malformed SHA would otherwise surface later as an internal TypeError (ref paths, the corpus).
+      if (!isCommitSha(pull.data.head.sha)) {
+        throw new AppError(
+          "github_invalid",
+          `Cannot read ${owner}/${repo}#${number}: GitHub answered a head SHA that is not 40 lowercase hex digits ` +
+            `(${JSON.stringify(String(pull.data.head.sha).slice(0, 80))})`,
+        );
+      }
+      return pull;
+    });
   }
 
   /**
@@ -770,10 +778,10 @@ function isObject(value: unknown): value is Record<string, unknown> & { [key: st
 
 /** `/repos/{owner}/{repo}` after validating both names. */
 export function repoPath(owner: string, repo: string): string {
-  if (typeof owner !== "string" || !OWNER_PATTERN.test(owner)) {
+  if (!isOwnerName(owner)) {
     throw new TypeError(`Cannot use a GitHub owner name: current value is ${JSON.stringify(owner)}`);
   }
-  if (typeof repo !== "string" || !REPO_PATTERN.test(repo) || repo === "." || repo === "..") {
+  if (!isRepoName(repo)) {
     throw new TypeError(`Cannot use a GitHub repository name: current value is ${JSON.stringify(repo)}`);
   }
   return `/repos/${owner}/${repo}`;

@@ -19,6 +19,7 @@ import {
   SYNC_REQUESTS_MAX,
 } from "../base/limits.ts";
 import { zodToInvalidArgument } from "../base/validation.ts";
+import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN, isFullRepositoryName } from "../base/names.ts";
 import { defineJobKind, type JobContext } from "../jobs/kinds.ts";
 import type { CorpusRows, ThreadObservation } from "../store/corpus_rows.ts";
 import { type GitHubClient, RequestBudget } from "./client.ts";
@@ -28,10 +29,16 @@ import type { GitHubIssue } from "./types.ts";
 export const SYNC_KIND = "github.sync_threads";
 export { SYNC_RATE_LIMIT_WAIT_MS_MAX, SYNC_REQUESTS_DEFAULT };
 
-const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
+/** `owner/repo` by GitHub's rules (src/base/names.ts); the pattern is advertised, `.`/`..` refused on top. */
+const REPOSITORY = new RegExp(`${GITHUB_OWNER_PATTERN.slice(0, -1)}/${GITHUB_REPO_PATTERN.slice(1)}`);
 
 export const SyncInput = z.object({
-  repositories: z.array(z.string().regex(REPOSITORY, "expected owner/repo")).min(1).max(SYNC_REPOSITORIES_MAX)
+  repositories: z.array(
+    z.string().regex(REPOSITORY, "expected owner/repo by GitHub's naming rules").refine(
+      isFullRepositoryName,
+      "expected owner/repo; the repository name may not be '.' or '..'",
+    ),
+  ).min(1).max(SYNC_REPOSITORIES_MAX)
     .describe(`Repositories as owner/repo (1..${SYNC_REPOSITORIES_MAX})`),
   kind: z.enum(["issue", "pull_request", "both"]).default("both"),
   state: z.enum(["open", "closed", "all"]).default("all"),
@@ -209,6 +216,8 @@ function itemForError(key: string, err: unknown): SyncItem {
     case "rate_limited":
     case "transient":
     case "budget_exhausted":
+    case "store_busy":
+    case "storage_unavailable":
       return {
         ...base,
         item_status: "retryable",

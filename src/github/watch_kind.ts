@@ -32,15 +32,21 @@ import {
   verdictOf,
 } from "./checks_state.ts";
 import { zodToInvalidArgument } from "../base/validation.ts";
+import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN, isCommitSha } from "../base/names.ts";
 
 export const WATCH_KIND = "github.wait_pull_request_checks";
 
-const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
-
-/** The tool's input, durations in integer milliseconds. */
+/** The tool's input, durations in integer milliseconds. Names follow GitHub's rules (src/base/names.ts). */
 export const WatchInput = z.object({
-  owner: z.string().regex(NAME).describe("Repository owner, e.g. denoland"),
-  repo: z.string().regex(NAME).describe("Repository name, e.g. deno"),
+  owner: z.string().regex(
+    new RegExp(GITHUB_OWNER_PATTERN),
+    "expected a GitHub owner: 1-39 letters, digits or single hyphens, not starting or ending with a hyphen",
+  ).describe("Repository owner, e.g. denoland"),
+  repo: z.string().regex(
+    new RegExp(GITHUB_REPO_PATTERN),
+    "expected a GitHub repository name: 1-100 letters, digits, '.', '_' or '-', not starting with '-'",
+  ).refine((v) => v !== "." && v !== "..", "expected a GitHub repository name, not '.' or '..'")
+    .describe("Repository name, e.g. deno"),
   number: z.number().int().min(1).max(2_147_483_647).describe("Pull request number"),
   expected_head_sha: z.string().regex(/^[0-9a-f]{40}$/).optional()
     .describe("Head commit to watch (40 hex). Default: the head seen at the first poll"),
@@ -171,7 +177,8 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     onRateLimitWait: (untilMs) =>
       ctx.report({ phase: "rate_limited", message: "waiting for GitHub's rate limit to reset", nextPollAt: untilMs }),
   });
-  const expected = req.expected_head_sha ?? await gh.headSha(req.owner, req.repo, req.number, signal, bounded());
+  const expected = req.expected_head_sha ??
+    requireSha(await gh.headSha(req.owner, req.repo, req.number, signal, bounded()), "the pull request's head SHA");
   const transitions: Transition[] = [];
   let transitionsTruncated = false;
   let previousSignature: string | undefined;
@@ -218,6 +225,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     let obs: PullObservation;
     try {
       obs = await gh.observe(req.owner, req.repo, req.number, expected, signal, bounded());
+      requireSha(obs.head_sha, "the pull request's head SHA");
     } catch (err) {
       // GitHub will not answer before the deadline: the watch ends as it would then, with the
       // last observation (still pending). Without one, the rate_limited error (retryable) stands.
@@ -271,6 +279,18 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     });
     await clock.sleep(wait, signal);
   }
+}
+
+/** A commit SHA read from GitHub, or the typed `github_invalid` error (never an internal TypeError later). */
+function requireSha(value: unknown, what: string): string {
+  if (isCommitSha(value)) return value;
+  throw new AppError(
+    "github_invalid",
+    `Cannot use ${what} GitHub answered: expected 40 lowercase hex digits, current value is ${
+      JSON.stringify(typeof value === "string" ? value.slice(0, 80) : value)
+    }`,
+    { retryable: false },
+  );
 }
 
 /** The corpus record of a finished watch: its last complete observation. */

@@ -112,6 +112,9 @@ export class Executor {
   readonly #onProgress: ((id: string) => void) | undefined;
 
   #ownerId = newOwnerId();
+  /** Until when this executor's lease certainly holds: the last heartbeat written plus the lease
+   * (never later than the stored lease, whose heartbeat_at is at most the local time of the write). */
+  #leaseUntil = -Infinity;
   #running = new Map<string, Running>();
   #timers = new Set<ReturnType<typeof setTimeout>>();
   #state: "new" | "started" | "stopping" | "stopped" = "new";
@@ -166,7 +169,9 @@ export class Executor {
   async start(): Promise<void> {
     if (this.#state !== "new") throw new TypeError(`Cannot start executor: it is ${this.#state}`);
     this.#state = "started";
-    await this.#rows.ownerRegister(this.#ownerId, this.#pid, this.#clock.now(), this.#leaseMs);
+    const registeredAt = this.#clock.now();
+    await this.#rows.ownerRegister(this.#ownerId, this.#pid, registeredAt, this.#leaseMs);
+    this.#leaseUntil = registeredAt + this.#leaseMs;
     await this.#reconcile();
     this.#loop(this.#heartbeatMs, () => this.#heartbeat());
     this.#loop(this.#reconcileMs, () => this.#reconcile());
@@ -320,19 +325,34 @@ export class Executor {
   }
 
   async #heartbeat(): Promise<void> {
-    const live = await this.#rows.ownerHeartbeatIfLive(this.#ownerId, this.#clock.now());
-    if (live) return;
+    // A storage fault here throws: the loop retries next period, and a lease that lapses meanwhile
+    // fences every terminal write of this owner (another process may reconcile its jobs).
+    const at = this.#clock.now();
+    const live = await this.#rows.ownerHeartbeatIfLive(this.#ownerId, at);
+    if (live) {
+      this.#leaseUntil = at + this.#leaseMs;
+      return;
+    }
     // Our lease lapsed: another process may already have recorded our jobs as lost. Abort
     // them (their terminal writes are fenced and will be refused) and start afresh.
     this.#log.warn("owner lease lost; aborting local jobs and re-registering", { jobs: this.#running.size });
     for (const r of this.#running.values()) r.controller.abort(new JobAbort("lease_lost"));
     this.#ownerId = newOwnerId();
-    await this.#rows.ownerRegister(this.#ownerId, this.#pid, this.#clock.now(), this.#leaseMs);
+    const registeredAt = this.#clock.now();
+    await this.#rows.ownerRegister(this.#ownerId, this.#pid, registeredAt, this.#leaseMs);
+    this.#leaseUntil = registeredAt + this.#leaseMs;
     await this.#reconcile();
   }
 
   async #reconcile(): Promise<void> {
-    const ids = await this.#rows.jobReconcileLost(this.#clock.now());
+    // Jobs stored as running under this owner that no local handler runs any more (their end
+    // could not be written) are released in the same transaction, so they are recorded now
+    // rather than left running under a live owner. Not while a claim is in flight: its rows
+    // are about to start.
+    const release = this.#state === "started" && !this.#claiming
+      ? { ownerId: this.#ownerId, keep: [...this.#running.keys()] }
+      : undefined;
+    const ids = await this.#rows.jobReconcileLost(this.#clock.now(), release);
     if (ids.length > 0) this.#log.warn("recorded jobs of lost processes", { ids });
     for (const id of ids) this.#onTerminal?.(id);
   }
@@ -356,12 +376,19 @@ export class Executor {
     const controller = new AbortController();
     const entry: Running = { row, ownerId: this.#ownerId, controller, done: Promise.resolve() };
     this.#running.set(row.id, entry);
+    let lost = false;
     entry.done = this.#run(entry).catch((err) => {
-      // Only the database can fail here (handler errors are results). The job stays running
-      // under this owner; if the owner goes away it is reconciled, never replayed.
-      this.#log.error("could not record a job's end", { id: row.id, error: String(err) });
+      // Only the database can fail here (handler errors are results). The job is released:
+      // reconciliation records it (never replayed, never left running under a live owner).
+      lost = true;
+      this.#log.error("could not record a job's end; releasing it", { id: row.id, error: String(err) });
     }).finally(() => {
       if (this.#running.get(row.id) === entry) this.#running.delete(row.id);
+      if (lost && this.#state === "started") {
+        void this.#reconcile().catch((err) =>
+          this.#log.warn("could not release a job yet; the next reconciliation retries", { error: String(err) })
+        );
+      }
       this.wake();
     });
   }
@@ -424,10 +451,15 @@ export class Executor {
         written = await this.#writeTerminal(entry, terminal);
         break;
       } catch (err) {
-        // A database locked past the store's own retries must not lose a finished result.
-        if (!(err instanceof AppError && err.code === "store_busy") || this.#state !== "started") throw err;
-        this.#log.warn("database busy; retrying a job's terminal write", { id: row.id });
-        await new Promise((resolve) => setTimeout(resolve, TERMINAL_WRITE_RETRY_MS));
+        // A database locked past the store's own retries, a full disk or an I/O error must not
+        // lose a finished result: it is kept in memory and written while this owner's lease holds.
+        // Past the lease the write would be fenced anyway; the job is then another reconciliation's.
+        const transient = err instanceof AppError && (err.code === "store_busy" || err.code === "storage_unavailable");
+        if (!transient || !this.#ownsLease(entry)) throw err;
+        this.#log.warn("database unavailable; retrying a job's terminal write", { id: row.id, error: String(err) });
+        const pause = TERMINAL_WRITE_RETRY_MS / 2 + Math.random() * TERMINAL_WRITE_RETRY_MS / 2;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        if (!this.#ownsLease(entry)) throw err;
       }
     }
     if (!written && terminal.status !== "cancelled") {
@@ -447,6 +479,11 @@ export class Executor {
       return;
     }
     this.#onTerminal?.(row.id);
+  }
+
+  /** Whether `entry` still runs under this executor's live lease (so its terminal write may land). */
+  #ownsLease(entry: Running): boolean {
+    return this.#state === "started" && entry.ownerId === this.#ownerId && this.#clock.now() < this.#leaseUntil;
   }
 
   /**
@@ -555,7 +592,10 @@ class ProgressWriter {
         );
         if (ok) this.onProgress?.(this.row.id);
       } catch {
-        // Progress is advisory; a busy store drops one update, the next one carries the state.
+        // The store already retried (busy lock, storage fault) for a bounded time. Keep what was
+        // not written: the next write carries it, newer values first.
+        this.#pending = { ...p, ...this.#pending };
+        this.#hasPending = true;
       }
     });
     return this.#chain;

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { AppError, type JobError } from "../base/errors.ts";
 import { MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 import { zodToInvalidArgument } from "../base/validation.ts";
+import { isStorageFault, storageUnavailable } from "../store/tx.ts";
 
 /** The Standard Schema shape the SDK reads (`~standard.validate` + `~standard.jsonSchema`). */
 export type AdvertisedSchema = z.ZodType;
@@ -104,7 +105,9 @@ export function withErrorOutput(output: z.ZodType): z.ZodType {
 }
 
 /** Projects an AppError (or anything thrown) onto an `isError` tool result; internal details stay local. */
-export function errorResult(err: unknown): ToolResult {
+export function errorResult(thrown: unknown): ToolResult {
+  // A storage fault that reached a tool unwrapped (a read on a failing disk) is still typed and retryable.
+  const err = isStorageFault(thrown) ? storageUnavailable(thrown, "use") : thrown;
   const error: ToolError = err instanceof AppError
     ? { ...err.toJobError() }
     : { code: "internal", message: "Internal error; see the server log", retryable: false };

@@ -10,6 +10,7 @@
  */
 
 import { assert } from "../base/errors.ts";
+import { isFullRepositoryName } from "../base/names.ts";
 export {
   SEARCH_PREFIX_CHARS_MIN,
   SEARCH_QUERY_TERMS_MAX,
@@ -22,6 +23,7 @@ import {
   SEARCH_PREFIX_CHARS_MIN,
   SEARCH_QUERY_TERMS_MAX,
   SEARCH_RANKED_MATCHES_MAX,
+  STORE_FAULT_RETRY_MS_EXECUTION,
   THREAD_BODY_CHARS_MAX,
   THREAD_LABELS_MAX,
   THREAD_OBSERVATIONS_PER_THREAD_MAX,
@@ -191,15 +193,14 @@ export interface ThreadsSearchPage {
   match: string | null;
 }
 
-const REPOSITORY_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 const SHA_PATTERN = /^[0-9a-f]{40}$/;
 /** Characters the unicode61 tokenizer keeps inside a token (letters, numbers, private use). */
 const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
 const TOKEN_CHARS = /[\p{L}\p{N}\p{Co}]/gu;
 
-/** Whether `value` looks like `owner/name` on GitHub. */
+/** Whether `value` is `owner/name` by GitHub's rules (src/base/names.ts). */
 export function isRepositoryName(value: string): boolean {
-  return REPOSITORY_PATTERN.test(value) && !/\/\.\.?$/.test(value);
+  return isFullRepositoryName(value);
 }
 
 function requireRepository(value: string, what: string): void {
@@ -387,7 +388,7 @@ WHERE excluded.synced_at >= repositories.synced_at`).run({
         synced_at: obs.observed_at,
       });
       return Number(result.changes) > 0;
-    });
+    }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
   /**
@@ -464,7 +465,7 @@ DELETE FROM thread_observations WHERE thread_id = :thread_id AND id <= (
         }
       }
       return counts;
-    });
+    }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
   /**
@@ -504,7 +505,7 @@ WHERE excluded.observed_at >= pull_request_checks.observed_at`).run({
         observed_at: obs.observed_at,
       });
       return Number(result.changes) > 0;
-    });
+    }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
   /**

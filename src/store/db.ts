@@ -49,7 +49,15 @@ export function defaultDatabasePath(
 function prepareFile(path: string): void {
   if (path === ":memory:") return;
   try {
-    Deno.statSync(path);
+    const info = Deno.statSync(path);
+    if (!info.isFile) {
+      throw new AppError(
+        "store_incompatible",
+        `Cannot open database ${path}: it is ${
+          info.isDirectory ? "a directory" : "not a regular file"
+        }, not a database file; pass --db with a file path (it is created if missing)`,
+      );
+    }
     return;
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
@@ -73,14 +81,20 @@ function pragmaNumber(db: DatabaseSync, name: string): number {
  * Opens (creating if needed) a longcall database and brings its schema up to date.
  *
  * @throws {AppError} `store_incompatible` for a database that is not longcall's or is
- *   newer than this program.
+ *   newer than this program, a file that is not an SQLite database, a damaged one, a
+ *   directory at the path, or a file SQLite cannot open (each message names the path).
  */
 export function openDatabase(
   path: string,
   options: OpenOptions = {},
 ): DatabaseSync {
   prepareFile(path);
-  const db = new DatabaseSync(path);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path);
+  } catch (err) {
+    throw openError(path, err);
+  }
   try {
     db.exec(`PRAGMA busy_timeout = ${options.migrationBusyTimeoutMs ?? 5_000}`);
     // Refuse a foreign or newer database before anything writes to it: switching the
@@ -96,8 +110,61 @@ export function openDatabase(
     return db;
   } catch (err) {
     db.close();
-    throw err;
+    throw openError(path, err);
   }
+}
+
+const SQLITE_IOERR = 10;
+const SQLITE_CORRUPT = 11;
+const SQLITE_FULL = 13;
+const SQLITE_CANTOPEN = 14;
+const SQLITE_NOTADB = 26;
+const BY_MESSAGE: Record<string, number> = {
+  "disk I/O error": SQLITE_IOERR,
+  "database disk image is malformed": SQLITE_CORRUPT,
+  "database or disk is full": SQLITE_FULL,
+  "file is not a database": SQLITE_NOTADB,
+};
+
+/** Start-up errors that say which file and what is wrong with it (never a bare "internal error"). */
+function openError(path: string, err: unknown): unknown {
+  if (err instanceof AppError) return err;
+  const code = (err as { errcode?: unknown })?.errcode;
+  // `db.exec` errors carry no errcode, only SQLite's message: map the messages of the codes below.
+  const primary = typeof code === "number" ? code & 0xff : err instanceof Error ? BY_MESSAGE[err.message] : undefined;
+  const detail = (err as { errstr?: unknown })?.errstr ?? (err instanceof Error ? err.message : String(err));
+  if (primary === SQLITE_NOTADB) {
+    return new AppError(
+      "store_incompatible",
+      `Cannot open database ${path}: the file is not an SQLite database (${String(detail)}); it was left ` +
+        `unchanged. Move it away or pass --db with another path`,
+      { cause: err },
+    );
+  }
+  if (primary === SQLITE_CORRUPT) {
+    return new AppError(
+      "store_incompatible",
+      `Cannot open database ${path}: the database file is damaged (${String(detail)}); it was left unchanged. ` +
+        `Restore it from a backup or pass --db with another path`,
+      { cause: err },
+    );
+  }
+  if (primary === SQLITE_FULL || primary === SQLITE_IOERR) {
+    return new AppError(
+      "storage_unavailable",
+      `Cannot open database ${path}: ${String(detail)} while preparing it; free space or fix the disk, then retry`,
+      { retryable: true, cause: err },
+    );
+  }
+  if (primary === SQLITE_CANTOPEN || (err instanceof Error && /unable to open database file/.test(err.message))) {
+    return new AppError(
+      "store_incompatible",
+      `Cannot open database ${path}: SQLite could not open the file (${String(detail)}); check that its ` +
+        `directory exists and that this user may read and write both`,
+      { cause: err },
+    );
+  }
+  return err;
 }
 
 function checkIdentity(db: DatabaseSync, path: string): number {

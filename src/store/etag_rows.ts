@@ -6,7 +6,7 @@
  * @module
  */
 
-import { GITHUB_ETAG_BODY_BYTES_MAX, GITHUB_ETAG_ROWS_MAX } from "../base/limits.ts";
+import { GITHUB_ETAG_BODY_BYTES_MAX, GITHUB_ETAG_ROWS_MAX, STORE_FAULT_RETRY_MS_EXECUTION } from "../base/limits.ts";
 import type { Connection } from "./tx.ts";
 
 /** One cached representation. */
@@ -92,14 +92,14 @@ export class EtagRows {
         ).run(url, count - this.#rowsMax);
       }
       return true;
-    });
+    }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
   /** Deletes the row of `url`. */
   async etagDelete(url: string): Promise<void> {
     await this.#conn.write(() => {
       this.#conn.stmt("DELETE FROM http_etags WHERE url = ?").run(url);
-    });
+    }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
   /** Number of rows (tests, diagnostics). */

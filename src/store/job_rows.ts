@@ -7,7 +7,12 @@
  */
 
 import { AppError, assert, type JobError } from "../base/errors.ts";
-import { IDS_PER_CALL_MAX, JOB_EVENTS_MAX, JOB_INSERT_BATCH_MAX } from "../base/limits.ts";
+import {
+  IDS_PER_CALL_MAX,
+  JOB_EVENTS_MAX,
+  JOB_INSERT_BATCH_MAX,
+  STORE_FAULT_RETRY_MS_EXECUTION,
+} from "../base/limits.ts";
 import type { Connection } from "./tx.ts";
 
 export type JobStatus =
@@ -512,7 +517,7 @@ export class JobRows {
         attempt,
       );
       return Number(r.changes) === 1;
-    });
+    }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
   /** Appends an event, keeping at most {@linkcode JOB_EVENTS_MAX} per job. */
@@ -531,7 +536,7 @@ export class JobRows {
         this.conn.stmt("DELETE FROM job_events WHERE job_id = ? AND seq <= ?")
           .run(id, r.seq - JOB_EVENTS_MAX);
       }
-    });
+    }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
   /**
@@ -658,24 +663,40 @@ export class JobRows {
    * Reconciliation, one transaction: running jobs whose owner is missing or stale become
    * `failed` with `process_lost` (or `cancelled` if cancellation was requested); stale
    * owner rows are deleted. Never replays work. Returns the ids it finished.
+   *
+   * With `release`, running jobs of that (live) owner that are not in `keep` are released
+   * first (their owner could not record their end, e.g. after a storage fault) and recorded
+   * the same way, with a message saying so.
    */
-  jobReconcileLost(now: number): Promise<string[]> {
+  jobReconcileLost(now: number, release?: { ownerId: string; keep: readonly string[] }): Promise<string[]> {
     const lost: JobError = {
       code: "process_lost",
       message: "The process running this job stopped before it finished; the work was not replayed",
       retryable: true,
     };
+    const released: JobError = {
+      code: "process_lost",
+      message: "longcall could not record this job's end (a storage fault outlasted its retries); " +
+        "the job was released and the work was not replayed",
+      retryable: true,
+    };
     return this.conn.write(() => {
+      if (release !== undefined) {
+        this.conn.stmt(
+          `UPDATE jobs SET owner_id = NULL WHERE ${ACTIVE} AND status = 'running' AND owner_id = ?1
+             AND id NOT IN (SELECT value FROM json_each(?2))`,
+        ).run(release.ownerId, JSON.stringify(release.keep));
+      }
       const rows = this.conn.stmt(
         `UPDATE jobs SET
            status = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,
            outcome = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,
-           error = CASE WHEN cancel_requested_at IS NOT NULL THEN NULL ELSE ?2 END,
+           error = CASE WHEN cancel_requested_at IS NOT NULL THEN NULL WHEN owner_id IS NULL THEN ?3 ELSE ?2 END,
            completed_at = ?1, updated_at = ?1, expires_at = ?1 + retention_ms, next_poll_at = NULL
          WHERE ${ACTIVE} AND status = 'running'
            AND NOT EXISTS (SELECT 1 FROM job_owners o WHERE o.owner_id = jobs.owner_id AND o.heartbeat_at + o.lease_ms > ?1)
          RETURNING id`,
-      ).all(now, JSON.stringify(lost)) as { id: string }[];
+      ).all(now, JSON.stringify(lost), JSON.stringify(released)) as { id: string }[];
       this.conn.stmt(
         "DELETE FROM job_owners WHERE heartbeat_at + lease_ms <= ?",
       ).run(now);

@@ -1,7 +1,10 @@
 /**
  * Write transactions without blocking the event loop: `BEGIN IMMEDIATE` with a short
  * busy timeout, and on `SQLITE_BUSY` an async, jittered, bounded backoff ending in a
- * typed `store_busy` error. Every read-modify-write in longcall goes through here.
+ * typed `store_busy` error. A transient storage fault (`SQLITE_FULL`, `SQLITE_IOERR`) is
+ * rolled back and, when the caller allows it (`faultRetryMs`, the execution side), retried
+ * with a jittered backoff; otherwise it ends in a typed, retryable `storage_unavailable`.
+ * Every read-modify-write in longcall goes through here.
  *
  * @module
  */
@@ -13,10 +16,72 @@ import {
   STORE_BUSY_BACKOFF_MS_MIN,
   STORE_BUSY_RETRIES_MAX,
   STORE_CHECKPOINT_COMMITS,
+  STORE_FAULT_BACKOFF_MS_MAX,
+  STORE_FAULT_BACKOFF_MS_MIN,
+  STORE_FAULT_RETRY_AFTER_MS,
 } from "../base/limits.ts";
 
 const SQLITE_BUSY = 5;
 const SQLITE_LOCKED = 6;
+const SQLITE_IOERR = 10;
+const SQLITE_FULL = 13;
+
+/** Whether an error is a transient storage fault: the disk is full or an I/O failed
+ * (including extended codes). The transaction was rolled back; the same write may succeed later. */
+export function isStorageFault(err: unknown): boolean {
+  const code = (err as { errcode?: unknown })?.errcode;
+  // `db.exec` errors carry no errcode, only SQLite's message.
+  if (typeof code !== "number") {
+    return err instanceof Error && (err as { code?: unknown }).code === "ERR_SQLITE_ERROR" &&
+      /^(database or disk is full|disk I\/O error)/.test(err.message);
+  }
+  const primary = code & 0xff;
+  return primary === SQLITE_FULL || primary === SQLITE_IOERR;
+}
+
+/** Options of {@linkcode Connection.write}. */
+export interface WriteOptions {
+  /** How long a transient storage fault is retried (jittered backoff) before `storage_unavailable`.
+   * Default 0: the control side answers at once and the client retries. */
+  faultRetryMs?: number;
+}
+
+/**
+ * Test seam: makes the next `count` write transactions fail at COMMIT with an error shaped
+ * exactly as `node:sqlite` throws it (`code: "ERR_SQLITE_ERROR"`, `errcode`, `errstr`); the
+ * transaction is really rolled back. Used by fault-injection tests; never set in production.
+ */
+export interface WriteFaults {
+  /** SQLite result code to raise, e.g. 13 (SQLITE_FULL) or 10 (SQLITE_IOERR). */
+  errcode: number;
+  /** Write attempts left to fail; `Infinity` until cleared. */
+  count: number;
+  /** Only fail transactions whose work matches, given the SQL of the statements it ran
+   * (default: every write). */
+  when?: (sql: readonly string[]) => boolean;
+}
+
+const ERRSTR: Record<number, string> = {
+  [SQLITE_IOERR]: "disk I/O error",
+  [SQLITE_FULL]: "database or disk is full",
+  11: "database disk image is malformed",
+};
+
+/** An error as node:sqlite raises it for result code `errcode`. */
+export function sqliteError(errcode: number): Error {
+  const errstr = ERRSTR[errcode & 0xff] ?? `SQLite error ${errcode}`;
+  return Object.assign(new Error(errstr), { code: "ERR_SQLITE_ERROR", errcode, errstr });
+}
+
+/** The typed error for a write that a storage fault stopped. */
+export function storageUnavailable(cause: unknown, action: "write to" | "use" = "write to"): AppError {
+  const what = (cause as { errstr?: unknown })?.errstr ?? (cause instanceof Error ? cause.message : String(cause));
+  return new AppError(
+    "storage_unavailable",
+    `Cannot ${action} the database: ${String(what)}; retry once space is freed or the disk is back`,
+    { retryable: true, retryAfterMs: STORE_FAULT_RETRY_AFTER_MS, cause },
+  );
+}
 
 /** Whether an error is SQLite's busy/locked family (including extended codes). */
 export function isBusyError(err: unknown): boolean {
@@ -44,6 +109,7 @@ export class Connection {
 
   /** A cached prepared statement. */
   stmt(sql: string): StatementSync {
+    this.#txSql?.push(sql);
     let s = this.#statements.get(sql);
     if (s === undefined) {
       s = this.db.prepare(sql);
@@ -57,12 +123,26 @@ export class Connection {
    * the write lock) and must not have side effects outside the database, because a
    * busy database makes it run again.
    *
-   * @throws {AppError} `store_busy` when the lock could not be taken after the bounded retries.
+   * @throws {AppError} `store_busy` when the lock could not be taken after the bounded retries;
+   *   `storage_unavailable` (retryable, with `retryAfterMs`) for a storage fault that outlasted
+   *   `options.faultRetryMs`.
    */
-  async write<T>(fn: () => T): Promise<T> {
+  async write<T>(fn: () => T, options: WriteOptions = {}): Promise<T> {
     let delay = STORE_BUSY_BACKOFF_MS_MIN;
+    let faultDelay = STORE_FAULT_BACKOFF_MS_MIN;
+    const faultDeadline = performance.now() + (options.faultRetryMs ?? 0);
     for (let attempt = 0;; attempt++) {
-      const outcome = this.tryWrite(fn);
+      let outcome: { ok: true; value: T } | { ok: false; error: unknown };
+      try {
+        outcome = this.tryWrite(fn);
+      } catch (err) {
+        if (!isStorageFault(err)) throw err;
+        if (performance.now() + faultDelay > faultDeadline) throw storageUnavailable(err);
+        await new Promise((resolve) => setTimeout(resolve, faultDelay / 2 + Math.random() * faultDelay / 2));
+        faultDelay = Math.min(faultDelay * 2, STORE_FAULT_BACKOFF_MS_MAX);
+        attempt--; // a fault is not a busy retry
+        continue;
+      }
       if (outcome.ok) return outcome.value;
       if (attempt >= STORE_BUSY_RETRIES_MAX) {
         throw new AppError(
@@ -85,6 +165,7 @@ export class Connection {
   tryWrite<T>(
     fn: () => T,
   ): { ok: true; value: T } | { ok: false; error: unknown } {
+    this.#txSql = this.faults === undefined ? undefined : [];
     try {
       this.#begin.run();
     } catch (err) {
@@ -94,6 +175,8 @@ export class Connection {
     let value: T;
     try {
       value = fn();
+      const fault = this.#takeFault();
+      if (fault !== undefined) throw fault;
       this.#commit.run();
     } catch (err) {
       if (this.db.isTransaction) this.#rollback.run();
@@ -102,6 +185,20 @@ export class Connection {
     }
     this.#afterCommit();
     return { ok: true, value };
+  }
+
+  /** Injected faults (tests only); see {@linkcode WriteFaults}. */
+  faults: WriteFaults | undefined;
+
+  #txSql: string[] | undefined;
+
+  #takeFault(): Error | undefined {
+    const f = this.faults;
+    const sql = this.#txSql ?? [];
+    this.#txSql = undefined;
+    if (f === undefined || f.count <= 0 || (f.when !== undefined && !f.when(sql))) return undefined;
+    f.count--;
+    return sqliteError(f.errcode);
   }
 
   #afterCommit(): void {

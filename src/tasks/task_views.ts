@@ -38,6 +38,7 @@ export const EXECUTION_FAILURE_CODES: ReadonlySet<string> = new Set([
   "interrupted",
   "internal",
   "store_busy",
+  "storage_unavailable",
 ]);
 
 /** A CallToolResult as the spec wants it inside a completed task. */

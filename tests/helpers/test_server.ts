@@ -6,11 +6,15 @@
  *   deno run --no-prompt --allow-read=DIR --allow-write=DIR --allow-env --allow-net=127.0.0.1 \
  *     tests/helpers/test_server.ts serve [--http --listen 127.0.0.1:0] --db DIR/x.db [--lease-ms N ...]
  *
+ * `--product`: the shipped tools and job kinds instead (GitHub at `LONGCALL_GITHUB_API_URL`), run
+ * in this process so the executor overrides (`--lease-ms` ...) apply.
+ *
  * @module
  */
 
 import { z } from "zod";
 import { parseArgs } from "node:util";
+import { githubConfigFromEnv, productRegistry, productTools } from "../../src/cli/product.ts";
 import { runServer } from "../../src/cli/serve.ts";
 import type { JobControl } from "../../src/jobs/control.ts";
 import { jobsTools, jobTool, type ToolDef } from "../../src/mcp/tools.ts";
@@ -74,6 +78,7 @@ if (import.meta.main) {
       "reconcile-ms": { type: "string" },
       "grace-ms": { type: "string" },
       "running-max": { type: "string" },
+      product: { type: "boolean" },
     },
   });
   const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
@@ -86,17 +91,26 @@ if (import.meta.main) {
       runningMax: num(values["running-max"]),
     }).filter(([, v]) => v !== undefined),
   );
-  const code = await runServer({
-    db: values.db ?? ":memory:",
-    http: values.http === true,
-    listen: values.listen ?? "127.0.0.1:0",
-    readOnly: values["read-only"] === true,
-    ...(values["admitted-max"] === undefined ? {} : { admittedMax: Number(values["admitted-max"]) }),
-    ...(values["retention-ms"] === undefined ? {} : { retentionMs: Number(values["retention-ms"]) }),
-  }, {
-    registry: () => testRegistry(),
-    executor,
-    tools: ({ control }) => [...jobsTools(control), ...testJobTools(control)],
-  });
+  const code = await runServer(
+    {
+      db: values.db ?? ":memory:",
+      http: values.http === true,
+      listen: values.listen ?? "127.0.0.1:0",
+      readOnly: values["read-only"] === true,
+      ...(values["admitted-max"] === undefined ? {} : { admittedMax: Number(values["admitted-max"]) }),
+      ...(values["retention-ms"] === undefined ? {} : { retentionMs: Number(values["retention-ms"]) }),
+    },
+    values.product === true
+      ? {
+        registry: ({ store, log, clock }) => productRegistry(store, githubConfigFromEnv(), log, clock),
+        executor,
+        tools: ({ control, store }) => productTools(control, store),
+      }
+      : {
+        registry: () => testRegistry(),
+        executor,
+        tools: ({ control }) => [...jobsTools(control), ...testJobTools(control)],
+      },
+  );
   Deno.exit(code);
 }

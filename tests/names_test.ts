@@ -1,0 +1,232 @@
+/**
+ * Input checked at admission (issue 12, finding 5): GitHub's owner and repository naming rules
+ * (src/base/names.ts) for the watch and sync inputs, the corpus references and the CLI, each bad
+ * value answered `invalid_argument` with its path before anything is written; and a malformed
+ * value from GitHub (a head SHA that is not 40 hex) ends a watch as a typed `github_invalid`.
+ * MCP calls go over the wire to a real server child (the shipped tools, `--product`).
+ *
+ *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/names_test.ts
+ */
+
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
+import { GITHUB_NUMBER_MAX, GITHUB_OWNER_CHARS_MAX, GITHUB_REPO_CHARS_MAX } from "../src/base/limits.ts";
+import {
+  isCommitSha,
+  isFullRepositoryName,
+  isOwnerName,
+  isRepoName,
+  parsePullRefText,
+  parseThreadRefText,
+} from "../src/base/names.ts";
+import { parsePullRef } from "../src/cli/github_cmd.ts";
+import { SYNC_KIND } from "../src/github/sync_kind.ts";
+import { WATCH_KIND } from "../src/github/watch_kind.ts";
+import { SCENARIO_PULL } from "./helpers/fake_github.ts";
+import { openGitHubHarness, TERMINAL } from "./helpers/github_jobs.ts";
+import { REPO_ROOT, TEST_SERVER } from "./helpers/longcall_procs.ts";
+import { connectLegacyV1, denoExecPath } from "./helpers/mcp_clients.ts";
+import { tempDir, waitForStatus } from "./helpers/temp.ts";
+
+const BAD_OWNERS = [".", "..", "-", "_x", "a-", "-a", "a--b", "a_b", "a.b", "", "a/b", "é", "a".repeat(40)];
+const BAD_REPOS = [".", "..", "-x", "", "a/b", "a b", "é", "a#1", "a".repeat(101)];
+
+Deno.test("isOwnerName: GitHub's login rules, at and past the 39-character bound", () => {
+  for (const ok of ["a", "A1", "octo-cat", "a-b-c", "0", "a".repeat(GITHUB_OWNER_CHARS_MAX)]) {
+    assert.equal(isOwnerName(ok), true, ok);
+  }
+  for (const bad of BAD_OWNERS) assert.equal(isOwnerName(bad), false, JSON.stringify(bad));
+  assert.equal(isOwnerName("a".repeat(GITHUB_OWNER_CHARS_MAX + 1)), false);
+  assert.equal(isOwnerName(42), false);
+});
+
+Deno.test("isRepoName: GitHub's repository rules, at and past the 100-character bound", () => {
+  for (const ok of ["a", ".github", "_x", "a.b_c-d", "...", "x-", "a".repeat(GITHUB_REPO_CHARS_MAX)]) {
+    assert.equal(isRepoName(ok), true, ok);
+  }
+  for (const bad of BAD_REPOS) assert.equal(isRepoName(bad), false, JSON.stringify(bad));
+  assert.equal(isRepoName("a".repeat(GITHUB_REPO_CHARS_MAX + 1)), false);
+  assert.equal(isFullRepositoryName("acme/.."), false);
+  assert.equal(isFullRepositoryName("acme/widgets"), true);
+  assert.equal(isFullRepositoryName("acme/widgets/x"), false);
+});
+
+Deno.test("parseThreadRefText / parsePullRefText parse strictly", () => {
+  assert.deepEqual(parseThreadRefText("octo/widgets#42"), { owner: "octo", repo: "widgets", number: 42 });
+  assert.deepEqual(parsePullRefText("https://github.com/octo/widgets/pull/42"), {
+    owner: "octo",
+    repo: "widgets",
+    number: 42,
+  });
+  assert.deepEqual(parsePullRefText("https://github.com/octo/widgets/pull/42/"), {
+    owner: "octo",
+    repo: "widgets",
+    number: 42,
+  });
+  assert.deepEqual(parseThreadRefText(`o/r#${GITHUB_NUMBER_MAX}`)?.number, GITHUB_NUMBER_MAX);
+  for (
+    const bad of [
+      "octo/widgets#0",
+      "octo/widgets#042",
+      "octo/widgets#-1",
+      "octo/widgets#1.5",
+      `octo/widgets#${GITHUB_NUMBER_MAX + 1}`,
+      "octo/..#1",
+      "-octo/widgets#1",
+      "octo/widgets#1 ",
+      " octo/widgets#1",
+      "octo/widgets/x#1",
+      "octo/widgets#1#2",
+      "octo#1",
+      "http://github.com/octo/widgets/pull/1",
+      "https://github.com/octo/widgets/pull/1?x=1",
+      "https://github.com/octo/widgets/pull/1/files",
+      "https://github.com/octo/../pull/1",
+      "https://github.com.evil/octo/widgets/pull/1",
+      "https://github.com/octo/widgets/issues/1",
+    ]
+  ) {
+    assert.equal(parsePullRefText(bad), undefined, bad);
+  }
+  assert.equal(isCommitSha("a".repeat(40)), true);
+  assert.equal(isCommitSha("A".repeat(40)), false);
+  assert.equal(isCommitSha("a".repeat(39)), false);
+  assert.equal(isCommitSha("g".repeat(40)), false);
+});
+
+Deno.test("CLI parsePullRef refuses a bad reference with a usage error naming it", () => {
+  for (const bad of ["acme/..#1", "_x/repo#1", "https://github.com/acme/./pull/1", "acme/repo#01"]) {
+    assert.throws(() => parsePullRef(bad), (err: Error) => err.name === "UsageError" && err.message.includes(bad));
+  }
+  assert.deepEqual(parsePullRef("acme/repo#7"), { owner: "acme", repo: "repo", number: 7 });
+});
+
+type ToolAnswer = { isError?: boolean; structuredContent?: Record<string, unknown> };
+
+Deno.test("MCP: every bad name is invalid_argument with its path, and nothing is written", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("names.db");
+  const client = await connectLegacyV1({
+    command: denoExecPath(),
+    args: [
+      "run",
+      "--no-prompt",
+      `--allow-read=${dir.path}`,
+      `--allow-write=${dir.path}`,
+      "--allow-env",
+      "--allow-net=127.0.0.1",
+      TEST_SERVER,
+      "serve",
+      "--product",
+      "--db",
+      db,
+    ],
+    cwd: REPO_ROOT,
+    // Nothing may reach a GitHub: admission refuses first. Port 9 (discard) would refuse anyway.
+    env: { LONGCALL_LOG: "error", LONGCALL_HTTP_TOKEN: "", LONGCALL_GITHUB_API_URL: "http://127.0.0.1:9" },
+    stderr: "inherit",
+  });
+  try {
+    const call = async (name: string, args: Record<string, unknown>) =>
+      await client.callTool({ name, arguments: args }) as ToolAnswer;
+    const expectInvalid = async (name: string, args: Record<string, unknown>, path: string) => {
+      const r = await call(name, args);
+      const error = r.structuredContent?.error as Record<string, unknown> | undefined;
+      assert.equal(r.isError, true, `${name} ${JSON.stringify(args)}: ${JSON.stringify(r)}`);
+      assert.equal(error?.code, "invalid_argument", `${name} ${JSON.stringify(args)}: ${JSON.stringify(error)}`);
+      assert.equal(error?.path, path, `${name} ${JSON.stringify(args)}`);
+    };
+    for (const owner of BAD_OWNERS) {
+      await expectInvalid(WATCH_KIND, { owner, repo: "widgets", number: 1 }, "$.owner");
+    }
+    for (const repo of BAD_REPOS) {
+      await expectInvalid(WATCH_KIND, { owner: "octo", repo, number: 1 }, "$.repo");
+    }
+    for (const bad of ["acme/..", "acme/.", "-acme/x", "acme-/x", "acme/-x", "_x/y", "acme", "acme/x/y"]) {
+      await expectInvalid(SYNC_KIND, { repositories: ["octo/widgets", bad] }, "$.repositories.1");
+    }
+    for (const bad of ["acme/..#1", "_x/y#1", "acme/x#0", "acme/x#01", `acme/x#${GITHUB_NUMBER_MAX + 1}`]) {
+      await expectInvalid("corpus.get_threads", { threads: ["octo/widgets#1", bad] }, "threads[1]");
+      await expectInvalid("corpus.get_pull_request_checks", { pull_requests: [bad] }, "pull_requests[0]");
+    }
+    for (const bad of ["acme/..", "-acme/x", "_x/y"]) {
+      await expectInvalid("corpus.get_repositories", { repositories: [bad] }, "repositories[0]");
+    }
+    // A good value is admitted (the job is written), so the refusals above were not a broken server.
+    const ok = await call(WATCH_KIND, { owner: "a".repeat(39), repo: "." + "b".repeat(99), number: 1 });
+    assert.notEqual(ok.isError, true, JSON.stringify(ok));
+  } finally {
+    await client.close();
+  }
+  const check = new DatabaseSync(db, { readOnly: true });
+  try {
+    const n = (check.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+    assert.equal(n, 1, "only the good submission was written");
+  } finally {
+    check.close();
+  }
+});
+
+Deno.test("A head SHA from GitHub that is not 40 hex ends the watch as github_invalid", async () => {
+  for (const headSha of ["not-a-sha", "A".repeat(40), "a".repeat(41)]) {
+    await using h = await openGitHubHarness({
+      scenario: [{ atMs: 0, headSha, checks: [{ name: "build", status: "completed", conclusion: "success" }] }],
+    });
+    const job = await h.control.submit(WATCH_KIND, { ...SCENARIO_PULL });
+    const row = await waitForStatus(h.store, job.id, TERMINAL, 30_000);
+    assert.equal(row.status, "failed", headSha);
+    assert.equal(row.error?.code, "github_invalid", JSON.stringify(row.error));
+    assert.equal(row.error?.retryable, false);
+    // With the SHA given by the client, the pull request's answer is still checked.
+    const pinned = await h.control.submit(WATCH_KIND, { ...SCENARIO_PULL, expected_head_sha: "c".repeat(40) });
+    const pinnedRow = await waitForStatus(h.store, pinned.id, TERMINAL, 30_000);
+    assert.equal(pinnedRow.error?.code, "github_invalid", JSON.stringify(pinnedRow.error));
+  }
+});
+
+const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+
+async function cli(dir: string, args: readonly string[]): Promise<{ code: number; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      `--allow-read=${dir}`,
+      `--allow-write=${dir}`,
+      "--allow-env",
+      "--deny-net",
+      MAIN,
+      ...args,
+    ],
+    env: { LONGCALL_LOG: "warn", LONGCALL_DB: "", LONGCALL_GITHUB_API_URL: "http://127.0.0.1:9" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test("CLI: checks watch and sync refuse bad names before anything is written", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("cli.db");
+  for (const ref of ["acme/..#1", "_x/y#1", "https://github.com/acme/../pull/1"]) {
+    const r = await cli(dir.path, ["checks", "watch", ref, "--db", db]);
+    assert.notEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Cannot watch a pull request/);
+    assert.doesNotMatch(r.stderr, /internal/i);
+  }
+  const r = await cli(dir.path, ["sync", "acme/..", "--db", db]);
+  assert.notEqual(r.code, 0, r.stderr);
+  assert.match(r.stderr, /invalid_argument|repositories/);
+  assert.doesNotMatch(r.stderr, /internal/i);
+  let jobs = 0;
+  try {
+    const check = new DatabaseSync(db, { readOnly: true });
+    jobs = (check.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+    check.close();
+  } catch {
+    jobs = 0; // never created: nothing was written either
+  }
+  assert.equal(jobs, 0);
+});
