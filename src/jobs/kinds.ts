@@ -42,6 +42,11 @@ export interface JobKind<Req, Res> {
   run(ctx: JobContext<Req>): Promise<Res>;
   /** The job's outcome word for a successful result (default `succeeded`). */
   outcome?(result: Res): string;
+  /**
+   * The material part of a running job's progress message (a watch: its CI signature), so a
+   * waiting reader wakes when it changes and not when a poll counter moves (src/jobs/wait.ts).
+   */
+  materialProgress?(message: string | null): string | undefined;
 }
 
 /** A kind with its types erased, for the registry. */
@@ -50,6 +55,7 @@ export interface AnyJobKind {
   parse(input: unknown): unknown;
   run(ctx: JobContext<unknown>): Promise<unknown>;
   outcome?(result: unknown): string;
+  materialProgress?(message: string | null): string | undefined;
 }
 
 /** Erases a kind's types for registration. */

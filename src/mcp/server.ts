@@ -8,6 +8,7 @@
 
 import { type AuthInfo, McpServer, type McpServerFactory } from "@modelcontextprotocol/server";
 import { AppError } from "../base/errors.ts";
+import { JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import { VERSION } from "../base/version.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
@@ -37,7 +38,10 @@ export const INSTRUCTIONS = [
   "Tools named github.* start a job and return at once: either an MCP task (if your host supports the tasks",
   "extension, it will follow the task for you) or a JobReference {id, poll_after_ms}. With a JobReference, call",
   "jobs.get {ids: [id]} after poll_after_ms, then again after each item's retry_after_ms, until execution_state is",
-  "terminal; use response_format detailed to read the result. jobs.cancel stops a job. corpus.* tools read the",
+  "terminal; use response_format detailed to read the result.",
+  `A host that cannot sleep between calls passes wait_ms (up to ${JOB_WAIT_MS_MAX}) to jobs.get: the call then`,
+  'returns when a job changes or ends, or after wait_ms (until: "terminal" skips intermediate changes).',
+  "jobs.cancel stops a job. corpus.* tools read the",
   "local corpus only and never touch the network; they say when the data was synced.",
 ].join(" ");
 
@@ -69,6 +73,7 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
           const result = await tool.call(args, {
             authority,
             tasksDeclared: requestDeclaresTasks(era, ctx.mcpReq.envelope),
+            signal: ctx.mcpReq.signal,
             ...(inputResponses === undefined ? {} : { inputResponses }),
           });
           // A CreateTaskResult (or a fixture's input_required result) passes through at runtime; the
