@@ -10,7 +10,10 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { JOB_WAIT_MS_MAX, JOB_WAIT_PROBE_MS, JOB_WAITERS_MAX } from "../src/base/limits.ts";
-import { JobWaits, type WaitEnd } from "../src/jobs/wait.ts";
+import { watchKind } from "../src/github/watch_kind.ts";
+import { JobKindRegistry } from "../src/jobs/kinds.ts";
+import { JobWaits, materialKey, type WaitEnd } from "../src/jobs/wait.ts";
+import type { JobRow } from "../src/store/job_rows.ts";
 import { changeStamp } from "../src/store/change_stamp.ts";
 import { spawnExecutorChild } from "./helpers/executor_child.ts";
 import { stdioServer } from "./helpers/longcall_procs.ts";
@@ -144,6 +147,37 @@ Deno.test("JobWaits.close: ends every waiter with shutdown; later waits answer s
   assert.equal(await waits.wait(JOB_WAIT_MS_MAX, never), "shutdown");
   const aborted = new JobWaits({ probe: () => "s", clock: new ManualClock() });
   assert.equal(await aborted.wait(JOB_WAIT_MS_MAX, never, AbortSignal.abort()), "cancelled");
+});
+
+Deno.test("materialKey: a watch's poll counter is not material; its CI signature (transitions), counts and state are", () => {
+  const registry = new JobKindRegistry([
+    watchKind({
+      observer: () => {
+        throw new Error("never observed");
+      },
+      saveObservation: () => Promise.resolve(),
+    }),
+  ]);
+  const row = {
+    kind: "github.wait_pull_request_checks",
+    status: "running",
+    outcome: null,
+    phase: "waiting_for_checks",
+    cancel_requested_at: null,
+    completed_items: 1,
+    total_items: 3,
+    error: null,
+    progress_message: "4 polls, 2 transitions; 1 passed, 0 failed, 2 pending",
+  } as unknown as JobRow;
+  const key = materialKey(row, registry);
+  const msg = (m: string) => materialKey({ ...row, progress_message: m }, registry);
+  assert.equal(msg("9 polls, 2 transitions; 1 passed, 0 failed, 2 pending"), key, "another poll: same key");
+  assert.notEqual(msg("5 polls, 3 transitions; 1 passed, 0 failed, 2 pending"), key, "a new CI signature");
+  assert.notEqual(materialKey({ ...row, completed_items: 2 }, registry), key, "a new progress count");
+  assert.notEqual(materialKey({ ...row, phase: "rate_limited" }, registry), key, "a new phase");
+  assert.notEqual(materialKey({ ...row, status: "succeeded", outcome: "failed" }, registry), key, "the end");
+  assert.notEqual(materialKey({ ...row, cancel_requested_at: 1 }, registry), key, "a cancellation request");
+  assert.equal(materialKey(undefined, registry), "absent");
 });
 
 // ---------------------------------------------------------------- JobControl.wait on real SQLite
