@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { JOB_WAIT_MS_MAX, JOB_WAIT_PROBE_MS, JOB_WAITERS_MAX } from "../src/base/limits.ts";
+import { permissionFlags } from "../src/cli/permissions.ts";
 import { watchKind } from "../src/github/watch_kind.ts";
 import { JobKindRegistry } from "../src/jobs/kinds.ts";
 import { JobWaits, materialKey, type WaitEnd } from "../src/jobs/wait.ts";
@@ -348,4 +349,51 @@ Deno.test("jobs.get wait_ms over MCP: a shutdown (SIGTERM) answers a waiting cal
   } finally {
     await client.close();
   }
+});
+
+// ---------------------------------------------------------------- longcall jobs get --wait-ms (real CLI process)
+
+const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
+
+function longcallCli(args: string[]): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", ...permissionFlags(), MAIN, ...args],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+Deno.test("longcall jobs get --wait-ms: refuses past the bound; another process's cancel ends the wait early", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("cli.db");
+  await using h = await openHarness(db, { executor: false });
+  const id = (await h.control.submit("sleep", { ms: 10 })).id;
+
+  const bad = await longcallCli(["jobs", "get", id, "--wait-ms", String(JOB_WAIT_MS_MAX + 1), "--db", db]).output();
+  assert.equal(bad.code, 2);
+  assert.match(new TextDecoder().decode(bad.stderr), /--wait-ms: expected an integer from 0 to 45000/);
+
+  const child = longcallCli([
+    "jobs",
+    "get",
+    id,
+    "--wait-ms",
+    String(JOB_WAIT_MS_MAX),
+    "--until",
+    "terminal",
+    "--json",
+    "--db",
+    db,
+  ]);
+  await h.control.cancel(id); // this process writes; the CLI process sees it through data_version
+  const out = await child.output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const answer = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    items: { value: { outcome: string } }[];
+    wait: { until: string; ended: string; waited_ms: number };
+  };
+  assert.equal(answer.wait.ended, "terminal");
+  assert.ok(answer.wait.waited_ms < JOB_WAIT_MS_MAX);
+  assert.equal(answer.items[0]?.value.outcome, "cancelled");
 });

@@ -230,7 +230,8 @@ export function serveCommand(parts: () => ServerParts): Command {
     usage: "longcall serve [--http] [--listen HOST:PORT] [--read-only] [--db PATH]",
     description: [
       "Both protocol generations are served: 2026-07-28 clients (server/discover) get the",
-      "io.modelcontextprotocol/tasks extension; legacy clients (initialize) get JobReferences and jobs.get.",
+      "io.modelcontextprotocol/tasks extension; legacy clients (initialize) get JobReferences and jobs.get,",
+      "whose wait_ms (up to 45000) waits in the call until a job changes or ends (for hosts that cannot sleep).",
       "Logs go to stderr (LONGCALL_LOG=debug|info|warn|error). With --http, a non-loopback --listen",
       "requires LONGCALL_HTTP_TOKEN; clients then send Authorization: Bearer <token>.",
     ].join("\n"),
