@@ -17,7 +17,7 @@ import { JobWaits, materialKey, type WaitEnd } from "../src/jobs/wait.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import { changeStamp } from "../src/store/change_stamp.ts";
 import { spawnExecutorChild } from "./helpers/executor_child.ts";
-import { stdioServer } from "./helpers/longcall_procs.ts";
+import { spawnHttp, stdioServer } from "./helpers/longcall_procs.ts";
 import { connectLegacyV1, type V1Client } from "./helpers/mcp_clients.ts";
 import { openHarness, tempDir } from "./helpers/temp.ts";
 
@@ -396,4 +396,40 @@ Deno.test("longcall jobs get --wait-ms: refuses past the bound; another process'
   assert.equal(answer.wait.ended, "terminal");
   assert.ok(answer.wait.waited_ms < JOB_WAIT_MS_MAX);
   assert.equal(answer.items[0]?.value.outcome, "cancelled");
+});
+
+Deno.test("jobs.get wait_ms over streamable HTTP: the waiter bound holds and a client's request abort frees its waiter", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("h.db");
+  await using server = await spawnHttp(dir.path, db);
+  const client = await connectLegacyV1({ url: server.mcpUrl });
+  try {
+    const id = await startSleep(client, 120_000);
+    const aborts = Array.from({ length: JOB_WAITERS_MAX }, () => new AbortController());
+    const parked = aborts.map((a) =>
+      call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" }, a.signal).then(
+        () => "answered",
+        (err: unknown) => (err instanceof Error ? err.name : String(err)),
+      )
+    );
+    // HTTP requests race each other: probe with 1-ms waits until the bound is reached.
+    let ended: WaitEnd | undefined;
+    for (let i = 0; i < 500 && ended !== "waiters_full"; i++) {
+      ended = waitOf(await call(client, "jobs.get", { ids: [id], wait_ms: 1 })).ended;
+    }
+    assert.equal(ended, "waiters_full");
+    for (const a of aborts) a.abort();
+    const outcomes = await Promise.all(parked);
+    assert.ok(outcomes.every((o) => o !== "answered"), `aborted calls get no answer: ${outcomes.join(",")}`);
+    // Cancellation notifications travel on their own requests: once processed, every slot is free again.
+    let next: WaitEnd | undefined;
+    for (let i = 0; i < 500 && next !== "deadline"; i++) {
+      next = waitOf(await call(client, "jobs.get", { ids: [id], wait_ms: 1 })).ended;
+      if (next !== "deadline") await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(next, "deadline", "the aborted waiters were released");
+    await call(client, "jobs.cancel", { ids: [id] });
+  } finally {
+    await client.close();
+  }
 });

@@ -13,6 +13,7 @@ import type { Logger } from "../base/log.ts";
 import { VERSION } from "../base/version.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import { registerTasksExtension, requestDeclaresTasks, type TaskInputs } from "../tasks/adapter.ts";
+import { forwardCancellations, RequestCancels } from "./cancels.ts";
 import { advertiseOnly, errorResult, type ToolResult, withErrorOutput } from "./tool_kit.ts";
 import type { ToolDef } from "./tools.ts";
 
@@ -54,12 +55,15 @@ export function authorityOf(authInfo: AuthInfo | undefined): Authority {
 /** Builds the dual-era factory. */
 export function createServerFactory(deps: ServerDeps): McpServerFactory {
   const tools = deps.readOnly === true ? deps.tools.filter((t) => t.annotations.readOnlyHint) : deps.tools;
+  // One registry for every instance this factory builds (stateless HTTP: one per request).
+  const cancels = new RequestCancels();
   return ({ era, authInfo }) => {
     const authority = authorityOf(authInfo);
     const mcp = new McpServer(
       { name: "longcall", version: VERSION },
       { capabilities: { tools: {} }, instructions: deps.instructions ?? INSTRUCTIONS },
     );
+    forwardCancellations(mcp.server, cancels, authority);
     for (const tool of tools) {
       mcp.registerTool(tool.name, {
         title: tool.annotations.title,
@@ -68,12 +72,13 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
         ...(tool.outputSchema === undefined ? {} : { outputSchema: advertiseOnly(withErrorOutput(tool.outputSchema)) }),
         annotations: tool.annotations,
       }, async (args: unknown, ctx) => {
+        const cancel = cancels.open(authority, ctx.mcpReq.id);
         try {
           const inputResponses = ctx.mcpReq.inputResponses;
           const result = await tool.call(args, {
             authority,
             tasksDeclared: requestDeclaresTasks(era, ctx.mcpReq.envelope),
-            signal: ctx.mcpReq.signal,
+            signal: AbortSignal.any([ctx.mcpReq.signal, cancel.signal]),
             ...(inputResponses === undefined ? {} : { inputResponses }),
           });
           // A CreateTaskResult (or a fixture's input_required result) passes through at runtime; the
@@ -82,6 +87,8 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
         } catch (err) {
           if (!(err instanceof AppError)) deps.log.error(`tool ${tool.name} failed`, { error: String(err) });
           return errorResult(err);
+        } finally {
+          cancel.close();
         }
       });
     }
