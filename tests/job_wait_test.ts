@@ -17,8 +17,8 @@ import { JobWaits, materialKey, type WaitEnd } from "../src/jobs/wait.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import { changeStamp } from "../src/store/change_stamp.ts";
 import { spawnExecutorChild } from "./helpers/executor_child.ts";
-import { spawnHttp, stdioServer } from "./helpers/longcall_procs.ts";
-import { connectLegacyV1, type V1Client } from "./helpers/mcp_clients.ts";
+import { modernMeta, spawnHttp, stdioServer } from "./helpers/longcall_procs.ts";
+import { connectLegacyV1, MODERN_PROTOCOL_VERSION, type V1Client } from "./helpers/mcp_clients.ts";
 import { openHarness, tempDir } from "./helpers/temp.ts";
 
 /** Lets timers of 0 ms and every queued microtask run. */
@@ -428,6 +428,60 @@ Deno.test("jobs.get wait_ms over streamable HTTP: the waiter bound holds and a c
       if (next !== "deadline") await new Promise((resolve) => setTimeout(resolve, 10));
     }
     assert.equal(next, "deadline", "the aborted waiters were released");
+    await call(client, "jobs.cancel", { ids: [id] });
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("jobs.get wait_ms over streamable HTTP: a client that drops its connection frees its waiter", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("d.db");
+  await using server = await spawnHttp(dir.path, db);
+  const client = await connectLegacyV1({ url: server.mcpUrl });
+  try {
+    const id = await startSleep(client, 120_000);
+    // Modern-era requests (one HTTP request per call, no session), each on a connection the test then drops.
+    const drops = Array.from({ length: JOB_WAITERS_MAX }, () => new AbortController());
+    const sent = drops.map((d, i) =>
+      fetch(server.mcpUrl, {
+        method: "POST",
+        signal: d.signal,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": MODERN_PROTOCOL_VERSION,
+          "mcp-method": "tools/call",
+          "mcp-name": "jobs.get",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1000 + i,
+          method: "tools/call",
+          params: {
+            name: "jobs.get",
+            arguments: { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" },
+            _meta: modernMeta(),
+          },
+        }),
+      }).then(async (r) => {
+        await r.body?.cancel();
+        return "answered";
+      }, () => "dropped")
+    );
+    let ended: WaitEnd | undefined;
+    for (let i = 0; i < 500 && ended !== "waiters_full"; i++) {
+      ended = waitOf(await call(client, "jobs.get", { ids: [id], wait_ms: 1 })).ended;
+    }
+    assert.equal(ended, "waiters_full");
+    for (const d of drops) d.abort();
+    await Promise.all(sent);
+    let next: WaitEnd | undefined;
+    for (let i = 0; i < 500 && next !== "deadline"; i++) {
+      next = waitOf(await call(client, "jobs.get", { ids: [id], wait_ms: 1 })).ended;
+      if (next !== "deadline") await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(next, "deadline", "the dropped connections' waiters were released");
     await call(client, "jobs.cancel", { ids: [id] });
   } finally {
     await client.close();
