@@ -40,8 +40,8 @@ export const INSTRUCTIONS = [
   "extension, it will follow the task for you) or a JobReference {id, poll_after_ms}. With a JobReference, call",
   "jobs.get {ids: [id]} after poll_after_ms, then again after each item's retry_after_ms, until execution_state is",
   "terminal; use response_format detailed to read the result.",
-  `A host that cannot sleep between calls passes wait_ms (up to ${JOB_WAIT_MS_MAX}) to jobs.get: the call then`,
-  'returns when a job changes or ends, or after wait_ms (until: "terminal" skips intermediate changes).',
+  `If you cannot wait between calls, pass wait_ms (up to ${JOB_WAIT_MS_MAX}) to jobs.get: it then returns as soon`,
+  'as a job changes or ends, or after wait_ms (add until: "terminal" to skip intermediate changes).',
   "jobs.cancel stops a job. corpus.* tools read the",
   "local corpus only and never touch the network; they say when the data was synced.",
 ].join(" ");
