@@ -214,7 +214,7 @@ console.log(`The model is scripted (deterministic, offline). User: “${scenario
 console.log("");
 
 let ticker: ReturnType<typeof setInterval> | undefined;
-let results: Record<HostKind, RunResult>;
+let results: Record<"polling" | "task", RunResult>;
 try {
   ticker = tty ? setInterval(() => draw(), 100) : undefined;
   const run = (host: HostKind) =>

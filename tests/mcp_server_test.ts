@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import {
   IDS_PER_CALL_MAX,
+  JOB_WAIT_MS_MAX,
   MCP_MESSAGE_BYTES_MAX,
   POLL_INTERVAL_MS_MAX,
   POLL_INTERVAL_MS_MIN,
@@ -115,7 +116,10 @@ function assertJobReference(result: CallResult, kind: string): string {
   assert.ok((ref["message"] as string).includes(id), "message names the id");
   const poll = ref["poll_after_ms"] as number;
   assert.ok(Number.isInteger(poll) && poll >= POLL_INTERVAL_MS_MIN && poll <= POLL_INTERVAL_MS_MAX, `poll ${poll}`);
-  assert.deepEqual(ref["follow_up"], { action: { type: "poll_job", poll_job: { ids: [id] } }, retry_after_ms: poll });
+  assert.deepEqual(ref["follow_up"], {
+    action: { type: "poll_job", poll_job: { ids: [id], wait_ms: JOB_WAIT_MS_MAX } },
+    retry_after_ms: poll,
+  });
   return id;
 }
 

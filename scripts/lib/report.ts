@@ -5,7 +5,7 @@
  * @module
  */
 
-import { answerText, HOST_LABEL, type RunResult, sameAnswer } from "./hosts.ts";
+import { answerText, HOST_LABEL, INSTANT_POLLS_MAX, type RunResult, sameAnswer } from "./hosts.ts";
 import type { Scenario } from "./scenarios.ts";
 
 /** Bytes per token of the rough token estimate. */
@@ -14,11 +14,19 @@ export const BYTES_PER_TOKEN = 4;
 /** Goal on the PR-checks scenarios: fewer model calls and fewer model-visible bytes for the task-aware host. */
 export const GOAL = { modelCallsReductionMin: 0.9, visibleBytesReductionMin: 0.8 } as const;
 
-/** Both hosts' runs of one scenario. */
+/** Both hosts' runs of one scenario, plus the runs of the hosts without tasks when they ran. */
 export interface Pair {
   scenario: Scenario;
   polling: RunResult;
   task: RunResult;
+  instant?: RunResult;
+  wait?: RunResult;
+}
+
+/** Whether a wait_ms host run reached the right verdict within its model-call bound. */
+export function withinWaitBound(r: RunResult): boolean {
+  const bound = r.noTask?.bound;
+  return r.correct && bound !== undefined && r.meter.modelCalls <= bound;
 }
 
 /** Relative reduction from `before` to `after` (0.9 = 90 % fewer); undefined when `before` is 0. */
@@ -128,6 +136,16 @@ export function goalCheck(pairs: readonly Pair[]): GoalLine[] {
     target: `${pairs.length} of ${pairs.length}`,
     met: identical === pairs.length,
   });
+  const waits = pairs.flatMap((p) => p.wait === undefined ? [] : [p.wait]);
+  if (waits.length > 0) {
+    const met = waits.filter(withinWaitBound).length;
+    lines.push({
+      what: "wait_ms host: right verdict within 2 + ⌈D / wait_ms⌉ model calls (+ turns a cancel or crash forces)",
+      measured: `${met} of ${waits.length}`,
+      target: `${waits.length} of ${waits.length}`,
+      met: met === waits.length,
+    });
+  }
   const correct = pairs.filter((p) => p.polling.correct && p.task.correct).length;
   lines.push({
     what: "Final results equal to the scenario's expected outcome",
@@ -286,6 +304,9 @@ export function markdownReport(pairs: readonly Pair[], meta: RunMeta): string {
     );
     out.push("");
   }
+  if (pairs.some((p) => p.wait !== undefined || p.instant !== undefined)) {
+    out.push(...noTaskSection(pairs, meta.rate));
+  }
   out.push("## Totals");
   out.push("");
   out.push(mdTable(
@@ -336,6 +357,62 @@ export function markdownReport(pairs: readonly Pair[], meta: RunMeta): string {
   return out.join("\n") + "\n";
 }
 
+/** Simulated seconds of a real duration. */
+function simSeconds(realMs: number, rate: number): string {
+  return `${Math.round(realMs * rate / 1000)} s`;
+}
+
+/** The rows of the hosts-without-tasks table (also printed by scripts/eval.ts). */
+export function noTaskRows(pairs: readonly Pair[], rate: number): string[][] {
+  return pairs.filter((p) => p.wait !== undefined || p.instant !== undefined).map((p) => {
+    const i = p.instant, w = p.wait;
+    const nt = w?.noTask;
+    return [
+      `\`${p.scenario.id}\``,
+      nt === undefined ? "–" : simSeconds(nt.jobMs, rate),
+      i === undefined ? "–" : int(i.meter.modelCalls),
+      i === undefined ? "–" : i.noTask?.gaveUp === true ? `gave up (${answerText(i.answer)})` : answerText(i.answer),
+      w === undefined ? "–" : int(w.meter.modelCalls),
+      nt?.bound === undefined ? "–" : `${nt.bound}${nt.forcedTurns > 0 ? ` (incl. ${nt.forcedTurns} forced)` : ""}`,
+      w === undefined ? "–" : withinWaitBound(w) ? "yes" : "**no**",
+      w === undefined ? "–" : `${answerText(w.answer)}${w.correct ? "" : " (WRONG)"}`,
+    ];
+  });
+}
+
+function noTaskSection(pairs: readonly Pair[], rate: number): string[] {
+  const w = pairs.find((p) => p.wait?.noTask !== undefined)?.wait?.noTask;
+  const waitSim = w === undefined ? "" : `${Math.round(w.waitMs * rate / 1000)} s`;
+  return [
+    "## Hosts without tasks",
+    "",
+    "Hosts that get a JobReference (headless `claude -p`, `CLAUDE_CODE_DISABLE_MCP_TASKS=1`, any session on the " +
+    "legacy handshake) and whose model answers instantly. The **instant polling host** calls `jobs.get` again " +
+    `as soon as it has an answer and gives up after ${INSTANT_POLLS_MAX} polls of an unfinished job, as the fast ` +
+    "model of `claude -p` was seen to do (41 calls in 3 s). The **wait_ms polling host** calls `jobs.get` with the " +
+    `\`wait_ms\` its JobReference's \`follow_up\` suggests (${waitSim} of simulated time), \`until: "terminal"\` and ` +
+    "the detailed view, so each call returns when the job ends or after `wait_ms`. *D* is the time from the tool " +
+    "call until the host saw the job end (simulated). The bound is 2 + ⌈D / wait_ms⌉ model calls (the tool call, " +
+    "the waits, the answer), plus the turns a scenario forces: a user's stop costs a `jobs.cancel` and the call " +
+    "that confirms the cooperative stop (2), a crash costs the call it cut (1).",
+    "",
+    mdTable(
+      [
+        "Scenario",
+        "D",
+        "Instant host: model calls",
+        "Instant host: answer",
+        "wait_ms host: model calls",
+        "Bound",
+        "Within",
+        "wait_ms host: answer",
+      ],
+      noTaskRows(pairs, rate),
+    ),
+    "",
+  ];
+}
+
 const METHOD = (rate: number) =>
   `## Method
 
@@ -356,6 +433,12 @@ const METHOD = (rate: number) =>
   default concise view and, when the job ends without an error, reads the typed result once with
   \`response_format: "detailed"\`. A user cancellation is a model turn calling \`jobs.cancel\`, then polling until
   the job is terminal. After a crash the host starts a new server between two turns, and the model keeps polling.
+- **Hosts without tasks** (instant polling host, wait_ms polling host; section above). The same v1 client and
+  JobReference as the polling host, but the model takes no time per turn and cannot sleep: the instant host calls
+  \`jobs.get\` again at once; the wait_ms host passes \`wait_ms\` (the \`follow_up\`'s suggestion divided by the
+  simulated-clock rate, so a 45-s wait of a real host is 45 s of simulated CI here) and \`until: "terminal"\`. A user's
+  stop aborts the call in flight with the client's request abort (\`notifications/cancelled\`), then the model calls
+  \`jobs.cancel\`; a crash cuts the call in flight and the host starts a new server before the next call.
 - **The scripted model** is deterministic and offline: it always makes the decisions above, and takes no time to
   think (so elapsed times favour the polling host, whose every turn would cost an LLM round trip in reality).
 - **Counted.** *Model calls*: inferences, each reading the conversation and writing one tool call or the final

@@ -241,3 +241,15 @@ export const LOG_TRANSPORT_ERROR_CHARS_MAX = 300;
 
 /** Concurrent HTTP requests served. */
 export const HTTP_CONCURRENT_REQUESTS_MAX = 64;
+
+// ---------------------------------------------------------------- jobs.get waits (issue 10)
+
+/** Longest `wait_ms` of one `jobs.get`: well under the ~60 s tool-call timeout of Claude Desktop and Codex
+ * (docs: real hosts), so a waiting call always answers before the host gives up on it. */
+export const JOB_WAIT_MS_MAX = 45_000;
+/** Waiting `jobs.get` calls per server process; past it a call answers at once with the current view. Half of
+ * {@linkcode HTTP_CONCURRENT_REQUESTS_MAX}, so waiting calls never hold every HTTP request slot. */
+export const JOB_WAITERS_MAX = 32;
+/** Period of the one shared change probe (`data_version` + `total_changes()`) that runs only while someone
+ * waits: jobs may be written by another process, which no in-process event reports. */
+export const JOB_WAIT_PROBE_MS = 100;

@@ -6,10 +6,18 @@
  */
 
 import { systemClock } from "../base/clock.ts";
-import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX } from "../base/limits.ts";
+import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
 import type { JobKindRegistry } from "../jobs/kinds.ts";
-import { type BatchItem, batchOf, jobCancelItems, jobGetItems, type JobItem, jobItem } from "../mcp/job_views.ts";
+import {
+  type BatchItem,
+  batchOf,
+  jobCancelItems,
+  jobGetItems,
+  jobIdsOf,
+  type JobItem,
+  jobItem,
+} from "../mcp/job_views.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { openStore } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
@@ -99,17 +107,36 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
     {
       name: "jobs get",
       summary: "Show jobs by id (each id answered on its own; unknown ids exit 3).",
-      usage: "longcall jobs get ID... [--detailed] [--json] [--db PATH]",
-      options: { detailed: { type: "boolean", help: "Include request and result" }, json: jsonOption, db: dbOption },
-      examples: ["longcall jobs get 0b9c...e1 --json --detailed"],
-      run(values, positionals) {
+      usage: "longcall jobs get ID... [--detailed] [--wait-ms MS [--until change|terminal]] [--json] [--db PATH]",
+      options: {
+        detailed: { type: "boolean", help: "Include request and result" },
+        "wait-ms": {
+          type: "string",
+          help: `Wait up to MS (0..${JOB_WAIT_MS_MAX}) for a job to change or end first, as jobs.get wait_ms`,
+          value: "MS",
+        },
+        until: { type: "string", help: "With --wait-ms: change (default) or terminal (all ended)", value: "WHEN" },
+        json: jsonOption,
+        db: dbOption,
+      },
+      examples: ["longcall jobs get 0b9c...e1 --json --detailed", "longcall jobs get 0b9c...e1 --wait-ms 45000"],
+      async run(values, positionals) {
         const ids = idsFrom(positionals, "get");
+        const waitMs = intOption(values["wait-ms"], "wait-ms", 0, JOB_WAIT_MS_MAX, 0);
+        const until = (values.until as string | undefined) ?? "change";
+        if (until !== "change" && until !== "terminal") {
+          throw new UsageError(`Cannot use --until: expected change or terminal, current value is ${until}`);
+        }
         const { store, control } = openControl(values, registry);
         try {
+          const wait = waitMs === 0 ? undefined : await control.wait(jobIdsOf(ids), null, { ms: waitMs, until });
           const items = jobGetItems(control, ids, null, values.detailed ? "detailed" : "concise");
-          printItems(items, values.json === true);
-          return Promise.resolve(items.every((i) => i.item_status === "complete") ? EXIT_OK : EXIT_NOT_FOUND);
+          if (wait !== undefined && values.json === true) {
+            console.log(JSON.stringify({ ...batchOf(items), wait }, null, 2));
+          } else printItems(items, values.json === true);
+          return items.every((i) => i.item_status === "complete") ? EXIT_OK : EXIT_NOT_FOUND;
         } finally {
+          control.waits.close();
           store.close();
         }
       },

@@ -67,6 +67,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
             handlerClock,
             log: log.child("executor"),
             onTerminal: (id) => post({ type: "terminal", id }),
+            onProgress: (id) => post({ type: "progress", id }),
           });
           await executor.start();
           post({ type: "ready", ownerId: executor.ownerId });

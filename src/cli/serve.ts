@@ -1,6 +1,7 @@
 /**
  * `longcall serve`: wires the store, the control side, the executor and the MCP server,
- * and owns graceful shutdown (end of stdin, SIGINT, SIGTERM): stop serving, stop
+ * and owns graceful shutdown (end of stdin, SIGINT, SIGTERM): answer waiting `jobs.get`
+ * calls, stop serving, stop
  * claiming, abort running jobs, record them as interrupted after a bounded grace, delete
  * the owner row, close the database. Queued jobs stay queued for the next process.
  *
@@ -13,6 +14,8 @@ import { JOB_RETENTION_MS_MAX, JOB_RETENTION_MS_MIN } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
 import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
 import type { JobKindRegistry } from "../jobs/kinds.ts";
+import { JobWaits } from "../jobs/wait.ts";
+import { changeStamp } from "../store/change_stamp.ts";
 import { createServerFactory } from "../mcp/server.ts";
 import type { ToolDef } from "../mcp/tools.ts";
 import type { TaskInputs } from "../tasks/adapter.ts";
@@ -99,18 +102,33 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     log.warn("simulated time: job handlers run faster than real time", { rate: flags.timeRate });
   }
   const registry = parts.registry({ store, log, clock: handlerClock });
+  // Waiting jobs.get calls share one change probe; the executor's own events wake them sooner.
+  const waits = new JobWaits({ probe: () => changeStamp(store.conn), clock: systemClock });
   const executor: Runner = parts.networkWorker === undefined
     ? new Executor(store.rows, registry, {
       clock: systemClock,
       handlerClock,
       log: log.child("executor"),
       ...parts.executor,
+      onTerminal: (id) => {
+        parts.executor?.onTerminal?.(id);
+        waits.notify();
+      },
+      onProgress: (id) => {
+        parts.executor?.onProgress?.(id);
+        waits.notify();
+      },
     })
-    : new WorkerExecutor(parts.networkWorker.moduleUrl, {
-      net: [netHostOf(parts.networkWorker.github.baseUrl)],
-      read: [...databaseFiles(flags.db), moduleDir(parts.networkWorker.moduleUrl)],
-      write: databaseFiles(flags.db),
-    }, log);
+    : new WorkerExecutor(
+      parts.networkWorker.moduleUrl,
+      {
+        net: [netHostOf(parts.networkWorker.github.baseUrl)],
+        read: [...databaseFiles(flags.db), moduleDir(parts.networkWorker.moduleUrl)],
+        write: databaseFiles(flags.db),
+      },
+      log,
+      () => waits.notify(),
+    );
   const control = new JobControl(store.rows, registry, {
     clock: systemClock,
     handlerClock,
@@ -118,6 +136,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     ...(flags.retentionMs === undefined ? {} : { retentionMs: flags.retentionMs }),
     onSubmitted: () => executor.wake(),
     onCancelRequested: (ids) => executor.abortLocal(ids),
+    waits,
   });
   // The network worker opens its store and starts its executor in parallel with serving (its
   // permissions were fixed when it was created; narrowing waits only for its code to load).
@@ -195,6 +214,9 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   Deno.removeSignalListener("SIGINT", onInt);
   Deno.removeSignalListener("SIGTERM", onTerm);
   log.info("shutting down");
+  // Waiting jobs.get calls answer now with the current view, before the transport closes.
+  waits.close();
+  await new Promise((resolve) => setTimeout(resolve, 0));
   await serving.close().catch((err) => log.warn("close failed", { error: String(err) }));
   await executor.stop();
   store.close();
@@ -209,7 +231,8 @@ export function serveCommand(parts: () => ServerParts): Command {
     usage: "longcall serve [--http] [--listen HOST:PORT] [--read-only] [--db PATH]",
     description: [
       "Both protocol generations are served: 2026-07-28 clients (server/discover) get the",
-      "io.modelcontextprotocol/tasks extension; legacy clients (initialize) get JobReferences and jobs.get.",
+      "io.modelcontextprotocol/tasks extension; legacy clients (initialize) get JobReferences and jobs.get,",
+      "whose wait_ms (up to 45000) waits in the call until a job changes or ends (for hosts that cannot sleep).",
       "Logs go to stderr (LONGCALL_LOG=debug|info|warn|error). With --http, a non-loopback --listen",
       "requires LONGCALL_HTTP_TOKEN; clients then send Authorization: Bearer <token>.",
     ].join("\n"),

@@ -31,13 +31,15 @@ export class WorkerExecutor {
   #failed: string | undefined;
   #loaded: Promise<unknown>;
 
-  constructor(moduleUrl: string | URL, permissions: WorkerPermissions, log: Logger) {
+  /** `onJobEvent` hears each job progress or end the worker reports (wakes waiting readers). */
+  constructor(moduleUrl: string | URL, permissions: WorkerPermissions, log: Logger, onJobEvent?: () => void) {
     this.#log = log;
     this.#worker = createWorker(moduleUrl, permissions);
     this.#loaded = this.#expect("loaded", WORKER_START_TIMEOUT_MS);
     this.#loaded.catch(() => {}); // reported to whoever awaits loaded(); never an unhandled rejection
     this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const m = event.data;
+      if (m.type === "terminal" || m.type === "progress") onJobEvent?.();
       if (m.type === "failed") {
         this.#failed = m.message;
         this.#log.error("network worker failed", { error: m.message });

@@ -15,9 +15,11 @@ import {
   JOB_RETENTION_MS_DEFAULT,
   JOB_RUNNING_MAX_DEFAULT,
 } from "../base/limits.ts";
+import { changeStamp } from "../store/change_stamp.ts";
 import type { CancelEffect, JobRow, JobRows, JobStatus } from "../store/job_rows.ts";
 import { pollAfterMs } from "./guidance.ts";
 import type { JobKindRegistry } from "./kinds.ts";
+import { isSettled, JobWaits, materialKey, type WaitEnd } from "./wait.ts";
 
 export interface JobControlOptions {
   clock: Clock;
@@ -30,6 +32,16 @@ export interface JobControlOptions {
   onSubmitted?: (row: JobRow) => void;
   /** Called after a cancellation was persisted for running jobs (aborts a local handler at once). */
   onCancelRequested?: (ids: string[]) => void;
+  /** The waiters of bounded reads (default: one over this store's change stamp, deadlines on `clock`). */
+  waits?: JobWaits;
+}
+
+/** How a bounded read ({@linkcode JobControl.wait}) ended, as `jobs.get` reports it. */
+export interface WaitReport {
+  /** `change`: the first material change of any job; `terminal`: only when all are terminal. */
+  until: "change" | "terminal";
+  ended: WaitEnd;
+  waited_ms: number;
 }
 
 /** Who may see a job: `null` is the local authority (stdio, CLI); a string scopes to one HTTP token. */
@@ -44,6 +56,8 @@ export class JobControl {
   readonly retentionMs: number;
   readonly runningMax: number;
   readonly #handlerClock: Clock;
+  /** Bounded reads waiting for jobs to change (closed on shutdown). */
+  readonly waits: JobWaits;
   readonly #onSubmitted: ((row: JobRow) => void) | undefined;
   readonly #onCancelRequested: ((ids: string[]) => void) | undefined;
 
@@ -57,6 +71,7 @@ export class JobControl {
     this.#handlerClock = options.handlerClock ?? options.clock;
     this.#onSubmitted = options.onSubmitted;
     this.#onCancelRequested = options.onCancelRequested;
+    this.waits = options.waits ?? new JobWaits({ probe: () => changeStamp(rows.conn), clock: options.clock });
   }
 
   /**
@@ -93,6 +108,7 @@ export class JobControl {
       admittedMax: this.admittedMax,
     });
     this.#onSubmitted?.(row);
+    this.waits.notify();
     return row;
   }
 
@@ -163,7 +179,32 @@ export class JobControl {
     if (this.get(id, authority) === undefined) return { kind: "not_found" };
     const effect = await this.rows.jobCancelRequest(id, this.clock.now());
     if (effect.kind === "requested") this.#onCancelRequested?.([id]);
+    this.waits.notify();
     return effect;
+  }
+
+  /**
+   * A bounded read: resolves once any of the jobs `ids` visible to `authority` changes
+   * materially (`until: "change"`) or all of them are terminal, else after `ms`; at once when
+   * `signal` aborts, the waits close, or too many calls wait already. Never writes.
+   */
+  async wait(
+    ids: readonly string[],
+    authority: Authority,
+    options: { ms: number; until: "change" | "terminal"; signal?: AbortSignal },
+  ): Promise<WaitReport> {
+    const start = this.clock.now();
+    const read = () => ids.map((id) => this.get(id, authority));
+    let before: string[] | undefined;
+    const ended = await this.waits.wait(options.ms, () => {
+      const rows = read();
+      if (rows.every(isSettled)) return "terminal";
+      const keys = rows.map((r) => materialKey(r, this.registry));
+      if (before === undefined) before = keys;
+      else if (options.until === "change" && keys.some((k, i) => k !== before?.[i])) return "changed";
+      return undefined;
+    }, options.signal);
+    return { until: options.until, ended, waited_ms: Math.max(0, this.clock.now() - start) };
   }
 
   /** Poll guidance for a job in milliseconds; undefined when terminal. */

@@ -47,6 +47,10 @@ export interface JobKind<Req, Res> {
    * can show something new: the first poll guidance of a queued job (default: about a second).
    */
   firstPollAfterMs?(request: Req): number;
+   * The material part of a running job's progress message (a watch: its CI signature), so a
+   * waiting reader wakes when it changes and not when a poll counter moves (src/jobs/wait.ts).
+   */
+  materialProgress?(message: string | null): string | undefined;
 }
 
 /** A kind with its types erased, for the registry. */
@@ -56,6 +60,7 @@ export interface AnyJobKind {
   run(ctx: JobContext<unknown>): Promise<unknown>;
   outcome?(result: unknown): string;
   firstPollAfterMs?(request: unknown): number;
+  materialProgress?(message: string | null): string | undefined;
 }
 
 /** Erases a kind's types for registration. */

@@ -7,6 +7,7 @@
 
 import type { JobError } from "../base/errors.ts";
 import { isJobId } from "../base/ids.ts";
+import { JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import { boundedResult, jobSummary } from "../jobs/views.ts";
 import type { CancelEffect, JobRow } from "../store/job_rows.ts";
@@ -20,7 +21,8 @@ export interface JobReference {
   message: string;
   poll_after_ms: number;
   follow_up: {
-    action: { type: "poll_job"; poll_job: { ids: string[] } };
+    /** `poll_job` is the `jobs.get` arguments to send; `wait_ms` lets a host that cannot sleep wait in the call. */
+    action: { type: "poll_job"; poll_job: { ids: string[]; wait_ms?: number } };
     retry_after_ms: number;
   };
 }
@@ -127,7 +129,10 @@ export function jobReference(row: JobRow, control: JobControl): JobReference {
       `Started ${row.kind} as job ${row.id}. Call the jobs.get tool (jobs_get in hosts that rename tools) with ` +
       `ids ["${row.id}"] after ${pollMs} ms to follow it; the jobs.cancel tool (jobs_cancel) stops it.`,
     poll_after_ms: pollMs,
-    follow_up: { action: { type: "poll_job", poll_job: { ids: [row.id] } }, retry_after_ms: pollMs },
+    follow_up: {
+      action: { type: "poll_job", poll_job: { ids: [row.id], wait_ms: JOB_WAIT_MS_MAX } },
+      retry_after_ms: pollMs,
+    },
   };
 }
 
@@ -152,6 +157,11 @@ export function cancelItem(key: string, effect: CancelEffect, control: JobContro
 /** The id inside a key: `job:<id>` references are accepted as well as bare ids. */
 function idOf(key: string): string {
   return key.startsWith("job:") ? key.slice(4) : key;
+}
+
+/** The distinct valid job ids among `keys` (invalid keys are answered as items, never waited on). */
+export function jobIdsOf(keys: readonly string[]): string[] {
+  return [...new Set(keys.map(idOf).filter(isJobId))];
 }
 
 const INVALID = (key: string): BatchItem<JobItem> => ({

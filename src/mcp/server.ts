@@ -8,10 +8,12 @@
 
 import { type AuthInfo, McpServer, type McpServerFactory } from "@modelcontextprotocol/server";
 import { AppError } from "../base/errors.ts";
+import { JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import { VERSION } from "../base/version.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import { registerTasksExtension, requestDeclaresTasks, type TaskInputs } from "../tasks/adapter.ts";
+import { forwardCancellations, RequestCancels } from "./cancels.ts";
 import { advertiseOnly, errorResult, type ToolResult, withErrorOutput } from "./tool_kit.ts";
 import type { ToolDef } from "./tools.ts";
 
@@ -38,9 +40,11 @@ export const INSTRUCTIONS = [
   "(if your host supports the tasks extension, it will follow the task for you) or a JobReference {id,",
   "poll_after_ms}. With a JobReference, call the jobs.get tool (jobs_get in hosts that rename tools, e.g.",
   "mcp__longcall__jobs_get) with {ids: [id]} after poll_after_ms, then again after each item's retry_after_ms, until",
-  "execution_state is terminal; use response_format detailed to read the result. The jobs.cancel tool (jobs_cancel)",
-  "stops a job. corpus.* tools read the local corpus only and never touch the network; they say when the data was",
-  "synced.",
+  "execution_state is terminal; use response_format detailed to read the result.",
+  `If you cannot wait between calls, pass wait_ms (up to ${JOB_WAIT_MS_MAX}) to jobs.get: it then returns as soon`,
+  'as a job changes or ends, or after wait_ms (add until: "terminal" to skip intermediate changes).',
+  "The jobs.cancel tool (jobs_cancel) stops a job. corpus.* tools read the local corpus only and never touch the",
+  "network; they say when the data was synced.",
 ].join(" ");
 
 /** The authority of an HTTP request (set by the HTTP layer after bearer validation); null on stdio. */
@@ -52,12 +56,15 @@ export function authorityOf(authInfo: AuthInfo | undefined): Authority {
 /** Builds the dual-era factory. */
 export function createServerFactory(deps: ServerDeps): McpServerFactory {
   const tools = deps.readOnly === true ? deps.tools.filter((t) => t.annotations.readOnlyHint) : deps.tools;
+  // One registry for every instance this factory builds (stateless HTTP: one per request).
+  const cancels = new RequestCancels();
   return ({ era, authInfo }) => {
     const authority = authorityOf(authInfo);
     const mcp = new McpServer(
       { name: "longcall", version: VERSION },
       { capabilities: { tools: {} }, instructions: deps.instructions ?? INSTRUCTIONS },
     );
+    forwardCancellations(mcp.server, cancels, authority);
     for (const tool of tools) {
       mcp.registerTool(tool.name, {
         title: tool.annotations.title,
@@ -67,11 +74,13 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
         annotations: tool.annotations,
         ...(tool._meta === undefined ? {} : { _meta: tool._meta }),
       }, async (args: unknown, ctx) => {
+        const cancel = cancels.open(authority, ctx.mcpReq.id);
         try {
           const inputResponses = ctx.mcpReq.inputResponses;
           const result = await tool.call(args, {
             authority,
             tasksDeclared: requestDeclaresTasks(era, ctx.mcpReq.envelope),
+            signal: AbortSignal.any([ctx.mcpReq.signal, cancel.signal]),
             ...(inputResponses === undefined ? {} : { inputResponses }),
           });
           // A CreateTaskResult (or a fixture's input_required result) passes through at runtime; the
@@ -80,6 +89,8 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
         } catch (err) {
           if (!(err instanceof AppError)) deps.log.error(`tool ${tool.name} failed`, { error: String(err) });
           return errorResult(err);
+        } finally {
+          cancel.close();
         }
       });
     }

@@ -8,10 +8,10 @@
 
 import { z } from "zod";
 import { AppError } from "../base/errors.ts";
-import { IDS_PER_CALL_MAX } from "../base/limits.ts";
+import { IDS_PER_CALL_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import { createTaskResult } from "../tasks/task_views.ts";
-import { batchOf, jobCancelItems, jobGetItems, jobReference } from "./job_views.ts";
+import { batchOf, jobCancelItems, jobGetItems, jobIdsOf, jobReference } from "./job_views.ts";
 import { JobItemOutput, jobResultOutputs } from "./output_schemas.ts";
 import { errorResult, okResult, parseArgs, type ToolResult } from "./tool_kit.ts";
 
@@ -34,6 +34,8 @@ export interface ToolCallContext {
    * conformance fixture's MRTR tool; no product tool returns `input_required`.
    */
   inputResponses?: Record<string, unknown>;
+  /** Aborted when the client cancels the request (`notifications/cancelled`) or the wire closes. */
+  signal?: AbortSignal;
 }
 
 /** One tool. */
@@ -66,6 +68,13 @@ export const JobsGetInput = z.object({
   ids: Ids.describe(`Job ids (1..${IDS_PER_CALL_MAX}); answered one item per id, in order`),
   response_format: z.enum(["concise", "detailed"]).default("concise")
     .describe("detailed adds the request and, once succeeded, the job's typed result"),
+  wait_ms: z.number().int().min(0).max(JOB_WAIT_MS_MAX).default(0)
+    .describe(
+      `Wait up to this long (0..${JOB_WAIT_MS_MAX} ms) for a job to change or end before answering; 0 answers at ` +
+        "once. For hosts that cannot sleep between calls.",
+    ),
+  until: z.enum(["change", "terminal"]).default("change")
+    .describe("With wait_ms: change returns at the first material change of any job; terminal only once all end"),
 }).strict();
 
 export const JobsCancelInput = z.object({
@@ -84,6 +93,15 @@ const BatchOutput = z.object({
   })),
 });
 
+/** `jobs.get`: the batch, plus how a wait ended when `wait_ms` was given. */
+const JobsGetOutput = BatchOutput.extend({
+  wait: z.object({
+    until: z.enum(["change", "terminal"]),
+    ended: z.enum(["changed", "terminal", "deadline", "cancelled", "shutdown", "waiters_full"]),
+    waited_ms: z.number().int(),
+  }).optional(),
+});
+
 /** What every job-submitting tool returns at once to a client that did not declare tasks: the JobReference. */
 export const JobReferenceOutput = z.object({
   id: z.string(),
@@ -93,12 +111,15 @@ export const JobReferenceOutput = z.object({
   message: z.string(),
   poll_after_ms: z.number().int(),
   follow_up: z.object({
-    action: z.object({ type: z.literal("poll_job"), poll_job: z.object({ ids: z.array(z.string()) }) }),
+    action: z.object({
+      type: z.literal("poll_job"),
+      poll_job: z.object({ ids: z.array(z.string()), wait_ms: z.number().int().optional() }),
+    }),
     retry_after_ms: z.number().int(),
   }),
 });
 
-const EXAMPLE_ID = "0b9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8";
+const EXAMPLE_ID = "019adf3c5e21-0b9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8";
 
 /** `jobs.get` and `jobs.cancel`. */
 export function jobsTools(control: JobControl): ToolDef[] {
@@ -106,17 +127,23 @@ export function jobsTools(control: JobControl): ToolDef[] {
     {
       name: "jobs.get",
       description: "Read jobs by id (up to 100 per call). Each id gets its own item in input order; an unknown id " +
-        "is an item with reason not_found, never a failed call. Poll again after the item's retry_after_ms. " +
+        "is an item with reason not_found, never a failed call. Poll again after the item's retry_after_ms, or " +
+        `pass wait_ms (up to ${JOB_WAIT_MS_MAX}) to wait in the call until a job changes or ends. ` +
         "response_format detailed includes the typed result of a succeeded job.",
       inputSchema: JobsGetInput,
-      outputSchema: BatchOutput,
+      outputSchema: JobsGetOutput,
       annotations: { title: "Read jobs", ...LOCAL_READ },
       _meta: { ...ALWAYS_LOAD_META },
-      call(args, ctx) {
-        const input = parseArgs(JobsGetInput, args, { ids: [EXAMPLE_ID], response_format: "concise" });
+      async call(args, ctx) {
+        const input = parseArgs(JobsGetInput, args, { ids: [EXAMPLE_ID], response_format: "concise", wait_ms: 0 });
+        const wait = input.wait_ms === 0 ? undefined : await control.wait(jobIdsOf(input.ids), ctx.authority, {
+          ms: input.wait_ms,
+          until: input.until,
+          ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
+        });
         const items = jobGetItems(control, input.ids, ctx.authority, input.response_format);
-        const batch = batchOf(items);
-        return Promise.resolve(okResult(batch as unknown as Record<string, unknown>));
+        const batch = wait === undefined ? batchOf(items) : { ...batchOf(items), wait };
+        return okResult(batch as unknown as Record<string, unknown>);
       },
     },
     {
