@@ -47,6 +47,7 @@ export interface JobKind<Req, Res> {
    * can show something new: the first poll guidance of a queued job (default: about a second).
    */
   firstPollAfterMs?(request: Req): number;
+  /**
    * The material part of a running job's progress message (a watch: its CI signature), so a
    * waiting reader wakes when it changes and not when a poll counter moves (src/jobs/wait.ts).
    */
