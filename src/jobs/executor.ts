@@ -12,6 +12,9 @@
  *  cancelled           └ shutdown ───────────────────▶ failed: interrupted | cancelled
  * ```
  *
+ * `linger()` (the host went away) stops claiming but keeps every loop and every running handler
+ * going: the jobs end as above while queued jobs wait for another executor; `stop()` ends a linger.
+ *
  * Every periodic loop is a timer re-armed after its attempt finishes, so a slow
  * attempt never causes a burst of catch-up attempts.
  *
@@ -114,7 +117,9 @@ export class Executor {
   #ownerId = newOwnerId();
   #running = new Map<string, Running>();
   #timers = new Set<ReturnType<typeof setTimeout>>();
-  #state: "new" | "started" | "stopping" | "stopped" = "new";
+  #state: "new" | "started" | "lingering" | "stopping" | "stopped" = "new";
+  /** Resolved once a lingering executor runs no job. */
+  #idle: PromiseWithResolvers<void> | undefined;
   #claiming = false;
   #claimAgain = false;
   #claimTimer: ReturnType<typeof setTimeout> | undefined;
@@ -211,12 +216,30 @@ export class Executor {
   }
 
   /**
+   * Stops claiming and keeps running the jobs this executor owns, with heartbeats, cancel polls
+   * and reconciliation, so they end as if nothing happened (a cancel persisted by another process
+   * still stops them). Queued jobs stay queued for another executor. `running` is the number of
+   * jobs running now; `idle` resolves once none is left. `stop()` ends the linger.
+   */
+  linger(): { running: number; idle: Promise<void> } {
+    if (this.#state !== "started" && this.#state !== "lingering") {
+      throw new TypeError(`Cannot linger: the executor is ${this.#state}`);
+    }
+    this.#state = "lingering";
+    if (this.#claimTimer !== undefined) clearTimeout(this.#claimTimer);
+    this.#claimTimer = undefined;
+    this.#idle ??= Promise.withResolvers<void>();
+    if (this.#running.size === 0) this.#idle.resolve();
+    return { running: this.#running.size, idle: this.#idle.promise };
+  }
+
+  /**
    * Stops claiming, aborts running handlers, waits up to the grace period, records what
    * is still running as `interrupted`, and deletes the owner row. Queued jobs stay queued.
    */
   async stop(): Promise<void> {
     if (this.#state === "stopped" || this.#state === "stopping") return;
-    const wasStarted = this.#state === "started";
+    const wasStarted = this.#state === "started" || this.#state === "lingering";
     this.#state = "stopping";
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
@@ -242,6 +265,7 @@ export class Executor {
       }
     }
     this.#running.clear();
+    this.#idle?.resolve();
     try {
       await this.#rows.ownerDelete(this.#ownerId);
     } catch (err) {
@@ -254,7 +278,7 @@ export class Executor {
 
   #loop(periodMs: number, attempt: () => Promise<void>): void {
     const arm = () => {
-      if (this.#state !== "started") return;
+      if (this.#state !== "started" && this.#state !== "lingering") return;
       const t = setTimeout(async () => {
         this.#timers.delete(t);
         try {
@@ -284,6 +308,11 @@ export class Executor {
             this.#runningMax - this.#running.size,
           );
           if (rows.length === 0) break;
+          if (this.#lingering()) {
+            // linger() began while the claim was in flight: the rows are ours now, run them.
+            for (const row of rows) this.#startRun(row);
+            break;
+          }
           if (this.#state !== "started") {
             // stop() began while a busy store delayed the claim: these never ran.
             for (const row of rows) {
@@ -301,6 +330,11 @@ export class Executor {
       this.#claiming = false;
     }
     this.#armClaimPoll();
+  }
+
+  /** Read through a method: the state changes across awaits, which narrowing does not see. */
+  #lingering(): boolean {
+    return this.#state === "lingering";
   }
 
   /** Idle poll for work queued by other processes. */
@@ -356,6 +390,7 @@ export class Executor {
       this.#log.error("could not record a job's end", { id: row.id, error: String(err) });
     }).finally(() => {
       if (this.#running.get(row.id) === entry) this.#running.delete(row.id);
+      if (this.#state === "lingering" && this.#running.size === 0) this.#idle?.resolve();
       this.wake();
     });
   }
@@ -419,7 +454,8 @@ export class Executor {
         break;
       } catch (err) {
         // A database locked past the store's own retries must not lose a finished result.
-        if (!(err instanceof AppError && err.code === "store_busy") || this.#state !== "started") throw err;
+        const live = this.#state === "started" || this.#state === "lingering";
+        if (!(err instanceof AppError && err.code === "store_busy") || !live) throw err;
         this.#log.warn("database busy; retrying a job's terminal write", { id: row.id });
         await new Promise((resolve) => setTimeout(resolve, TERMINAL_WRITE_RETRY_MS));
       }

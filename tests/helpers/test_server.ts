@@ -6,6 +6,8 @@
  *   deno run --no-prompt --allow-read=DIR --allow-write=DIR --allow-env --allow-net=127.0.0.1 \
  *     tests/helpers/test_server.ts serve [--http --listen 127.0.0.1:0] --db DIR/x.db [--lease-ms N ...]
  *
+ * Without `--linger-ms` the test server does not linger (the product's `serve` does by default).
+ *
  * @module
  */
 
@@ -74,6 +76,7 @@ if (import.meta.main) {
       "reconcile-ms": { type: "string" },
       "grace-ms": { type: "string" },
       "running-max": { type: "string" },
+      "linger-ms": { type: "string" },
     },
   });
   const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
@@ -93,6 +96,8 @@ if (import.meta.main) {
     readOnly: values["read-only"] === true,
     ...(values["admitted-max"] === undefined ? {} : { admittedMax: Number(values["admitted-max"]) }),
     ...(values["retention-ms"] === undefined ? {} : { retentionMs: Number(values["retention-ms"]) }),
+    // Unset: no linger, so a test never leaves a process behind unless it asks for one.
+    ...(values["linger-ms"] === undefined ? {} : { lingerMs: Number(values["linger-ms"]) }),
   }, {
     registry: () => testRegistry(),
     executor,
