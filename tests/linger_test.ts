@@ -1,0 +1,384 @@
+/**
+ * Jobs outlive the session (issue 10), with real processes: the shipped server (src/main.ts serve,
+ * network worker, explicit permission flags) over stdio against the fake GitHub on 127.0.0.1, and a
+ * second server on the same database that follows and cancels what the first one still runs.
+ *
+ * The fake's CI stays in progress until a test advances the fake's clock, so a watch is running for
+ * sure when the host goes away, and completes only when the test says so.
+ *
+ *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/linger_test.ts
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { LINGER_MS_MAX } from "../src/base/limits.ts";
+import { ENV_VARS } from "../src/cli/config.ts";
+import { type FakeGitHub, type ScenarioStep, startFakeGitHub } from "./helpers/fake_github.ts";
+import { type Message, RawStdioServer, REPO_ROOT, stdioServer } from "./helpers/longcall_procs.ts";
+import { denoExecPath, type StdioTarget } from "./helpers/mcp_clients.ts";
+import { openTempStore, tempDir, waitFor } from "./helpers/temp.ts";
+
+type Json = Record<string, unknown>;
+
+/** Handler time runs this much faster than real time: a 5 s watch poll takes 250 ms. */
+const RATE = 20;
+/** The fake's CI completes this far into its timeline (reached only by `fake.advance`). */
+const CI_DONE_AT_MS = 10 * 60_000;
+const CI: readonly ScenarioStep[] = [
+  { atMs: 0, checks: [{ name: "build", status: "in_progress" }] },
+  {
+    atMs: CI_DONE_AT_MS,
+    checks: [{ name: "build", status: "completed", conclusion: "success" }],
+    statuses: [{ context: "ci/legacy", state: "success" }],
+  },
+];
+const WATCH_ARGS = { owner: "octo", repo: "widgets", number: 42, poll_interval_ms: 5_000 };
+const LINGER_NOTICE = "the host went away";
+
+/** The shipped server over stdio: read/write only its directory (and read src/ for the worker's code). */
+function productServer(
+  dir: string,
+  db: string,
+  fake: FakeGitHub,
+  flags: readonly string[] = [],
+  env: Record<string, string> = {},
+): StdioTarget {
+  return {
+    command: denoExecPath(),
+    args: [
+      "run",
+      "--no-prompt",
+      "--unstable-worker-options",
+      `--allow-read=${dir},${REPO_ROOT}src`,
+      `--allow-write=${dir}`,
+      `--allow-env=${ENV_VARS.join(",")}`,
+      "--allow-net=127.0.0.1",
+      `${REPO_ROOT}src/main.ts`,
+      "serve",
+      "--db",
+      db,
+      "--simulate-time-rate",
+      String(RATE),
+      ...flags,
+    ],
+    cwd: REPO_ROOT,
+    env: {
+      LONGCALL_GITHUB_API_URL: fake.url,
+      LONGCALL_LOG: "info",
+      LONGCALL_LINGER_MS: "",
+      GITHUB_TOKEN: "",
+      GH_TOKEN: "",
+      LONGCALL_GITHUB_TOKEN_FILE: "",
+      LONGCALL_HTTP_TOKEN: "",
+      LONGCALL_DB: "",
+      ...env,
+    },
+  };
+}
+
+function resultOf(m: Message): Json {
+  assert.ok("result" in m, `a result: ${JSON.stringify(m)}`);
+  return m["result"] as Json;
+}
+
+/** Starts a watch as a task (modern, tasks declared); returns the task (= job) id. */
+async function startWatch(server: RawStdioServer): Promise<string> {
+  const created = resultOf(await server.modern("tools/call", {
+    name: "github.wait_pull_request_checks",
+    arguments: WATCH_ARGS,
+  }, true));
+  assert.equal(created["resultType"], "task", JSON.stringify(created));
+  return created["taskId"] as string;
+}
+
+/** jobs.get (detailed) of one job through a server. */
+async function jobView(server: RawStdioServer, id: string): Promise<Json> {
+  const got = resultOf(await server.modern("tools/call", {
+    name: "jobs.get",
+    arguments: { ids: [id], response_format: "detailed" },
+  }));
+  const item = ((got["structuredContent"] as Json)["items"] as Json[])[0];
+  assert.ok(item?.["value"] !== undefined, `jobs.get found ${id}: ${JSON.stringify(got)}`);
+  return item["value"] as Json;
+}
+
+/** Waits until the watch has polled GitHub (the job is running and mid-watch). */
+async function waitMidWatch(server: RawStdioServer, fake: FakeGitHub, id: string): Promise<void> {
+  await waitFor("the watch to poll the fake", async () => {
+    const v = await jobView(server, id);
+    return v["execution_state"] === "running" && fake.counts.byKind.check_runs > 0;
+  }, 20_000, 50);
+}
+
+/** The process's exit, or undefined if it is still running after `ms`. */
+async function exitWithin(server: RawStdioServer, ms: number): Promise<Deno.CommandStatus | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const status = await Promise.race([
+    server.child.status,
+    new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), ms)),
+  ]);
+  clearTimeout(timer);
+  return status;
+}
+
+/** Whether the process is still running (no exit status yet). */
+async function alive(server: RawStdioServer): Promise<boolean> {
+  return (await exitWithin(server, 0)) === undefined;
+}
+
+/** Everything on stderr after the linger notice (the notice is the last line a lingering server writes). */
+function stderrAfterNotice(server: RawStdioServer): string {
+  const text = server.stderr();
+  const at = text.indexOf(LINGER_NOTICE);
+  assert.ok(at >= 0, `the server announced the linger on stderr:\n${text}`);
+  return text.slice(text.indexOf("\n", at) + 1);
+}
+
+for (const how of ["end of stdin", "SIGHUP"] as const) {
+  Deno.test(`linger (${how}): the watch keeps running, a second server follows it to completed with the verdict, the first exits`, async () => {
+    await using dir = await tempDir();
+    const db = dir.file("jobs.db");
+    const fake = await startFakeGitHub({ scenario: CI });
+    const first = new RawStdioServer(productServer(dir.path, db, fake));
+    const second = new RawStdioServer(productServer(dir.path, db, fake, ["--linger-ms", "0"]));
+    try {
+      const id = await startWatch(first);
+      await waitMidWatch(first, fake, id);
+      // The probe for "nothing more on stderr": a GitHub 5xx makes the worker log a warning.
+      fake.failNext(1, { kind: "check_runs" });
+      await waitFor("the worker's retry warning", () => first.stderr().includes("transient GitHub failure"), 20_000);
+      const stdoutBefore = first.stdoutLines.length;
+
+      if (how === "SIGHUP") first.child.kill("SIGHUP");
+      else await first.endStdin();
+      await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), 20_000);
+      assert.equal((await jobView(second, id))["execution_state"], "running", "the second server sees it running");
+      {
+        using store = openTempStore(db);
+        const row = store.rows.jobGet(id);
+        assert.equal(row?.status, "running");
+        const live = store.rows.ownerListLive(Date.now()).map((o) => o.owner_id);
+        assert.ok(row?.owner_id !== null && live.includes(row?.owner_id ?? ""), "under a live owner");
+      }
+      // A lingering worker still logs nothing: the same probe now reaches no stderr.
+      const retriesBefore = fake.counts.injectedErrors;
+      fake.failNext(1, { kind: "check_runs" });
+      await waitFor("the injected failure to be served", () => fake.counts.injectedErrors > retriesBefore, 20_000);
+      assert.ok(await alive(first), "the first server lingers while its job runs");
+
+      fake.advance(CI_DONE_AT_MS);
+      // The second server follows the task to completed with the CI verdict.
+      const completed = await waitFor("tasks/get completed on the second server", async () => {
+        const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
+        return got["status"] === "completed" ? got : undefined;
+      }, 30_000, 100);
+      const final = (completed["result"] as Json)["structuredContent"] as Json;
+      assert.equal(final["outcome"], "succeeded", JSON.stringify(completed));
+      assert.equal((await jobView(second, id))["outcome"], "succeeded", "jobs.get agrees");
+
+      const status = await exitWithin(first, 20_000);
+      assert.ok(status !== undefined, "the first server exits once its job has ended");
+      assert.equal(status.code, 0, first.stderr());
+      await first.exited();
+      assert.equal(first.stdoutLines.length, stdoutBefore, "nothing written to stdout after the host went away");
+      {
+        using store = openTempStore(db);
+        assert.equal(store.rows.jobGet(id)?.attempt, 1, "run once, never replayed");
+      }
+      assert.equal(stderrAfterNotice(first), "", "nothing written to stderr during the linger");
+      first.assertStdoutPure();
+    } finally {
+      await first.close();
+      await second.close();
+      await fake.close();
+    }
+  });
+}
+
+Deno.test("linger: tasks/cancel from a second server stops the lingering watch, and the first server exits", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const fake = await startFakeGitHub({ scenario: CI });
+  const first = new RawStdioServer(productServer(dir.path, db, fake));
+  const second = new RawStdioServer(productServer(dir.path, db, fake, ["--linger-ms", "0"]));
+  try {
+    const id = await startWatch(first);
+    await waitMidWatch(first, fake, id);
+    await first.endStdin();
+    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), 20_000);
+    assert.ok(await alive(first), "lingering");
+    const cancel = await second.modern("tasks/cancel", { taskId: id }, true);
+    assert.ok("result" in cancel, JSON.stringify(cancel));
+    const task = await waitFor("tasks/get cancelled", async () => {
+      const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
+      return got["status"] === "cancelled" ? got : undefined;
+    }, 20_000, 50);
+    assert.equal(task["status"], "cancelled");
+    const status = await exitWithin(first, 20_000);
+    assert.ok(status !== undefined, "the first server exits once the cancelled job has ended");
+    assert.equal(status.code, 0);
+    assert.equal((await jobView(second, id))["outcome"], "cancelled");
+  } finally {
+    await first.close();
+    await second.close();
+    await fake.close();
+  }
+});
+
+Deno.test("linger: at --linger-ms the job is recorded interrupted (as today) and the process exits", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const fake = await startFakeGitHub({ scenario: CI });
+  const first = new RawStdioServer(productServer(dir.path, db, fake, ["--linger-ms", "1000"]));
+  try {
+    const id = await startWatch(first);
+    await waitMidWatch(first, fake, id);
+    await first.endStdin();
+    const status = await exitWithin(first, 30_000);
+    assert.ok(status !== undefined, "exits after the linger bound");
+    assert.equal(status.code, 0);
+    assert.match(first.stderr(), new RegExp(LINGER_NOTICE));
+    using store = openTempStore(db);
+    const row = store.rows.jobGet(id);
+    assert.equal(row?.status, "failed");
+    assert.equal(row?.error?.code, "interrupted");
+    assert.equal(row?.attempt, 1);
+  } finally {
+    await first.close();
+    await fake.close();
+  }
+});
+
+for (const off of [["--linger-ms", "0"], ["env", "LONGCALL_LINGER_MS=0"]] as const) {
+  Deno.test(`linger off (${off.join(" ")}): end of stdin records the running watch interrupted at once, as before`, async () => {
+    await using dir = await tempDir();
+    const db = dir.file("jobs.db");
+    const fake = await startFakeGitHub({ scenario: CI });
+    const first = new RawStdioServer(
+      off[0] === "env"
+        ? productServer(dir.path, db, fake, [], { LONGCALL_LINGER_MS: "0" })
+        : productServer(dir.path, db, fake, [...off]),
+    );
+    try {
+      const id = await startWatch(first);
+      await waitMidWatch(first, fake, id);
+      await first.endStdin();
+      const status = await exitWithin(first, 20_000);
+      assert.ok(status !== undefined, "exits without lingering");
+      assert.equal(status.code, 0);
+      assert.doesNotMatch(first.stderr(), new RegExp(LINGER_NOTICE));
+      using store = openTempStore(db);
+      const row = store.rows.jobGet(id);
+      assert.equal(row?.status, "failed");
+      assert.equal(row?.error?.code, "interrupted");
+    } finally {
+      await first.close();
+      await fake.close();
+    }
+  });
+}
+
+Deno.test("linger: SIGTERM during a linger ends it with today's interrupt (exit 0, interrupted)", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const fake = await startFakeGitHub({ scenario: CI });
+  const first = new RawStdioServer(productServer(dir.path, db, fake));
+  try {
+    const id = await startWatch(first);
+    await waitMidWatch(first, fake, id);
+    await first.endStdin();
+    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), 20_000);
+    first.child.kill("SIGTERM");
+    const status = await exitWithin(first, 20_000);
+    assert.ok(status !== undefined, "SIGTERM ends the linger");
+    assert.equal(status.code, 0);
+    using store = openTempStore(db);
+    assert.equal(store.rows.jobGet(id)?.error?.code, "interrupted");
+  } finally {
+    await first.close();
+    await fake.close();
+  }
+});
+
+Deno.test("linger: with no running job the server exits at once at end of stdin (default linger)", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const fake = await startFakeGitHub({ scenario: CI });
+  const server = new RawStdioServer(productServer(dir.path, db, fake, ["--linger-ms", String(LINGER_MS_MAX)]));
+  try {
+    assert.ok("result" in await server.modern("tools/list"));
+    await server.endStdin();
+    const status = await exitWithin(server, 20_000);
+    assert.ok(status !== undefined, "exited");
+    assert.equal(status.code, 0);
+    assert.doesNotMatch(server.stderr(), new RegExp(LINGER_NOTICE));
+  } finally {
+    await server.close();
+    await fake.close();
+  }
+});
+
+Deno.test("linger: queued jobs stay queued for a later server (the lingering one claims nothing)", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  // The test server (in-process executor): one slot, so the second job is queued.
+  const first = new RawStdioServer(stdioServer(dir.path, db, ["--running-max", "1", "--linger-ms", "60000"]));
+  let sleepId = "", queuedId = "";
+  try {
+    const call = async (name: string, args: Json) =>
+      (resultOf(await first.modern("tools/call", { name, arguments: args }))["structuredContent"] as Json)[
+        "id"
+      ] as string;
+    sleepId = await call("test.sleep", { ms: 1_500, steps: 15 });
+    await waitFor("the sleep to run", async () => (await jobView(first, sleepId))["execution_state"] === "running");
+    queuedId = await call("test.echo", { hello: 1 });
+    await first.endStdin();
+    const status = await exitWithin(first, 20_000);
+    assert.ok(status !== undefined, "exits once the running job has ended");
+    assert.equal(status.code, 0);
+    using store = openTempStore(db);
+    assert.equal(store.rows.jobGet(sleepId)?.status, "succeeded", "the running job finished during the linger");
+    assert.equal(store.rows.jobGet(queuedId)?.status, "queued", "the queued job was left for a later server");
+  } finally {
+    await first.close();
+  }
+  const later = new RawStdioServer(stdioServer(dir.path, db));
+  try {
+    await waitFor("the later server to run the queued job", async () => (await jobView(later, queuedId))["outcome"]);
+    assert.equal((await jobView(later, queuedId))["outcome"], "succeeded");
+  } finally {
+    await later.close();
+  }
+});
+
+Deno.test(`serve --linger-ms: 0 and ${LINGER_MS_MAX} are accepted; -1, ${LINGER_MS_MAX + 1} and a non-integer are usage errors`, async () => {
+  await using dir = await tempDir();
+  const fake = await startFakeGitHub({ scenario: CI });
+  try {
+    for (const value of ["0", String(LINGER_MS_MAX)]) {
+      const server = new RawStdioServer(productServer(dir.path, dir.file(`ok-${value}.db`), fake, ["--linger-ms", value]));
+      assert.ok("result" in await server.modern("tools/list"), `serves with --linger-ms ${value}`);
+      assert.equal((await server.close()).code, 0);
+    }
+    for (const [how, value] of [["flag", "-1"], ["flag", String(LINGER_MS_MAX + 1)], ["flag", "1.5"], ["env", "abc"]]) {
+      const target = how === "env"
+        ? productServer(dir.path, dir.file("bad.db"), fake, [], { LONGCALL_LINGER_MS: value ?? "" })
+        : productServer(dir.path, dir.file("bad.db"), fake, [`--linger-ms=${value}`]);
+      const out = await new Deno.Command(target.command, {
+        args: target.args,
+        cwd: REPO_ROOT,
+        env: target.env ?? {},
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 2, `${how} ${value}: ${stderr}`);
+      assert.match(stderr, new RegExp(`Cannot use --linger-ms: expected an integer from 0 to ${LINGER_MS_MAX}`));
+      assert.equal(out.stdout.length, 0);
+    }
+  } finally {
+    await fake.close();
+  }
+});
