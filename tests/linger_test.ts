@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { LINGER_MS_MAX } from "../src/base/limits.ts";
 import { ENV_VARS } from "../src/cli/config.ts";
 import { type FakeGitHub, type ScenarioStep, startFakeGitHub } from "./helpers/fake_github.ts";
-import { type Message, RawStdioServer, REPO_ROOT, stdioServer } from "./helpers/longcall_procs.ts";
+import { type Message, modernMeta, RawStdioServer, REPO_ROOT, stdioServer } from "./helpers/longcall_procs.ts";
 import { denoExecPath, type StdioTarget } from "./helpers/mcp_clients.ts";
 import { openTempStore, tempDir, waitFor } from "./helpers/temp.ts";
 
@@ -84,20 +84,24 @@ function resultOf(m: Message): Json {
 
 /** Starts a watch as a task (modern, tasks declared); returns the task (= job) id. */
 async function startWatch(server: RawStdioServer): Promise<string> {
-  const created = resultOf(await server.modern("tools/call", {
-    name: "github.wait_pull_request_checks",
-    arguments: WATCH_ARGS,
-  }, true));
+  const created = resultOf(
+    await server.modern("tools/call", {
+      name: "github.wait_pull_request_checks",
+      arguments: WATCH_ARGS,
+    }, true),
+  );
   assert.equal(created["resultType"], "task", JSON.stringify(created));
   return created["taskId"] as string;
 }
 
 /** jobs.get (detailed) of one job through a server. */
 async function jobView(server: RawStdioServer, id: string): Promise<Json> {
-  const got = resultOf(await server.modern("tools/call", {
-    name: "jobs.get",
-    arguments: { ids: [id], response_format: "detailed" },
-  }));
+  const got = resultOf(
+    await server.modern("tools/call", {
+      name: "jobs.get",
+      arguments: { ids: [id], response_format: "detailed" },
+    }),
+  );
   const item = ((got["structuredContent"] as Json)["items"] as Json[])[0];
   assert.ok(item?.["value"] !== undefined, `jobs.get found ${id}: ${JSON.stringify(got)}`);
   return item["value"] as Json;
@@ -105,10 +109,15 @@ async function jobView(server: RawStdioServer, id: string): Promise<Json> {
 
 /** Waits until the watch has polled GitHub (the job is running and mid-watch). */
 async function waitMidWatch(server: RawStdioServer, fake: FakeGitHub, id: string): Promise<void> {
-  await waitFor("the watch to poll the fake", async () => {
-    const v = await jobView(server, id);
-    return v["execution_state"] === "running" && fake.counts.byKind.check_runs > 0;
-  }, 20_000, 50);
+  await waitFor(
+    "the watch to poll the fake",
+    async () => {
+      const v = await jobView(server, id);
+      return v["execution_state"] === "running" && fake.counts.byKind.check_runs > 0;
+    },
+    20_000,
+    50,
+  );
 }
 
 /** The process's exit, or undefined if it is still running after `ms`. */
@@ -169,10 +178,15 @@ for (const how of ["end of stdin", "SIGHUP"] as const) {
 
       fake.advance(CI_DONE_AT_MS);
       // The second server follows the task to completed with the CI verdict.
-      const completed = await waitFor("tasks/get completed on the second server", async () => {
-        const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
-        return got["status"] === "completed" ? got : undefined;
-      }, 30_000, 100);
+      const completed = await waitFor(
+        "tasks/get completed on the second server",
+        async () => {
+          const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
+          return got["status"] === "completed" ? got : undefined;
+        },
+        30_000,
+        100,
+      );
       const final = (completed["result"] as Json)["structuredContent"] as Json;
       assert.equal(final["outcome"], "succeeded", JSON.stringify(completed));
       assert.equal((await jobView(second, id))["outcome"], "succeeded", "jobs.get agrees");
@@ -196,6 +210,72 @@ for (const how of ["end of stdin", "SIGHUP"] as const) {
   });
 }
 
+Deno.test("linger: the host closes its ends of stdout and stderr and exits; the lingering watch still completes", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const fake = await startFakeGitHub({ scenario: CI });
+  const target = productServer(dir.path, db, fake);
+  // A host that goes away for real: it stops reading (closing its read ends, as a dead process's
+  // pipes close) and then its end of stdin: anything the lingering server wrote would meet a closed pipe.
+  const child = new Deno.Command(target.command, {
+    args: target.args,
+    cwd: REPO_ROOT,
+    env: target.env ?? {},
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const writer = child.stdin.getWriter();
+    const request = { name: "github.wait_pull_request_checks", arguments: WATCH_ARGS, _meta: modernMeta(true) };
+    await writer.write(
+      new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: request }) + "\n"),
+    );
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("\n")) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false, "the server answered the call");
+      text += value;
+    }
+    const id = ((JSON.parse(text.slice(0, text.indexOf("\n"))) as Json)["result"] as Json)["taskId"] as string;
+    using store = openTempStore(db);
+    await waitFor(
+      "the watch to run and poll",
+      () => store.rows.jobGet(id)?.status === "running" && fake.counts.byKind.check_runs > 0,
+      20_000,
+      20,
+    );
+    await reader.cancel();
+    await child.stderr.cancel();
+    await writer.close();
+    // Provoke a log line during the linger (a GitHub 5xx), then let CI finish.
+    const injected = fake.counts.injectedErrors;
+    fake.failNext(1, { kind: "check_runs" });
+    await waitFor("the injected failure to be served", () => fake.counts.injectedErrors > injected, 20_000);
+    fake.advance(CI_DONE_AT_MS);
+    const row = await waitFor(
+      "the watch to end",
+      () => {
+        const r = store.rows.jobGet(id);
+        return r !== undefined && r.status !== "running" ? r : undefined;
+      },
+      30_000,
+      50,
+    );
+    assert.equal(row.status, "succeeded", JSON.stringify(row));
+    assert.equal(row.outcome, "succeeded");
+    const status = await child.status;
+    assert.equal(status.code, 0, "exited normally after the job ended");
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* exited */ }
+    await child.status;
+    await fake.close();
+  }
+});
+
 Deno.test("linger: tasks/cancel from a second server stops the lingering watch, and the first server exits", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
@@ -210,10 +290,15 @@ Deno.test("linger: tasks/cancel from a second server stops the lingering watch, 
     assert.ok(await alive(first), "lingering");
     const cancel = await second.modern("tasks/cancel", { taskId: id }, true);
     assert.ok("result" in cancel, JSON.stringify(cancel));
-    const task = await waitFor("tasks/get cancelled", async () => {
-      const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
-      return got["status"] === "cancelled" ? got : undefined;
-    }, 20_000, 50);
+    const task = await waitFor(
+      "tasks/get cancelled",
+      async () => {
+        const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
+        return got["status"] === "cancelled" ? got : undefined;
+      },
+      20_000,
+      50,
+    );
     assert.equal(task["status"], "cancelled");
     const status = await exitWithin(first, 20_000);
     assert.ok(status !== undefined, "the first server exits once the cancelled job has ended");
@@ -357,7 +442,9 @@ Deno.test(`serve --linger-ms: 0 and ${LINGER_MS_MAX} are accepted; -1, ${LINGER_
   const fake = await startFakeGitHub({ scenario: CI });
   try {
     for (const value of ["0", String(LINGER_MS_MAX)]) {
-      const server = new RawStdioServer(productServer(dir.path, dir.file(`ok-${value}.db`), fake, ["--linger-ms", value]));
+      const server = new RawStdioServer(
+        productServer(dir.path, dir.file(`ok-${value}.db`), fake, ["--linger-ms", value]),
+      );
       assert.ok("result" in await server.modern("tools/list"), `serves with --linger-ms ${value}`);
       assert.equal((await server.close()).code, 0);
     }
