@@ -469,3 +469,42 @@ Deno.test(`serve --linger-ms: 0 and ${LINGER_MS_MAX} are accepted; -1, ${LINGER_
     await fake.close();
   }
 });
+
+/**
+ * Every place in tests/ and scripts/ that starts a server must not leave a lingering process behind:
+ * it turns the linger off (`--linger-ms 0` / `LONGCALL_LINGER_MS`), spawns a server built on runServer
+ * (no linger unless asked), or is listed here with the reason its servers never linger.
+ */
+const NEVER_LINGERS: Record<string, string> = {
+  "scripts/bench/mcp.ts": "its product servers answer tools/list and jobs.get over finished jobs: no job runs at close",
+  "scripts/conformance.ts": "the product server runs over --http and is stopped with SIGTERM (no linger)",
+  "scripts/lib/report.ts": "names the server in the evaluation report's prose; starts none",
+  "tests/cli_jobs_test.ts": "`serve --help` only",
+  "tests/helpers/mcp_clients.ts": "names deno subcommands; starts no server",
+  "tests/permissions_test.ts": "its servers answer initialize and tools/list only: no job runs at close",
+};
+
+Deno.test("spawn sites: every server started by tests/ and scripts/ turns the linger off or never has a running job at close", async () => {
+  const offenders: string[] = [];
+  const seen: string[] = [];
+  for (const top of ["tests", "scripts"]) {
+    const stack = [`${REPO_ROOT}${top}`];
+    while (stack.length > 0) {
+      const at = stack.pop() ?? "";
+      for await (const entry of Deno.readDir(at)) {
+        const path = `${at}/${entry.name}`;
+        if (entry.isDirectory) stack.push(path);
+        if (!entry.isFile || !entry.name.endsWith(".ts")) continue;
+        const text = await Deno.readTextFile(path);
+        if (!/"serve"|main\.ts serve/.test(text)) continue;
+        const rel = path.slice(REPO_ROOT.length);
+        seen.push(rel);
+        const off = text.includes("--linger-ms") || text.includes("LONGCALL_LINGER_MS") || rel in NEVER_LINGERS;
+        const runServerOnly = /TEST_SERVER|BENCH_SERVER/.test(text) && !/main\.ts|MAIN\b/.test(text);
+        if (!off && !runServerOnly) offenders.push(rel);
+      }
+    }
+  }
+  assert.ok(seen.includes("scripts/lib/hosts.ts"), `the scan finds the known spawn sites: ${seen.join(", ")}`);
+  assert.deepEqual(offenders, [], "spawn sites that may leave a lingering server behind");
+});
