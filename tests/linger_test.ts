@@ -15,8 +15,15 @@ import assert from "node:assert/strict";
 import { LINGER_MS_MAX } from "../src/base/limits.ts";
 import { ENV_VARS } from "../src/cli/config.ts";
 import { type FakeGitHub, type ScenarioStep, startFakeGitHub } from "./helpers/fake_github.ts";
-import { type Message, modernMeta, RawStdioServer, REPO_ROOT, stdioServer } from "./helpers/longcall_procs.ts";
-import { denoExecPath, type StdioTarget } from "./helpers/mcp_clients.ts";
+import {
+  type Message,
+  modernMeta,
+  RawStdioServer,
+  REPO_ROOT,
+  spawnHttp,
+  stdioServer,
+} from "./helpers/longcall_procs.ts";
+import { connectV2, denoExecPath, type StdioTarget } from "./helpers/mcp_clients.ts";
 import { openTempStore, tempDir, waitFor } from "./helpers/temp.ts";
 
 type Json = Record<string, unknown>;
@@ -401,6 +408,59 @@ Deno.test("linger: with no running job the server exits at once at end of stdin 
   } finally {
     await server.close();
     await fake.close();
+  }
+});
+
+Deno.test("linger over --http: SIGHUP stops serving, the running job ends normally, then the process exits", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const http = await spawnHttp(dir.path, db, ["--linger-ms", "60000"], { LONGCALL_LOG: "info" });
+  try {
+    const c = await connectV2({ url: http.mcpUrl }, { era: "modern" });
+    let id = "";
+    try {
+      const raw = await c.rawRequest("tools/call", { name: "test.sleep", arguments: { ms: 1_500, steps: 15 } });
+      assert.equal(raw.kind, "result", JSON.stringify(raw));
+      id = ((raw as { result: Json }).result["structuredContent"] as Json)["id"] as string;
+    } finally {
+      await c.close();
+    }
+    using store = openTempStore(db);
+    await waitFor("the sleep to run", () => store.rows.jobGet(id)?.status === "running", 20_000, 20);
+    Deno.kill(http.pid, "SIGHUP");
+    await waitFor("the linger notice", () => http.stderr().includes(LINGER_NOTICE), 20_000);
+    const refused = await fetch(http.mcpUrl, { method: "POST", body: "{}" }).then(
+      async (r) => `status ${r.status} ${await r.text()}`,
+      (err) => `refused: ${err}`,
+    );
+    assert.match(refused, /^refused/, "no longer serving");
+    const row = await waitFor(
+      "the sleep to end",
+      () => {
+        const r = store.rows.jobGet(id);
+        return r !== undefined && r.status !== "running" ? r : undefined;
+      },
+      20_000,
+      20,
+    );
+    assert.equal(row.status, "succeeded", "the job ran to its end, not interrupted");
+    // It exits by itself, without a signal from the test (Linux: its /proc entry goes once it is reaped).
+    await waitFor(
+      "the lingering process to exit",
+      async () => {
+        try {
+          await Deno.stat(`/proc/${http.pid}`);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      20_000,
+      20,
+    );
+    assert.equal((await http.close()).code, 0);
+  } finally {
+    await http.close();
   }
 });
 
