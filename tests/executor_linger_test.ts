@@ -11,6 +11,8 @@
 
 import assert from "node:assert/strict";
 import { systemClock } from "../src/base/clock.ts";
+import { LINGER_MS_MAX } from "../src/base/limits.ts";
+import { runServer } from "../src/cli/serve.ts";
 import { defineJobKind } from "../src/jobs/kinds.ts";
 import { JobControl } from "../src/jobs/control.ts";
 import { gate, openHarness, openTempStore, tempDir, waitForStatus } from "./helpers/temp.ts";
@@ -108,4 +110,23 @@ Deno.test("Executor.linger: stop() ends a linger; what still runs is recorded in
 
   await using fresh = await openHarness(dir.file("other.db"), { start: false });
   assert.throws(() => fresh.executor!.linger(), /Cannot linger: the executor is new/);
+});
+
+Deno.test("runServer: a lingerMs outside 0..LINGER_MS_MAX or not an integer is a RangeError before anything opens", async () => {
+  await using dir = await tempDir();
+  const parts = {
+    registry: () => testRegistry(),
+    tools: () => [],
+  };
+  for (const lingerMs of [-1, LINGER_MS_MAX + 1, 1.5, Number.NaN]) {
+    const db = dir.file(`never-${String(lingerMs)}.db`);
+    await assert.rejects(
+      runServer({ db, http: false, listen: "127.0.0.1:0", readOnly: false, lingerMs }, parts),
+      (err: unknown) =>
+        err instanceof RangeError &&
+        err.message ===
+          `Cannot serve: lingerMs must be an integer from 0 to ${LINGER_MS_MAX}, current value is ${lingerMs}`,
+    );
+    await assert.rejects(Deno.stat(db), Deno.errors.NotFound, "no database was opened");
+  }
 });

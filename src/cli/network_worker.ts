@@ -53,7 +53,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
   };
   let executor: Executor | undefined;
   let closeStore: (() => void) | undefined;
-  // Once the host is gone its stderr may be a closed pipe: a lingering worker logs nothing.
+  // Once the host is gone its stderr may be a closed pipe or a vanished terminal: a lingering worker logs nothing.
   let muted = false;
   const writeLog = (line: string) => {
     if (!muted) console.error(line);

@@ -105,7 +105,7 @@ export function parseListen(value: string): { hostname: string; port: number } {
 
 /** Runs a server until its transport closes or a signal arrives; returns the exit code. */
 export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<number> {
-  // Once the host is gone its stderr may be a closed pipe (writing would throw): a lingering server logs nothing.
+  // Once the host is gone its stderr may be a closed pipe or a vanished terminal: a lingering server logs nothing.
   let muted = false;
   const log = createLogger(logLevel(), "longcall", (line) => {
     if (!muted) console.error(line);
@@ -244,8 +244,8 @@ async function stopServing(serving: { close(): Promise<void> }, log: Logger): Pr
 
 /**
  * The host went away: keeps running the jobs this process owns (no claiming, no serving) until
- * none is left, `lingerMs` passes or SIGINT / SIGTERM arrives. Logging stops first, because the
- * host's end of stderr may be closed. Returns at once when no job is running.
+ * none is left, `lingerMs` passes or SIGINT / SIGTERM arrives. Logging stops first: the host's
+ * end of stderr may be closed, and nothing should reach a parent after the host is gone. Returns at once when no job is running.
  *
  * Deno keeps file descriptors 1 and 2 open for the life of the process (ext/io holds them in
  * statics; `Deno.stdout.close()` closes only a duplicate's resource), so without FFI a process
@@ -271,6 +271,8 @@ async function linger(
   clearTimeout(timer);
 }
 
+const LINGER_MIN = LINGER_MS_MAX / 60_000;
+
 /** The `serve` command for the given parts. */
 export function serveCommand(parts: () => ServerParts): Command {
   return {
@@ -286,9 +288,7 @@ export function serveCommand(parts: () => ServerParts): Command {
       "Jobs outlive the session: when the host goes away (end of stdin, or SIGHUP when its terminal closes)",
       "a server with running jobs stops serving and claiming, stops writing to stdout and stderr, and keeps",
       "running the jobs it owns until each ends (a watch ends at its own timeout) or --linger-ms passes",
-      `(default and most ${
-        LINGER_MS_MAX / 60_000
-      } min; or $LONGCALL_LINGER_MS); what is left is then recorded as interrupted`,
+      `(default and most ${LINGER_MIN} min; or $LONGCALL_LINGER_MS); what is left is then recorded as interrupted`,
       "and the process exits. A later server on the same database follows them and can cancel them; queued",
       "jobs stay queued for it. With no running job the server exits at once. SIGINT and SIGTERM (also",
       "during a linger) stop at once and record running jobs as interrupted; --linger-ms 0 does the same at",
