@@ -283,38 +283,87 @@ Deno.test("linger: the host closes its ends of stdout and stderr and exits; the 
   }
 });
 
-Deno.test("linger: tasks/cancel from a second server stops the lingering watch, and the first server exits", async () => {
+for (const via of ["tasks/cancel", "jobs.cancel"] as const) {
+  Deno.test(`linger: ${via} from a second server stops the lingering watch, and the first server exits`, async () => {
+    await using dir = await tempDir();
+    const db = dir.file("jobs.db");
+    const fake = await startFakeGitHub({ scenario: CI });
+    const first = new RawStdioServer(productServer(dir.path, db, fake));
+    const second = new RawStdioServer(productServer(dir.path, db, fake, ["--linger-ms", "0"]));
+    try {
+      const id = await startWatch(first);
+      await waitMidWatch(first, fake, id);
+      using store = openTempStore(db);
+      const owner = store.rows.jobGet(id)?.owner_id;
+      await first.endStdin();
+      await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), 20_000);
+      assert.ok(await alive(first), "lingering");
+      const cancel = via === "tasks/cancel"
+        ? await second.modern("tasks/cancel", { taskId: id }, true)
+        : await second.modern("tools/call", { name: "jobs.cancel", arguments: { ids: [id] } });
+      assert.ok("result" in cancel && !(cancel["result"] as Json)["isError"], JSON.stringify(cancel));
+      const task = await waitFor(
+        "tasks/get cancelled",
+        async () => {
+          const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
+          return got["status"] === "cancelled" ? got : undefined;
+        },
+        20_000,
+        50,
+      );
+      assert.equal(task["status"], "cancelled");
+      const status = await exitWithin(first, 20_000);
+      assert.ok(status !== undefined, "the first server exits once the cancelled job has ended");
+      assert.equal(status.code, 0);
+      assert.equal((await jobView(second, id))["outcome"], "cancelled");
+      const row = store.rows.jobGet(id);
+      assert.equal(row?.status, "cancelled");
+      assert.equal(row?.owner_id, owner, "ended by the lingering owner, not reconciled by another process");
+    } finally {
+      await first.close();
+      await second.close();
+      await fake.close();
+    }
+  });
+}
+
+Deno.test("linger: kill -9 of a lingering server is process_lost for a later server, never a replay", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
-  const fake = await startFakeGitHub({ scenario: CI });
-  const first = new RawStdioServer(productServer(dir.path, db, fake));
-  const second = new RawStdioServer(productServer(dir.path, db, fake, ["--linger-ms", "0"]));
+  const lease = ["--heartbeat-ms", "100", "--lease-ms", "400", "--reconcile-ms", "100"];
+  const first = new RawStdioServer(
+    stdioServer(dir.path, db, [...lease, "--linger-ms", "60000"], { LONGCALL_LOG: "info" }),
+  );
+  let id = "";
   try {
-    const id = await startWatch(first);
-    await waitMidWatch(first, fake, id);
+    id = (resultOf(await first.modern("tools/call", { name: "test.sleep", arguments: { ms: 60_000, steps: 600 } }))[
+      "structuredContent"
+    ] as Json)["id"] as string;
+    await waitFor("the sleep to run", async () => (await jobView(first, id))["execution_state"] === "running");
     await first.endStdin();
     await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), 20_000);
-    assert.ok(await alive(first), "lingering");
-    const cancel = await second.modern("tasks/cancel", { taskId: id }, true);
-    assert.ok("result" in cancel, JSON.stringify(cancel));
-    const task = await waitFor(
-      "tasks/get cancelled",
+    first.child.kill("SIGKILL");
+    assert.equal((await first.exited()).signal, "SIGKILL");
+  } finally {
+    await first.close();
+  }
+  const later = new RawStdioServer(stdioServer(dir.path, db, lease));
+  try {
+    const view = await waitFor(
+      "the later server to record the loss",
       async () => {
-        const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
-        return got["status"] === "cancelled" ? got : undefined;
+        const v = await jobView(later, id);
+        return v["execution_state"] === "terminal" ? v : undefined;
       },
       20_000,
       50,
     );
-    assert.equal(task["status"], "cancelled");
-    const status = await exitWithin(first, 20_000);
-    assert.ok(status !== undefined, "the first server exits once the cancelled job has ended");
-    assert.equal(status.code, 0);
-    assert.equal((await jobView(second, id))["outcome"], "cancelled");
+    assert.equal(view["outcome"], "failed");
+    assert.equal((view["error"] as Json)["code"], "process_lost");
+    using store = openTempStore(db);
+    assert.equal(store.rows.jobGet(id)?.attempt, 1, "never replayed");
   } finally {
-    await first.close();
-    await second.close();
-    await fake.close();
+    await later.close();
   }
 });
 
