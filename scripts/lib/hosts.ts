@@ -199,6 +199,9 @@ export function serverTarget(spec: ServerSpec): StdioTarget {
       spec.db,
       "--simulate-time-rate",
       String(spec.rate),
+      // No linger: a run ends by closing the client, and its server must not outlive it.
+      "--linger-ms",
+      "0",
     ],
     cwd: REPO_ROOT,
     env: {

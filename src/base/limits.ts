@@ -69,6 +69,15 @@ export const JOB_LIST_LIMIT_MAX = 1_000;
 /** Default rows of `jobs list`. */
 export const JOB_LIST_LIMIT_DEFAULT = 50;
 
+// Jobs outlive the session (serve linger, issue 10).
+/** Longest time a server whose host went away (end of stdin, SIGHUP) keeps running the jobs it owns
+ * before recording what is left as interrupted: covers a default watch (WATCH_TIMEOUT_MS_DEFAULT, 30 min)
+ * while a forgotten process never holds GitHub quota and a database owner row for longer. */
+export const LINGER_MS_MAX = 30 * 60_000;
+/** Default linger: each job runs to its own end (a watch ends at its own timeout), never past
+ * LINGER_MS_MAX. `0` turns the linger off (shutdown as on SIGTERM). */
+export const LINGER_MS_DEFAULT = LINGER_MS_MAX;
+
 // ---------------------------------------------------------------- store
 
 /** SQLite busy_timeout: the busy handler blocks the JS thread, so keep it short and retry

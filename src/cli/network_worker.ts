@@ -28,6 +28,7 @@ export type ToWorker =
   }
   | { type: "wake" }
   | { type: "cancel"; ids: string[] }
+  | { type: "linger" }
   | { type: "stop" }
   | { type: "audit"; descriptors: Deno.PermissionDescriptor[] };
 
@@ -36,6 +37,8 @@ export type FromWorker =
   | { type: "loaded" }
   | { type: "ready"; ownerId: string }
   | { type: "stopped" }
+  | { type: "lingering"; running: number }
+  | { type: "idle" }
   | { type: "failed"; message: string }
   | { type: "terminal"; id: string }
   | { type: "progress"; id: string }
@@ -50,13 +53,18 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
   };
   let executor: Executor | undefined;
   let closeStore: (() => void) | undefined;
+  // Once the host is gone its stderr may be a closed pipe or a vanished terminal: a lingering worker logs nothing.
+  let muted = false;
+  const writeLog = (line: string) => {
+    if (!muted) console.error(line);
+  };
   const post = (m: FromWorker) => scope.postMessage(m);
   const handle = async (event: MessageEvent<ToWorker>) => {
     const msg = event.data;
     try {
       switch (msg.type) {
         case "init": {
-          const log = createLogger(msg.logLevel, "longcall:worker");
+          const log = createLogger(msg.logLevel, "longcall:worker", writeLog);
           const store = openStore(msg.db, msg.synchronous === undefined ? {} : { synchronous: msg.synchronous });
           closeStore = () => store.close();
           const handlerClock: Clock = msg.timeRate === undefined ? systemClock : new ScaledClock(msg.timeRate);
@@ -79,6 +87,18 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
         case "cancel":
           executor?.abortLocal(msg.ids);
           break;
+        case "linger": {
+          muted = true;
+          if (executor === undefined) {
+            post({ type: "lingering", running: 0 });
+            post({ type: "idle" });
+            break;
+          }
+          const { running, idle } = executor.linger();
+          post({ type: "lingering", running });
+          void idle.then(() => post({ type: "idle" }));
+          break;
+        }
         case "audit": {
           const states: Deno.PermissionState[] = [];
           for (const d of msg.descriptors) states.push((await Deno.permissions.query(d)).state);

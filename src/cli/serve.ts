@@ -1,16 +1,20 @@
 /**
  * `longcall serve`: wires the store, the control side, the executor and the MCP server,
- * and owns graceful shutdown (end of stdin, SIGINT, SIGTERM): answer waiting `jobs.get`
- * calls, stop serving, stop
- * claiming, abort running jobs, record them as interrupted after a bounded grace, delete
- * the owner row, close the database. Queued jobs stay queued for the next process.
+ * and owns graceful shutdown (SIGINT, SIGTERM): answer waiting `jobs.get` calls, stop serving,
+ * stop claiming, abort running jobs, record them as interrupted after a bounded grace, delete the
+ * owner row, close the database. Queued jobs stay queued for the next process.
+ *
+ * When the host goes away (the stdio wire closes at end of stdin, or SIGHUP) the server
+ * lingers first: it stops serving and claiming, stops writing to stdout and stderr, and keeps
+ * running the jobs it owns until each ends or the linger bound passes; then it shuts down as
+ * above. A later server on the same database follows (and can cancel) those jobs.
  *
  * @module
  */
 
 import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import { createLogger, type Logger } from "../base/log.ts";
-import { JOB_RETENTION_MS_MAX, JOB_RETENTION_MS_MIN } from "../base/limits.ts";
+import { JOB_RETENTION_MS_MAX, JOB_RETENTION_MS_MIN, LINGER_MS_DEFAULT, LINGER_MS_MAX } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
 import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
 import type { JobKindRegistry } from "../jobs/kinds.ts";
@@ -60,7 +64,15 @@ export interface ServeFlags {
   synchronous?: Synchronous;
   /** Simulation only: job handlers run on a clock this many times faster than real time. */
   timeRate?: number;
+  /**
+   * How long running jobs outlive the host (end of stdin, SIGHUP), at most LINGER_MS_MAX.
+   * Unset or 0: no linger (test and benchmark servers); `longcall serve` defaults to LINGER_MS_DEFAULT.
+   */
+  lingerMs?: number;
 }
+
+/** Why a server stops serving. */
+type StopReason = "wire_closed" | "hangup" | "interrupt" | "worker_failed";
 
 /** What runs jobs for a server: an in-process Executor or the network worker. */
 type Runner = Executor | WorkerExecutor;
@@ -95,7 +107,17 @@ export function parseListen(value: string): { hostname: string; port: number } {
 
 /** Runs a server until its transport closes or a signal arrives; returns the exit code. */
 export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<number> {
-  const log = createLogger(logLevel(), "longcall");
+  // Once the host is gone its stderr may be a closed pipe or a vanished terminal: a lingering server logs nothing.
+  let muted = false;
+  const log = createLogger(logLevel(), "longcall", (line) => {
+    if (!muted) console.error(line);
+  });
+  const lingerMs = flags.lingerMs ?? 0;
+  if (!Number.isInteger(lingerMs) || lingerMs < 0 || lingerMs > LINGER_MS_MAX) {
+    throw new RangeError(
+      `Cannot serve: lingerMs must be an integer from 0 to ${LINGER_MS_MAX}, current value is ${lingerMs}`,
+    );
+  }
   const store = openStore(flags.db, flags.synchronous === undefined ? {} : { synchronous: flags.synchronous });
   const handlerClock = flags.timeRate === undefined ? systemClock : new ScaledClock(flags.timeRate);
   if (flags.timeRate !== undefined) {
@@ -197,31 +219,79 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   log.info("serving", { transport: flags.http ? "http" : "stdio", db: flags.db, read_only: flags.readOnly });
 
   let exitCode = EXIT_OK;
-  const stopRequested = Promise.withResolvers<void>();
+  const stopRequested = Promise.withResolvers<StopReason>();
+  // SIGINT / SIGTERM: today's graceful interrupt, also during a linger (it ends the linger).
+  const interrupted = Promise.withResolvers<void>();
   workerReady?.catch((err) => {
     log.error("the network worker could not start; stopping", { error: String(err) });
     exitCode = EXIT_ERROR;
-    stopRequested.resolve();
+    stopRequested.resolve("worker_failed");
   });
   const onSignal = (code: number) => () => {
     exitCode = code;
-    stopRequested.resolve();
+    stopRequested.resolve("interrupt");
+    interrupted.resolve();
   };
   const onInt = onSignal(130), onTerm = onSignal(EXIT_OK);
+  // SIGHUP (the host's terminal closed): the host is gone, as at end of stdin. Listening also
+  // replaces the default action (exit at once, which would leave the jobs to process_lost).
+  const onHup = () => stopRequested.resolve("hangup");
   Deno.addSignalListener("SIGINT", onInt);
   Deno.addSignalListener("SIGTERM", onTerm);
-  await Promise.race([serving.closed, stopRequested.promise]);
+  Deno.addSignalListener("SIGHUP", onHup);
+  const reason = await Promise.race([serving.closed.then((): StopReason => "wire_closed"), stopRequested.promise]);
+  log.info("shutting down", { reason });
+  await stopServing(serving, waits, log);
+  if ((reason === "wire_closed" || reason === "hangup") && lingerMs > 0) {
+  await executor.stop();
+  store.close();
   Deno.removeSignalListener("SIGINT", onInt);
   Deno.removeSignalListener("SIGTERM", onTerm);
-  log.info("shutting down");
+  Deno.removeSignalListener("SIGHUP", onHup);
+  return exitCode;
+}
+
+/**
+ * Stops serving: no request is read or answered after this (the stdio transport writes nothing
+ * once closed). Anything that holds a request open until the server stops serving ends here.
+ */
+async function stopServing(serving: { close(): Promise<void> }, waits: JobWaits, log: Logger): Promise<void> {
   // Waiting jobs.get calls answer now with the current view, before the transport closes.
   waits.close();
   await new Promise((resolve) => setTimeout(resolve, 0));
   await serving.close().catch((err) => log.warn("close failed", { error: String(err) }));
-  await executor.stop();
-  store.close();
-  return exitCode;
 }
+
+/**
+ * The host went away: keeps running the jobs this process owns (no claiming, no serving) until
+ * none is left, `lingerMs` passes or SIGINT / SIGTERM arrives. Logging stops first: the host's
+ * end of stderr may be closed, and nothing should reach a parent after the host is gone. Returns at once when no job is running.
+ *
+ * Deno keeps file descriptors 1 and 2 open for the life of the process (ext/io holds them in
+ * statics; `Deno.stdout.close()` closes only a duplicate's resource), so without FFI a process
+ * cannot hand its parent end-of-file on them: a parent that waits for EOF on the server's
+ * stdout or stderr (rather than for its own child) waits for the linger.
+ */
+async function linger(
+  executor: Runner,
+  lingerMs: number,
+  interrupted: Promise<void>,
+  log: Logger,
+  mute: () => void,
+): Promise<void> {
+  const { running, idle } = await executor.linger();
+  if (running === 0) return;
+  log.info("the host went away: running jobs continue, this process exits when they end", {
+    running,
+    linger_ms: lingerMs,
+  });
+  mute();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([idle, interrupted, new Promise((resolve) => timer = setTimeout(resolve, lingerMs))]);
+  clearTimeout(timer);
+}
+
+const LINGER_MIN = LINGER_MS_MAX / 60_000;
 
 /** The `serve` command for the given parts. */
 export function serveCommand(parts: () => ServerParts): Command {
@@ -235,6 +305,16 @@ export function serveCommand(parts: () => ServerParts): Command {
       "whose wait_ms (up to 45000) waits in the call until a job changes or ends (for hosts that cannot sleep).",
       "Logs go to stderr (LONGCALL_LOG=debug|info|warn|error). With --http, a non-loopback --listen",
       "requires LONGCALL_HTTP_TOKEN; clients then send Authorization: Bearer <token>.",
+      "",
+      "Jobs outlive the session: when the host goes away (end of stdin, or SIGHUP when its terminal closes)",
+      "a server with running jobs stops serving and claiming, stops writing to stdout and stderr, and keeps",
+      "running the jobs it owns until each ends (a watch ends at its own timeout) or --linger-ms passes",
+      `(default and most ${LINGER_MIN} min; or $LONGCALL_LINGER_MS); what is left is then recorded as interrupted`,
+      "and the process exits. A later server on the same database follows them and can cancel them; queued",
+      "jobs stay queued for it. With no running job the server exits at once. SIGINT and SIGTERM (also",
+      "during a linger) stop at once and record running jobs as interrupted; --linger-ms 0 does the same at",
+      "end of stdin. Deno cannot close a process's stdout/stderr descriptors, so a parent that waits for",
+      "their end-of-file (a CI step) waits for the linger: set LONGCALL_LINGER_MS=0 there.",
     ].join("\n"),
     options: {
       http: { type: "boolean", help: "Serve streamable HTTP at /mcp instead of stdio" },
@@ -244,6 +324,11 @@ export function serveCommand(parts: () => ServerParts): Command {
       "admitted-max": { type: "string", help: "Queued + running jobs admitted at once (default 256)", value: "N" },
       "retention-ms": { type: "string", help: "Keep finished jobs this long (default 24 h)", value: "MS" },
       synchronous: { type: "string", help: "SQLite durability: NORMAL (default) or FULL", value: "MODE" },
+      "linger-ms": {
+        type: "string",
+        help: `Run owned jobs this long after the host goes away (default ${LINGER_MS_DEFAULT / 60_000} min; 0 = off)`,
+        value: "MS",
+      },
       "simulate-time-rate": {
         type: "string",
         help: "Simulations against a fake GitHub only: run job time N x faster (1..1000)",
@@ -253,6 +338,7 @@ export function serveCommand(parts: () => ServerParts): Command {
     examples: [
       "longcall serve",
       "longcall serve --http --listen 127.0.0.1:8765",
+      "LONGCALL_LINGER_MS=0 longcall serve   # CI: exit when the host does",
       "claude mcp add longcall -- longcall serve",
     ],
     run(values) {
@@ -261,6 +347,7 @@ export function serveCommand(parts: () => ServerParts): Command {
         throw new UsageError(`Cannot use --synchronous: expected NORMAL or FULL, current value is ${sync}`);
       }
       const retention = values["retention-ms"] ?? envGet("LONGCALL_RETENTION_MS");
+      const linger = values["linger-ms"] ?? envGet("LONGCALL_LINGER_MS");
       return runServer({
         db: resolveDbPath(values.db as string | undefined),
         http: values.http === true,
@@ -273,6 +360,7 @@ export function serveCommand(parts: () => ServerParts): Command {
           retentionMs: intOption(retention, "retention-ms", JOB_RETENTION_MS_MIN, JOB_RETENTION_MS_MAX, 0),
         }),
         ...(sync === undefined ? {} : { synchronous: sync as Synchronous }),
+        lingerMs: intOption(linger, "linger-ms", 0, LINGER_MS_MAX, LINGER_MS_DEFAULT),
         ...(values["simulate-time-rate"] === undefined
           ? {}
           : { timeRate: intOption(values["simulate-time-rate"], "simulate-time-rate", 1, 1000, 1) }),

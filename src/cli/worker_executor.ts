@@ -113,6 +113,25 @@ export class WorkerExecutor {
     if (this.#failed === undefined) this.#worker.postMessage({ type: "cancel", ids: [...ids] } satisfies ToWorker);
   }
 
+  /**
+   * The executor's linger (see Executor.linger): the worker stops claiming and logging and keeps
+   * running its jobs. `idle` resolves once none is left, or when the worker fails (nothing is left
+   * to wait for then).
+   */
+  async linger(): Promise<{ running: number; idle: Promise<void> }> {
+    if (this.#failed !== undefined) return { running: 0, idle: Promise.resolve() };
+    const idle = Promise.withResolvers<void>();
+    this.#waiters.set("idle", () => idle.resolve());
+    try {
+      const m = await this.#request({ type: "linger" }, "lingering", WORKER_START_TIMEOUT_MS);
+      return { running: m.running, idle: idle.promise };
+    } catch (err) {
+      this.#waiters.delete("idle");
+      this.#log.warn("network worker did not linger", { error: String(err) });
+      return { running: 0, idle: Promise.resolve() };
+    }
+  }
+
   /** Asks the worker what Deno grants it for each descriptor. */
   async audit(descriptors: Deno.PermissionDescriptor[]): Promise<Deno.PermissionState[]> {
     const m = await this.#request({ type: "audit", descriptors }, "audit", WORKER_START_TIMEOUT_MS);

@@ -12,6 +12,9 @@
  *  cancelled           └ shutdown ───────────────────▶ failed: interrupted | cancelled
  * ```
  *
+ * `linger()` (the host went away) stops claiming but keeps every loop and every running handler
+ * going: the jobs end as above while queued jobs wait for another executor; `stop()` ends a linger.
+ *
  * Every periodic loop is a timer re-armed after its attempt finishes, so a slow
  * attempt never causes a burst of catch-up attempts.
  *
@@ -117,7 +120,9 @@ export class Executor {
   #leaseUntil = -Infinity;
   #running = new Map<string, Running>();
   #timers = new Set<ReturnType<typeof setTimeout>>();
-  #state: "new" | "started" | "stopping" | "stopped" = "new";
+  #state: "new" | "started" | "lingering" | "stopping" | "stopped" = "new";
+  /** Resolved once a lingering executor runs no job. */
+  #idle: PromiseWithResolvers<void> | undefined;
   #claiming = false;
   #claimAgain = false;
   #claimTimer: ReturnType<typeof setTimeout> | undefined;
@@ -216,12 +221,30 @@ export class Executor {
   }
 
   /**
+   * Stops claiming and keeps running the jobs this executor owns, with heartbeats, cancel polls
+   * and reconciliation, so they end as if nothing happened (a cancel persisted by another process
+   * still stops them). Queued jobs stay queued for another executor. `running` is the number of
+   * jobs running now; `idle` resolves once none is left. `stop()` ends the linger.
+   */
+  linger(): { running: number; idle: Promise<void> } {
+    if (this.#state !== "started" && this.#state !== "lingering") {
+      throw new TypeError(`Cannot linger: the executor is ${this.#state}`);
+    }
+    this.#state = "lingering";
+    if (this.#claimTimer !== undefined) clearTimeout(this.#claimTimer);
+    this.#claimTimer = undefined;
+    this.#idle ??= Promise.withResolvers<void>();
+    if (this.#running.size === 0) this.#idle.resolve();
+    return { running: this.#running.size, idle: this.#idle.promise };
+  }
+
+  /**
    * Stops claiming, aborts running handlers, waits up to the grace period, records what
    * is still running as `interrupted`, and deletes the owner row. Queued jobs stay queued.
    */
   async stop(): Promise<void> {
     if (this.#state === "stopped" || this.#state === "stopping") return;
-    const wasStarted = this.#state === "started";
+    const wasStarted = this.#state === "started" || this.#state === "lingering";
     this.#state = "stopping";
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
@@ -247,6 +270,7 @@ export class Executor {
       }
     }
     this.#running.clear();
+    this.#idle?.resolve();
     try {
       await this.#rows.ownerDelete(this.#ownerId);
     } catch (err) {
@@ -259,7 +283,7 @@ export class Executor {
 
   #loop(periodMs: number, attempt: () => Promise<void>): void {
     const arm = () => {
-      if (this.#state !== "started") return;
+      if (this.#state !== "started" && this.#state !== "lingering") return;
       const t = setTimeout(async () => {
         this.#timers.delete(t);
         try {
@@ -300,8 +324,15 @@ export class Executor {
     this.#armClaimPoll();
   }
 
-  /** Starts claimed jobs; false (and they are recorded interrupted) when stop() began meanwhile. */
+  /**
+   * Starts claimed jobs. False when no more should be claimed: linger() began while the claim was in
+   * flight (the rows are ours now, so they run), or stop() began (they never ran: recorded interrupted).
+   */
   async #startClaimed(rows: readonly ClaimedJob[], ownerId: string): Promise<boolean> {
+    if (this.#lingering()) {
+      for (const row of rows) this.#startRun(row);
+      return false;
+    }
     if (this.#state !== "started") {
       // stop() began while a busy store delayed the claim: these never ran.
       for (const row of rows) {
@@ -312,6 +343,11 @@ export class Executor {
     }
     for (const row of rows) this.#startRun(row);
     return true;
+  }
+
+  /** Read through a method: the state changes across awaits, which narrowing does not see. */
+  #lingering(): boolean {
+    return this.#state === "lingering";
   }
 
   /** Idle poll for work queued by other processes. */
@@ -384,11 +420,12 @@ export class Executor {
       this.#log.error("could not record a job's end; releasing it", { id: row.id, error: String(err) });
     }).finally(() => {
       if (this.#running.get(row.id) === entry) this.#running.delete(row.id);
-      if (lost && this.#state === "started") {
+      if (lost && (this.#state === "started" || this.#state === "lingering")) {
         void this.#reconcile().catch((err) =>
           this.#log.warn("could not release a job yet; the next reconciliation retries", { error: String(err) })
         );
       }
+      if (this.#state === "lingering" && this.#running.size === 0) this.#idle?.resolve();
       this.wake();
     });
   }
@@ -483,7 +520,8 @@ export class Executor {
 
   /** Whether `entry` still runs under this executor's live lease (so its terminal write may land). */
   #ownsLease(entry: Running): boolean {
-    return this.#state === "started" && entry.ownerId === this.#ownerId && this.#clock.now() < this.#leaseUntil;
+    const live = this.#state === "started" || this.#state === "lingering";
+    return live && entry.ownerId === this.#ownerId && this.#clock.now() < this.#leaseUntil;
   }
 
   /**

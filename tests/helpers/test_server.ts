@@ -9,6 +9,8 @@
  * `--product`: the shipped tools and job kinds instead (GitHub at `LONGCALL_GITHUB_API_URL`), run
  * in this process so the executor overrides (`--lease-ms` ...) apply.
  *
+ * Without `--linger-ms` the test server does not linger (the product's `serve` does by default).
+ *
  * @module
  */
 
@@ -79,6 +81,7 @@ if (import.meta.main) {
       "grace-ms": { type: "string" },
       "running-max": { type: "string" },
       product: { type: "boolean" },
+      "linger-ms": { type: "string" },
     },
   });
   const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
@@ -99,6 +102,8 @@ if (import.meta.main) {
       readOnly: values["read-only"] === true,
       ...(values["admitted-max"] === undefined ? {} : { admittedMax: Number(values["admitted-max"]) }),
       ...(values["retention-ms"] === undefined ? {} : { retentionMs: Number(values["retention-ms"]) }),
+      // Unset: no linger, so a test never leaves a process behind unless it asks for one.
+      ...(values["linger-ms"] === undefined ? {} : { lingerMs: Number(values["linger-ms"]) }),
     },
     values.product === true
       ? {
