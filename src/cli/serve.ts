@@ -243,6 +243,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   log.info("shutting down", { reason });
   await stopServing(serving, waits, log);
   if ((reason === "wire_closed" || reason === "hangup") && lingerMs > 0) {
+    await linger(executor, lingerMs, interrupted.promise, log, () => muted = true);
+  }
   await executor.stop();
   store.close();
   Deno.removeSignalListener("SIGINT", onInt);
