@@ -85,6 +85,8 @@ function serveArgs(fake: FakeGitHub, db: string, extra: readonly string[] = []):
     db,
     "--simulate-time-rate",
     String(TIME_RATE),
+    "--linger-ms",
+    "0", // a watch still running at close must not outlive the test
     ...extra,
   ];
 }

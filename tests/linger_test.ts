@@ -589,6 +589,9 @@ const NEVER_LINGERS: Record<string, string> = {
   "scripts/conformance.ts": "the product server runs over --http and is stopped with SIGTERM (no linger)",
   "scripts/lib/report.ts": "names the server in the evaluation report's prose; starts none",
   "tests/cli_jobs_test.ts": "`serve --help` only",
+  "tests/diagnostics_test.ts": "its `serve` runs against an unusable database and exits before serving",
+  "tests/names_test.ts": "its server is tests/helpers/test_server.ts (runServer: no linger unless asked)",
+  "tests/storage_full_disk_test.ts": "its server is tests/helpers/test_server.ts (runServer: no linger unless asked)",
   "tests/helpers/mcp_clients.ts": "names deno subcommands; starts no server",
   "tests/permissions_test.ts": "its servers answer initialize and tools/list only: no job runs at close",
 };
