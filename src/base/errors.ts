@@ -22,7 +22,9 @@ export type AppErrorCode =
   | "transient"
   | "request_failed"
   | "budget_exhausted"
-  | "timeout";
+  | "timeout"
+  /** A watch of the required checks only, on a repository whose branch rules cannot be read. */
+  | "required_checks_unavailable";
 
 /** The typed error stored with a failed job and shown to clients. */
 export interface JobError {
