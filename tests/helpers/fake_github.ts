@@ -48,7 +48,18 @@ export const PRIVATE_REPO = "octo/secret";
 export const FIXTURE_REPO = "octo/widgets";
 
 /** Endpoint kinds counted separately. */
-export type EndpointKind = "repository" | "pull" | "check_runs" | "status" | "issues" | "rate_limit" | "unknown";
+export type EndpointKind =
+  | "repository"
+  | "pull"
+  | "check_runs"
+  | "status"
+  | "issues"
+  | "rate_limit"
+  | "check_suites"
+  | "workflow_runs"
+  | "annotations"
+  | "rules"
+  | "unknown";
 const KINDS: readonly EndpointKind[] = [
   "repository",
   "pull",
@@ -56,6 +67,10 @@ const KINDS: readonly EndpointKind[] = [
   "status",
   "issues",
   "rate_limit",
+  "check_suites",
+  "workflow_runs",
+  "annotations",
+  "rules",
   "unknown",
 ];
 
@@ -63,8 +78,38 @@ const KINDS: readonly EndpointKind[] = [
 export interface FakeCheck {
   name: string;
   status: "queued" | "in_progress" | "completed";
-  conclusion?: string;
+  /** Default `success` when completed; `null` gives a completed run without a conclusion. */
+  conclusion?: string | null;
+  /** App slug (default `github-actions`). */
   app?: string;
+  /** Key of the check suite the run belongs to (a {@linkcode FakeSuite}); default one suite per app.
+   * Two runs of one name in two suites are a re-triggered workflow's old and new run. */
+  suite?: string;
+  /** `output` of the run; `paddingBytes` adds that many characters each to `summary` and `text`. */
+  output?: { title?: string; summary?: string; text?: string; paddingBytes?: number };
+  /** Annotations of the run (`/check-runs/{id}/annotations`). */
+  annotations?: FakeAnnotation[];
+}
+
+/** One annotation of a check run. */
+export interface FakeAnnotation {
+  path: string;
+  start_line: number;
+  message: string;
+  level?: "notice" | "warning" | "failure";
+  title?: string;
+}
+
+/** One check suite in a scenario step (`/commits/{ref}/check-suites`). Suites not listed are derived
+ * from the checks: one per app (or per `FakeCheck.suite`), completed when all its runs are. */
+export interface FakeSuite {
+  key: string;
+  app?: string;
+  status: "queued" | "in_progress" | "completed";
+  conclusion?: string | null;
+  /** GitHub Actions only: the workflow and event behind the suite (`/actions/runs`). */
+  workflow?: string;
+  event?: string;
 }
 
 /** One legacy status in a scenario step. */
@@ -86,6 +131,10 @@ export interface ScenarioStep {
   merged?: boolean;
   checks?: FakeCheck[];
   statuses?: FakeStatus[];
+  /** Check suites listed explicitly (replaces the previous list for the head SHA). */
+  suites?: FakeSuite[];
+  /** The base branch's rules from this step on: required status checks, or `forbidden` (403). */
+  requiredChecks?: Array<{ context: string; integration_id?: number }> | "forbidden";
 }
 
 /** Built-in scenario names. */
@@ -96,11 +145,35 @@ export type ScenarioName =
   | "no_checks"
   | "flaky_unchanged"
   | "many_checks"
-  | "pr_closed";
+  | "pr_closed"
+  | "pr_merged"
+  | "statuses_paged"
+  | "rerun_passed"
+  | "rerun_running"
+  | "late_dependent"
+  | "fork_approval"
+  | "null_conclusion"
+  | "huge_outputs"
+  | "required_checks"
+  | "rules_forbidden";
 
 const q = (name: string): FakeCheck => ({ name, status: "queued" });
 const run = (name: string): FakeCheck => ({ name, status: "in_progress" });
 const done = (name: string, conclusion: string): FakeCheck => ({ name, status: "completed", conclusion });
+const inSuite = (check: FakeCheck, suite: string): FakeCheck => ({ ...check, suite });
+/** The lint failure's output and annotations (`checks_fail`). */
+const LINT_FAILURE: Pick<FakeCheck, "output" | "annotations"> = {
+  output: { title: "2 problems (2 errors)", summary: "eslint found 2 errors in 1 file.\nRun `npm run lint -- --fix`." },
+  annotations: [
+    { path: "src/widget.ts", start_line: 12, message: "'x' is assigned a value but never used.", level: "failure" },
+    { path: "src/widget.ts", start_line: 30, message: "Missing return type on function.", level: "failure" },
+  ],
+};
+const statusesPaged = (failing: boolean): FakeStatus[] =>
+  Array.from({ length: 40 }, (_, i) => ({
+    context: `ci/shard-${String(i + 1).padStart(2, "0")}`,
+    state: failing && i === 34 ? "failure" : failing ? "success" : "pending",
+  }));
 
 /**
  * The built-in timelines (times in ms since the scenario started):
@@ -131,10 +204,10 @@ export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> 
     { atMs: 0 },
     { atMs: 20_000, checks: [q("build"), q("lint")], statuses: [{ context: "ci/legacy", state: "pending" }] },
     { atMs: 40_000, checks: [run("build"), run("lint")] },
-    { atMs: 60_000, checks: [run("build"), done("lint", "failure")] },
+    { atMs: 60_000, checks: [run("build"), { ...done("lint", "failure"), ...LINT_FAILURE }] },
     {
       atMs: 90_000,
-      checks: [done("build", "success"), done("lint", "failure")],
+      checks: [done("build", "success"), { ...done("lint", "failure"), ...LINT_FAILURE }],
       statuses: [{ context: "ci/legacy", state: "success" }],
     },
   ],
@@ -161,6 +234,123 @@ export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> 
   pr_closed: [
     { atMs: 0, checks: [run("build")] },
     { atMs: 60_000, pullState: "closed" },
+  ],
+  pr_merged: [
+    { atMs: 0, checks: [run("build")] },
+    { atMs: 60_000, pullState: "closed", merged: true },
+  ],
+  statuses_paged: [
+    { atMs: 0, checks: [run("build")], statuses: statusesPaged(false) },
+    { atMs: 30_000, checks: [done("build", "success")], statuses: statusesPaged(true) },
+  ],
+  rerun_passed: [
+    {
+      atMs: 0,
+      checks: [inSuite(run("build"), "ci-1"), done("lint", "success"), { ...done("lint", "success"), app: "other-ci" }],
+      suites: [{ key: "ci-1", status: "in_progress", workflow: "CI", event: "pull_request" }],
+    },
+    {
+      atMs: 20_000,
+      checks: [inSuite(done("build", "failure"), "ci-1"), done("lint", "success"), {
+        ...done("lint", "success"),
+        app: "other-ci",
+      }],
+      suites: [{ key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" }],
+    },
+    {
+      atMs: 30_000,
+      checks: [
+        inSuite(done("build", "failure"), "ci-1"),
+        inSuite(q("build"), "ci-2"),
+        done("lint", "success"),
+        { ...done("lint", "success"), app: "other-ci" },
+      ],
+      suites: [
+        { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
+        { key: "ci-2", status: "queued", workflow: "CI", event: "pull_request" },
+      ],
+    },
+    {
+      atMs: 60_000,
+      checks: [
+        inSuite(done("build", "failure"), "ci-1"),
+        inSuite(done("build", "success"), "ci-2"),
+        done("lint", "success"),
+        { ...done("lint", "success"), app: "other-ci" },
+      ],
+      suites: [
+        { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
+        { key: "ci-2", status: "completed", conclusion: "success", workflow: "CI", event: "pull_request" },
+      ],
+    },
+  ],
+  rerun_running: [
+    {
+      atMs: 0,
+      checks: [inSuite(done("build", "failure"), "ci-1"), inSuite(run("build"), "ci-2")],
+      suites: [
+        { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
+        { key: "ci-2", status: "in_progress", workflow: "CI", event: "pull_request" },
+      ],
+    },
+    {
+      atMs: 60_000,
+      checks: [inSuite(done("build", "failure"), "ci-1"), inSuite(done("build", "success"), "ci-2")],
+      suites: [
+        { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
+        { key: "ci-2", status: "completed", conclusion: "success", workflow: "CI", event: "pull_request" },
+      ],
+    },
+  ],
+  late_dependent: [
+    { atMs: 0, checks: [inSuite(run("build"), "ci")] },
+    { atMs: 30_000, checks: [inSuite(done("build", "success"), "ci")] },
+    {
+      atMs: 35_000,
+      checks: [inSuite(done("build", "success"), "ci"), inSuite(q("deploy-preview"), "deploy")],
+    },
+    {
+      atMs: 50_000,
+      checks: [inSuite(done("build", "success"), "ci"), inSuite(done("deploy-preview", "success"), "deploy")],
+    },
+  ],
+  fork_approval: [
+    {
+      atMs: 0,
+      statuses: [{ context: "ci/external", state: "success" }],
+      suites: [{
+        key: "ci",
+        status: "completed",
+        conclusion: "action_required",
+        workflow: "CI",
+        event: "pull_request",
+      }],
+    },
+  ],
+  null_conclusion: [
+    { atMs: 0, checks: [{ name: "build", status: "completed", conclusion: null }] },
+    { atMs: 60_000, checks: [done("build", "success")] },
+  ],
+  huge_outputs: [
+    {
+      atMs: 0,
+      checks: Array.from({ length: 100 }, (_, i) => ({
+        ...done(`shard-${String(i + 1).padStart(3, "0")}`, "success"),
+        output: { title: "ok", paddingBytes: 64 * 1024 },
+      })),
+    },
+  ],
+  required_checks: [
+    {
+      atMs: 0,
+      checks: [run("build"), { ...done("lint", "failure"), ...LINT_FAILURE }],
+      requiredChecks: [{ context: "build" }, { context: "ci/legacy" }],
+    },
+    { atMs: 20_000, checks: [done("build", "success"), { ...done("lint", "failure"), ...LINT_FAILURE }] },
+    { atMs: 40_000, statuses: [{ context: "ci/legacy", state: "success" }] },
+  ],
+  rules_forbidden: [
+    { atMs: 0, checks: [done("build", "success")], requiredChecks: "forbidden" },
   ],
 };
 
@@ -301,8 +491,13 @@ interface CheckRecord {
   status: string;
   conclusion: string | null;
   app: string;
+  /** Suite key (explicit, else the app). */
+  suite: string;
+  createdAt: number;
   startedAt: number | null;
   completedAt: number | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  annotations: FakeAnnotation[];
 }
 
 interface StatusRecord {
@@ -316,6 +511,7 @@ interface StatusRecord {
 interface ShaState {
   checks: CheckRecord[];
   statuses: StatusRecord[];
+  suites?: Array<FakeSuite & { createdAt: number }>;
 }
 
 interface ScenarioState {
@@ -325,6 +521,7 @@ interface ScenarioState {
   pullUpdatedAt: number;
   bySha: Map<string, ShaState>;
   knownShas: Set<string>;
+  requiredChecks: Array<{ context: string; integration_id?: number }> | "forbidden";
 }
 
 function scenarioState(steps: readonly ScenarioStep[], startMs: number, nowMs: number): ScenarioState {
@@ -335,6 +532,7 @@ function scenarioState(steps: readonly ScenarioStep[], startMs: number, nowMs: n
     pullUpdatedAt: startMs,
     bySha: new Map(),
     knownShas: new Set([SCENARIO_SHA_FIRST]),
+    requiredChecks: [],
   };
   for (const step of steps) if (step.headSha !== undefined) state.knownShas.add(step.headSha);
   const ordered = [...steps].sort((x, y) => x.atMs - y.atMs);
@@ -353,21 +551,37 @@ function scenarioState(steps: readonly ScenarioStep[], startMs: number, nowMs: n
       state.merged = step.merged;
       state.pullUpdatedAt = at;
     }
+    if (step.requiredChecks !== undefined) state.requiredChecks = step.requiredChecks;
     const sha = state.headSha;
     const prev = state.bySha.get(sha) ?? { checks: [], statuses: [] };
     const next: ShaState = { checks: prev.checks, statuses: prev.statuses };
+    if (prev.suites !== undefined) next.suites = prev.suites;
+    if (step.suites !== undefined) {
+      next.suites = step.suites.map((x) => ({
+        ...x,
+        createdAt: prev.suites?.find((p) => p.key === x.key)?.createdAt ?? at,
+      }));
+    }
     if (step.checks !== undefined) {
       next.checks = step.checks.map((c) => {
-        const old = prev.checks.find((p) => p.name === c.name);
+        const app = c.app ?? "github-actions";
+        const suite = c.suite ?? app;
+        const old = prev.checks.find((p) => p.name === c.name && p.app === app && p.suite === suite);
         const started = c.status === "queued" ? null : old?.startedAt ?? at;
         const completed = c.status === "completed" ? old?.completedAt ?? at : null;
+        const pad = "x".repeat(c.output?.paddingBytes ?? 0);
+        const text = (t: string | undefined) => t === undefined && pad === "" ? null : `${t ?? ""}${pad}`;
         return {
           name: c.name,
           status: c.status,
-          conclusion: c.status === "completed" ? c.conclusion ?? "success" : null,
-          app: c.app ?? "github-actions",
+          conclusion: c.status === "completed" ? (c.conclusion === undefined ? "success" : c.conclusion) : null,
+          app,
+          suite,
+          createdAt: old?.createdAt ?? at,
           startedAt: started,
           completedAt: completed,
+          output: { title: c.output?.title ?? null, summary: text(c.output?.summary), text: text(c.output?.text) },
+          annotations: c.annotations ?? [],
         };
       });
     }
@@ -449,6 +663,26 @@ function generatedIssue(fullName: string, i: number): JsonObject {
     };
   }
   return item;
+}
+
+/** An app (`integration`) as GitHub nests it in check runs and suites. */
+function appPayload(slug: string): JsonObject {
+  const id = slug === "github-actions" ? 15368 : 100_000 + smallHash(`app:${slug}`) % 100_000;
+  const name = slug === "github-actions" ? "GitHub Actions" : slug;
+  return {
+    id,
+    slug,
+    node_id: `MDM6QXBw${digest(`app:${slug}`)}`,
+    owner: { login: slug === "github-actions" ? "github" : "octo", id: 9919, type: "Organization" },
+    name,
+    description: "",
+    external_url: `https://github.com/apps/${slug}`,
+    html_url: `https://github.com/apps/${slug}`,
+    created_at: "2018-07-30T09:30:17Z",
+    updated_at: "2024-04-10T20:33:16Z",
+    permissions: { checks: "write", metadata: "read" },
+    events: ["check_run", "check_suite"],
+  };
 }
 
 function repositoryPayload(fullName: string, id: number, openIssues: number): JsonObject {
@@ -619,26 +853,101 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
     return s.bySha.get(sha) ?? { checks: [], statuses: [] };
   };
 
+  const noCommit = (ref: string, doc: string): Answer => ({
+    status: 422,
+    body: { message: `No commit found for SHA: ${ref}`, documentation_url: doc, status: "422" },
+    cacheable: false,
+  });
+
+  const shaOf = (ref: string) => /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
+
+  const checkRunId = (sha: string, c: CheckRecord) =>
+    30_000_000 +
+    smallHash(
+        c.app === "github-actions" && c.suite === c.app ? `${sha}:${c.name}` : `${sha}:${c.name}:${c.app}:${c.suite}`,
+      ) %
+      10_000_000;
+
+  /** Explicit suites of the step, plus one derived per suite key of the checks not listed. */
+  const suitesOf = (sha: string, state: ShaState): JsonObject[] => {
+    const keys = new Map<string, { app: string; runs: CheckRecord[]; explicit?: FakeSuite & { createdAt: number } }>();
+    for (const x of state.suites ?? []) keys.set(x.key, { app: x.app ?? "github-actions", runs: [], explicit: x });
+    for (const c of state.checks) {
+      const entry = keys.get(c.suite) ?? { app: c.app, runs: [] };
+      entry.runs.push(c);
+      keys.set(c.suite, entry);
+    }
+    const out: JsonObject[] = [];
+    for (const [key, entry] of keys) {
+      const x = entry.explicit;
+      const allDone = entry.runs.length > 0 && entry.runs.every((r) => r.status === "completed");
+      const anyStarted = entry.runs.some((r) => r.status !== "queued");
+      const status = x?.status ?? (allDone ? "completed" : anyStarted ? "in_progress" : "queued");
+      const failing = entry.runs.some((r) =>
+        r.conclusion !== null && !["success", "neutral", "skipped"].includes(r.conclusion)
+      );
+      const conclusion = x !== undefined
+        ? (x.conclusion ?? null)
+        : status === "completed"
+        ? (failing ? "failure" : "success")
+        : null;
+      const id = 800_000 + smallHash(`${sha}:suite:${key}`) % 100_000;
+      const created = x?.createdAt ?? Math.min(...entry.runs.map((r) => r.createdAt));
+      const updated = Math.max(created, ...entry.runs.map((r) => r.completedAt ?? r.startedAt ?? created));
+      out.push({
+        id,
+        node_id: `CS_kwDO${digest(`${sha}:${key}`)}`,
+        head_branch: "sparkline",
+        head_sha: sha,
+        status,
+        conclusion,
+        url: `https://api.github.com/repos/${FIXTURE_REPO}/check-suites/${id}`,
+        before: "0000000000000000000000000000000000000000",
+        after: sha,
+        pull_requests: [],
+        app: appPayload(entry.app),
+        created_at: iso(created),
+        updated_at: iso(updated),
+        rerequestable: true,
+        runs_rerequestable: true,
+        latest_check_runs_count: entry.runs.length,
+        check_runs_url: `https://api.github.com/repos/${FIXTURE_REPO}/check-suites/${id}/check-runs`,
+        head_commit: {
+          id: sha,
+          tree_id: digest(`${sha}:tree`).repeat(3).slice(0, 40),
+          message: "Add sparkline",
+          timestamp: iso(created),
+          author: { name: "Octo Cat", email: "octocat@github.com" },
+          committer: { name: "Octo Cat", email: "octocat@github.com" },
+        },
+        repository: { id: Number(repositoryFixture.id), full_name: FIXTURE_REPO, name: "widgets" },
+        // Not part of GitHub's payload: used to build workflow runs.
+        _key: key,
+        _workflow: x?.workflow ?? key,
+        _event: x?.event ?? "pull_request",
+      });
+    }
+    return out;
+  };
+
+  const publicSuite = (x: JsonObject): JsonObject => {
+    const { _key: _k, _workflow: _w, _event: _e, ...rest } = x;
+    return rest;
+  };
+
   const checkRunsPayload = (fullName: string, ref: string, params: URLSearchParams, url: URL): Answer => {
     const state = shaStateFor(fullName, ref);
     if (state === undefined) {
-      return {
-        status: 422,
-        body: {
-          message: `No commit found for SHA: ${ref}`,
-          documentation_url: "https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference",
-          status: "422",
-        },
-        cacheable: false,
-      };
+      return noCommit(ref, "https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference");
     }
     const perPage = Math.min(100, intParam(params, "per_page", 30) ?? 30) || 30;
     const page = Math.max(1, intParam(params, "page", 1) ?? 1);
     const template = (checkRunsFixture.check_runs[0] ?? {}) as unknown;
-    const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
+    const sha = shaOf(ref);
+    const suiteIds = new Map(suitesOf(sha, state).map((x) => [String(x._key), Number(x.id)]));
     const all = state.checks.map((c): JsonObject => {
       const r = clone(template);
-      const id = 30_000_000 + smallHash(`${sha}:${c.name}`) % 10_000_000;
+      const id = checkRunId(sha, c);
       r.id = id;
       r.name = c.name;
       r.head_sha = sha;
@@ -649,7 +958,15 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
       r.url = `https://api.github.com/repos/${fullName}/check-runs/${id}`;
       r.html_url = `https://github.com/${fullName}/actions/runs/900001/job/${id}`;
       r.details_url = r.html_url;
-      r.app = { ...(r.app as JsonObject), slug: c.app };
+      r.app = { ...(r.app as JsonObject), ...appPayload(c.app) };
+      r.check_suite = { id: suiteIds.get(c.suite) ?? 800_001 };
+      r.output = {
+        title: c.output.title,
+        summary: c.output.summary,
+        text: c.output.text,
+        annotations_count: c.annotations.length,
+        annotations_url: `https://api.github.com/repos/${fullName}/check-runs/${id}/annotations`,
+      };
       return r;
     });
     const slice = all.slice((page - 1) * perPage, page * perPage);
@@ -661,7 +978,137 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
     };
   };
 
-  const statusPayload = (fullName: string, ref: string): Answer => {
+  const checkSuitesPayload = (fullName: string, ref: string, params: URLSearchParams, url: URL): Answer => {
+    const state = shaStateFor(fullName, ref);
+    if (state === undefined) {
+      return noCommit(ref, "https://docs.github.com/rest/checks/suites#list-check-suites-for-a-git-reference");
+    }
+    const perPage = Math.min(100, intParam(params, "per_page", 30) ?? 30) || 30;
+    const page = Math.max(1, intParam(params, "page", 1) ?? 1);
+    const all = suitesOf(shaOf(ref), state).map(publicSuite);
+    return {
+      status: 200,
+      body: { total_count: all.length, check_suites: all.slice((page - 1) * perPage, page * perPage) },
+      ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
+      cacheable: true,
+    };
+  };
+
+  const workflowRunsPayload = (fullName: string, params: URLSearchParams, url: URL): Answer => {
+    const headSha = params.get("head_sha");
+    const state = headSha === null ? undefined : shaStateFor(fullName, headSha);
+    const perPage = Math.min(100, intParam(params, "per_page", 30) ?? 30) || 30;
+    const page = Math.max(1, intParam(params, "page", 1) ?? 1);
+    const sha = shaOf(headSha ?? "");
+    const all = state === undefined ? [] : suitesOf(sha, state)
+      .filter((x) => (x.app as JsonObject).slug === "github-actions")
+      .map((x): JsonObject => {
+        const workflow = String(x._workflow);
+        const workflowId = 160_000 + smallHash(`workflow:${workflow}`) % 10_000;
+        const id = 9_000_000 + smallHash(`${sha}:run:${String(x._key)}`) % 1_000_000;
+        return {
+          id,
+          name: workflow,
+          node_id: `WFR_kwLO${digest(`${sha}:${String(x._key)}`)}`,
+          check_suite_id: Number(x.id),
+          check_suite_node_id: String(x.node_id),
+          head_branch: "sparkline",
+          head_sha: sha,
+          path: `.github/workflows/${workflow.toLowerCase()}.yml`,
+          display_title: "Add sparkline",
+          run_number: 1 + smallHash(`${id}`) % 500,
+          run_attempt: 1,
+          event: String(x._event),
+          status: x.status ?? null,
+          conclusion: x.conclusion ?? null,
+          workflow_id: workflowId,
+          url: `https://api.github.com/repos/${fullName}/actions/runs/${id}`,
+          html_url: `https://github.com/${fullName}/actions/runs/${id}`,
+          pull_requests: [],
+          created_at: x.created_at ?? null,
+          updated_at: x.updated_at ?? null,
+          run_started_at: x.created_at ?? null,
+          jobs_url: `https://api.github.com/repos/${fullName}/actions/runs/${id}/jobs`,
+          logs_url: `https://api.github.com/repos/${fullName}/actions/runs/${id}/logs`,
+          check_suite_url: `https://api.github.com/repos/${fullName}/check-suites/${x.id}`,
+          artifacts_url: `https://api.github.com/repos/${fullName}/actions/runs/${id}/artifacts`,
+          cancel_url: `https://api.github.com/repos/${fullName}/actions/runs/${id}/cancel`,
+          rerun_url: `https://api.github.com/repos/${fullName}/actions/runs/${id}/rerun`,
+          workflow_url: `https://api.github.com/repos/${fullName}/actions/workflows/${workflowId}`,
+          head_commit: x.head_commit ?? null,
+          repository: x.repository ?? null,
+          head_repository: x.repository ?? null,
+        };
+      });
+    return {
+      status: 200,
+      body: { total_count: all.length, workflow_runs: all.slice((page - 1) * perPage, page * perPage) },
+      ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
+      cacheable: true,
+    };
+  };
+
+  const annotationsPayload = (fullName: string, idText: string, params: URLSearchParams, url: URL): Answer => {
+    const id = Number(idText);
+    let found: { sha: string; check: CheckRecord } | undefined;
+    if (fullName === FIXTURE_REPO) {
+      const s = scenarioState(steps, scenarioStart, now());
+      for (const [sha, st] of s.bySha) {
+        const check = st.checks.find((c) => checkRunId(sha, c) === id);
+        if (check !== undefined) found = { sha, check };
+      }
+    }
+    if (found === undefined) return notFound("https://docs.github.com/rest/checks/runs#list-check-run-annotations");
+    const perPage = Math.min(100, intParam(params, "per_page", 30) ?? 30) || 30;
+    const page = Math.max(1, intParam(params, "page", 1) ?? 1);
+    const all = found.check.annotations.map((a): JsonObject => ({
+      path: a.path,
+      blob_href: `https://github.com/${fullName}/blob/${found.sha}/${a.path}`,
+      start_line: a.start_line,
+      end_line: a.start_line,
+      start_column: null,
+      end_column: null,
+      annotation_level: a.level ?? "failure",
+      title: a.title ?? null,
+      message: a.message,
+      raw_details: null,
+    }));
+    return {
+      status: 200,
+      body: all.slice((page - 1) * perPage, page * perPage),
+      ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
+      cacheable: true,
+    };
+  };
+
+  const rulesPayload = (fullName: string, branch: string): Answer => {
+    const required = fullName === FIXTURE_REPO ? scenarioState(steps, scenarioStart, now()).requiredChecks : [];
+    if (required === "forbidden") {
+      return {
+        status: 403,
+        body: {
+          message: "Resource not accessible by personal access token",
+          documentation_url: "https://docs.github.com/rest/repos/rules#get-rules-for-a-branch",
+          status: "403",
+        },
+        cacheable: false,
+      };
+    }
+    const body: Json[] = required.length === 0 ? [] : [{
+      type: "required_status_checks",
+      ruleset_source_type: "Repository",
+      ruleset_source: fullName,
+      ruleset_id: 42,
+      parameters: {
+        strict_required_status_checks_policy: false,
+        required_status_checks: required.map((r) => ({ ...r })),
+      },
+    }];
+    void branch;
+    return { status: 200, body, cacheable: true };
+  };
+
+  const statusPayload = (fullName: string, ref: string, params: URLSearchParams, url: URL): Answer => {
     const state = shaStateFor(fullName, ref);
     if (state === undefined) {
       return {
@@ -671,6 +1118,8 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
       };
     }
     const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
+    const perPage = Math.min(100, intParam(params, "per_page", 30) ?? 30) || 30;
+    const page = Math.max(1, intParam(params, "page", 1) ?? 1);
     const body = clone(combinedStatusFixture);
     const template = (combinedStatusFixture.statuses[0] ?? {}) as unknown;
     const statuses = state.statuses.map((s): JsonObject => {
@@ -690,12 +1139,18 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
       : states.length === 0 || states.some((s) => s === "pending")
       ? "pending"
       : "success";
-    body.statuses = statuses;
+    // GitHub pages the combined status (30 by default); state and total_count cover every status.
+    body.statuses = statuses.slice((page - 1) * perPage, page * perPage);
     body.sha = sha;
     body.total_count = statuses.length;
     body.commit_url = `https://api.github.com/repos/${fullName}/commits/${sha}`;
     body.url = `https://api.github.com/repos/${fullName}/commits/${sha}/status`;
-    return { status: 200, body, cacheable: true };
+    return {
+      status: 200,
+      body,
+      ...linkFor(url, page, Math.max(1, Math.ceil(statuses.length / perPage))),
+      cacheable: true,
+    };
   };
 
   const issuesPayload = (fullName: string, params: URLSearchParams, url: URL): Answer => {
@@ -767,7 +1222,15 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
       case "check_runs":
         return checkRunsPayload(fullName, parts[2] ?? "", url.searchParams, url);
       case "status":
-        return statusPayload(fullName, parts[2] ?? "");
+        return statusPayload(fullName, parts[2] ?? "", url.searchParams, url);
+      case "check_suites":
+        return checkSuitesPayload(fullName, parts[2] ?? "", url.searchParams, url);
+      case "workflow_runs":
+        return workflowRunsPayload(fullName, url.searchParams, url);
+      case "annotations":
+        return annotationsPayload(fullName, parts[2] ?? "", url.searchParams, url);
+      case "rules":
+        return rulesPayload(fullName, parts[2] ?? "");
       case "issues":
         return issuesPayload(fullName, url.searchParams, url);
       default:
@@ -787,6 +1250,14 @@ export function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGi
     if (m !== null) return { kind: "check_runs", parts: decode(m) };
     m = new RegExp(`^/repos/${seg}/${seg}/commits/(.+)/status$`).exec(pathname);
     if (m !== null) return { kind: "status", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/commits/(.+)/check-suites$`).exec(pathname);
+    if (m !== null) return { kind: "check_suites", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/actions/runs$`).exec(pathname);
+    if (m !== null) return { kind: "workflow_runs", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/check-runs/([1-9][0-9]*)/annotations$`).exec(pathname);
+    if (m !== null) return { kind: "annotations", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/rules/branches/(.+)$`).exec(pathname);
+    if (m !== null) return { kind: "rules", parts: decode(m) };
     m = new RegExp(`^/repos/${seg}/${seg}/issues$`).exec(pathname);
     if (m !== null) return { kind: "issues", parts: decode(m) };
     return { kind: "unknown", parts: [] };

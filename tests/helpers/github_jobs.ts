@@ -40,11 +40,13 @@ export interface GitHubHarnessOptions extends Omit<FakeGitHubOptions, "now"> {
   clock?: ManualClock;
   /** Kinds over the store (default: the product's kinds, so the corpus wiring is the shipped one). */
   kinds?: (store: Store, baseUrl: string, clock: ManualClock) => AnyJobKind[];
+  /** Token the product's kinds send (default none: anonymous). */
+  token?: string;
 }
 
 /** Opens a fake GitHub, a store, the kinds, an Executor and a JobControl. */
 export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Promise<GitHubHarness> {
-  const { clock: given, kinds: makeKinds, ...fakeOptions } = options;
+  const { clock: given, kinds: makeKinds, token, ...fakeOptions } = options;
   const clock = given ?? new ManualClock(Date.UTC(2026, 0, 1), { autoAdvance: true });
   const dir = await tempDir("longcall-gh-");
   const fake = await startFakeGitHub({
@@ -53,7 +55,8 @@ export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Pro
     now: () => clock.now(),
   });
   const store = openTempStore(dir.file("gh.db"));
-  const kinds = makeKinds?.(store, fake.url, clock) ?? productKinds(store, { baseUrl: fake.url }, silentLogger, clock);
+  const kinds = makeKinds?.(store, fake.url, clock) ??
+    productKinds(store, { baseUrl: fake.url, ...(token === undefined ? {} : { token }) }, silentLogger, clock);
   const registry = new JobKindRegistry(kinds);
   const executor = new Executor(store.rows, registry, { clock: systemClock, handlerClock: clock, log: silentLogger });
   const control = new JobControl(store.rows, registry, {
