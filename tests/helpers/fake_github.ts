@@ -243,14 +243,12 @@ export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> 
     { atMs: 0, checks: [run("build")], statuses: statusesPaged(false) },
     { atMs: 30_000, checks: [done("build", "success")], statuses: statusesPaged(true) },
   ],
+  // The old run failed a minute before the watch; the workflow was re-triggered on the same commit
+  // (a new suite): its run is queued at 0, runs at 30 s and passes at 60 s. `lint` is reported by
+  // two apps: two checks.
   rerun_passed: [
     {
-      atMs: 0,
-      checks: [inSuite(run("build"), "ci-1"), done("lint", "success"), { ...done("lint", "success"), app: "other-ci" }],
-      suites: [{ key: "ci-1", status: "in_progress", workflow: "CI", event: "pull_request" }],
-    },
-    {
-      atMs: 20_000,
+      atMs: -60_000,
       checks: [inSuite(done("build", "failure"), "ci-1"), done("lint", "success"), {
         ...done("lint", "success"),
         app: "other-ci",
@@ -258,7 +256,7 @@ export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> 
       suites: [{ key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" }],
     },
     {
-      atMs: 30_000,
+      atMs: 0,
       checks: [
         inSuite(done("build", "failure"), "ci-1"),
         inSuite(q("build"), "ci-2"),
@@ -268,6 +266,19 @@ export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> 
       suites: [
         { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
         { key: "ci-2", status: "queued", workflow: "CI", event: "pull_request" },
+      ],
+    },
+    {
+      atMs: 30_000,
+      checks: [
+        inSuite(done("build", "failure"), "ci-1"),
+        inSuite(run("build"), "ci-2"),
+        done("lint", "success"),
+        { ...done("lint", "success"), app: "other-ci" },
+      ],
+      suites: [
+        { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
+        { key: "ci-2", status: "in_progress", workflow: "CI", event: "pull_request" },
       ],
     },
     {
@@ -284,9 +295,15 @@ export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> 
       ],
     },
   ],
+  // Like rerun_passed, but the new run is already in progress when the watch starts.
   rerun_running: [
     {
-      atMs: 0,
+      atMs: -60_000,
+      checks: [inSuite(done("build", "failure"), "ci-1")],
+      suites: [{ key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" }],
+    },
+    {
+      atMs: -10_000,
       checks: [inSuite(done("build", "failure"), "ci-1"), inSuite(run("build"), "ci-2")],
       suites: [
         { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
