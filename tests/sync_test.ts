@@ -101,7 +101,8 @@ Deno.test("sync: updated_after sends since= and stores only threads updated at o
 });
 
 Deno.test("sync: a re-sync of unchanged threads is free (304s); a newer updated_at wins and is searchable", async () => {
-  await using h = await openGitHubHarness({ generatedRepos: { [BIG]: BIG_THREADS } });
+  // With a token: GitHub counts anonymous 304s.
+  await using h = await openGitHubHarness({ generatedRepos: { [BIG]: BIG_THREADS }, token: "test-token" });
   await sync(h, { repositories: [BIG], limit_per_repository: 1000 });
 
   h.fake.resetCounts();
