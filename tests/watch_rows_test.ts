@@ -338,6 +338,11 @@ Deno.test("pacedWaitMs: stretches the wait so what is left lasts until the reset
   );
   assert.equal(pacedWaitMs(10_000, 0, { remaining: 0, reset_at: now + 60_000 }, now), 10_000, "free polls");
   assert.equal(pacedWaitMs(10_000, 4, undefined, now), 10_000);
+  assert.equal(
+    pacedWaitMs(10_000, 4, { remaining: 40, reset_at: now + 3_600_000 }, now, now + 600_000),
+    60_000,
+    "the budget only has to last until the deadline",
+  );
 });
 
 // ---------------------------------------------------------------- 13 MB pages

@@ -3,9 +3,10 @@
  *
  * (a) Watcher API economy: one 30-minute watch (simulated ManualClock, poll every 10 s) of a
  *     pull request whose CI state is unchanged on ~90% of polls, through the real job kind,
- *     client and ETag cache. Counted requests (answers GitHub charges; 304s are free) against
- *     naive unconditional polling of the same three endpoints for the same polls, which is
- *     also measured, not only computed. Goal: counted <= 10% of naive.
+ *     client and ETag cache, with a token and anonymously. Counted requests (answers GitHub
+ *     charges; 304s are free only with a token) against naive unconditional polling of the same
+ *     four endpoints for the same polls, which is also measured, not only computed. Goal:
+ *     counted <= 10% of naive.
  * (b) Sync ingest rate: `github.sync_threads` through the Executor from a fake GitHub in a
  *     child process (so its JSON generation does not share this event loop), 5 repositories x
  *     1,000 threads, pages of 100, into a fresh SQLite corpus with its full-text index.
@@ -70,9 +71,12 @@ function economyTimeline(): ScenarioStep[] {
   return steps;
 }
 
-async function watcherEconomy(): Promise<{ rows: BenchSection["rows"]; notes: string[] }> {
-  const timeline = economyTimeline();
-  await using h = await openGitHubHarness({ scenario: timeline });
+/** One watch of the economy timeline; `anonymous` runs without a token against GitHub's 60/h limit. */
+async function economyWatch(timeline: ScenarioStep[], anonymous: boolean) {
+  await using h = await openGitHubHarness({
+    scenario: timeline,
+    ...(anonymous ? { rateLimit: { anonymousLimit: 60 } } : { token: "bench-token" }),
+  });
   const realStart = performance.now();
   const { result } = await runJob<WatchResult>(h, WATCH_KIND, {
     ...SCENARIO_PULL,
@@ -81,12 +85,24 @@ async function watcherEconomy(): Promise<{ rows: BenchSection["rows"]; notes: st
   }, 120_000);
   const realMs = performance.now() - realStart;
   if (result.outcome !== "timed_out") throw new Error(`expected timed_out, got ${result.outcome}`);
-  if (result.requests !== h.fake.counts.counted) {
-    throw new Error(`client counted ${result.requests}, the fake charged ${h.fake.counts.counted}`);
+  // What GitHub charges: every answer but /rate_limit, and 304s too when no token was sent.
+  const charged = h.fake.requests.filter((r) => r.kind !== "rate_limit" && (r.status !== 304 || !r.authenticated));
+  if (result.requests !== charged.length) {
+    throw new Error(`client counted ${result.requests}, GitHub's rules charge ${charged.length}`);
   }
+  if (h.fake.counts.rateLimited !== 0) throw new Error(`the watch was rate limited ${h.fake.counts.rateLimited} times`);
+  return { result, realMs };
+}
+
+async function watcherEconomy(): Promise<{ rows: BenchSection["rows"]; notes: string[] }> {
+  const timeline = economyTimeline();
+  const auth = await economyWatch(timeline, false);
+  const anon = await economyWatch(timeline, true);
+  const { result, realMs } = auth;
   const changedPolls = result.transitions.length;
 
-  // Naive polling of the same endpoints for the same polls: no validators, every answer charged.
+  // Naive polling of the same endpoints at the same interval for the same 30 minutes: no validators,
+  // every answer charged.
   const naiveClock = new ManualClock(Date.UTC(2026, 0, 1));
   await using naiveFake = await startFakeGitHub({
     scenario: timeline,
@@ -99,28 +115,41 @@ async function watcherEconomy(): Promise<{ rows: BenchSection["rows"]; notes: st
   for (let p = 0; p < result.polls; p++) {
     const pull = await naive.getPull(owner, repo, number, { signal });
     await naive.getCheckRuns(owner, repo, pull.data.head.sha, { signal });
-    await naive.getCombinedStatus(owner, repo, pull.data.head.sha, { signal });
+    await naive.getCombinedStatusAll(owner, repo, pull.data.head.sha, { signal });
+    await naive.getCheckSuites(owner, repo, pull.data.head.sha, { signal });
     if (p < result.polls - 1) naiveClock.advance(POLL_MS);
   }
   const naiveCounted = naiveFake.counts.counted;
   const ratio = result.requests / naiveCounted;
+  const anonRatio = anon.result.requests / naiveCounted;
   return {
     rows: [
       {
-        metric: "watcher: counted requests, 30-min watch, poll 10 s",
+        metric: "watcher: counted requests, 30-min watch, poll 10 s, with a token",
         value: `${result.requests} (of ${
           result.requests + result.not_modified
         } sent; ${result.not_modified} free 304s)`,
       },
       {
         metric: "watcher: naive unconditional polling, same polls",
-        value: `${naiveCounted} (3 x ${result.polls} polls)`,
+        value: `${naiveCounted} (4 x ${result.polls} polls)`,
       },
       {
-        metric: "watcher: counted / naive",
+        metric: "watcher: counted / naive, with a token",
         value: `${(ratio * 100).toFixed(1)}%`,
         goal: `<= ${ECONOMY_GOAL * 100}%`,
         met: ratio <= ECONOMY_GOAL,
+      },
+      {
+        metric: "watcher: counted requests, same watch, anonymous (60/h)",
+        value: `${anon.result.requests} (${anon.result.not_modified_counted} of them counted 304s; ` +
+          `${anon.result.polls} polls, ${anon.result.anonymous_cost?.paced_polls ?? 0} waits stretched)`,
+      },
+      {
+        metric: "watcher: counted / naive, anonymous",
+        value: `${(anonRatio * 100).toFixed(1)}%`,
+        goal: `<= ${ECONOMY_GOAL * 100}%`,
+        met: anonRatio <= ECONOMY_GOAL,
       },
       {
         metric: "watcher: polls seeing a CI change",
@@ -130,9 +159,12 @@ async function watcherEconomy(): Promise<{ rows: BenchSection["rows"]; notes: st
     ],
     notes: [
       `Watcher: ${result.polls} polls (every 10 s for 30 min, outcome timed_out); each poll reads the pull request, ` +
-      `its check runs and its combined status with If-None-Match. A changed check-runs list costs 1 counted ` +
-      `request; the pull request and statuses stay 304. Counted requests are the fake GitHub's charged answers ` +
-      `(equal to the job's own count). Naive polling was run against the same timeline without validators.`,
+      `its check runs, its combined status (every page) and its check suites with If-None-Match. A changed CI ` +
+      `costs a counted check-runs and check-suites read; the rest stay 304. Counted requests follow GitHub's ` +
+      `rules (a 304 is free only with Authorization) and equal the job's own count. Naive polling of the same ` +
+      `four endpoints was run against the same timeline without validators. The anonymous watch pays for every ` +
+      `304; it stays within GitHub's 60/h by stretching its poll waits (fewer polls, later answers), which is ` +
+      `where its economy comes from.`,
     ],
   };
 }

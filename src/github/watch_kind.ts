@@ -593,7 +593,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     let wait = Math.min(req.poll_interval_ms, deadline - now);
     // Budget the rate limit: when what is left of it would run out before its reset at this
     // interval (an anonymous watch pays for every 304), poll less often.
-    const paced = pacedWaitMs(wait, countedThisPoll, gh.stats().rate_limit, now);
+    const paced = pacedWaitMs(wait, countedThisPoll, budgetView(gh), now, deadline);
     if (paced > wait) {
       pacedPolls++;
       wait = Math.min(paced, deadline - now);
@@ -612,21 +612,37 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
 }
 
 /**
- * The wait before the next poll so that `remaining` requests last until the limit's reset at
- * `perPoll` counted requests a poll; `wait` when they do (or nothing is known).
+ * The rate-limit state pacing reads. Anonymous: what is left is at most the limit less what this
+ * watch itself was counted (every 304 included), whatever a server's headers say about 304s.
+ */
+function budgetView(gh: PullObserver): Record<string, unknown> | undefined {
+  const stats = gh.stats();
+  const rl = stats.rate_limit;
+  if (gh.authenticated || rl === undefined) return rl;
+  const limit = rl["limit"], remaining = rl["remaining"];
+  if (typeof limit !== "number" || typeof remaining !== "number") return rl;
+  return { ...rl, remaining: Math.max(0, Math.min(remaining, limit - stats.requests)) };
+}
+
+/**
+ * The wait before the next poll so that `remaining` requests last, at `perPoll` counted requests
+ * a poll, until the limit's reset or the watch's deadline, whichever comes first; `wait` when they
+ * do (or nothing is known). Never shorter than `wait`.
  */
 export function pacedWaitMs(
   wait: number,
   perPoll: number,
   rateLimit: Record<string, unknown> | undefined,
   now: number,
+  deadline: number = Number.POSITIVE_INFINITY,
 ): number {
   const remaining = rateLimit?.["remaining"];
   const resetAt = rateLimit?.["reset_at"];
   if (perPoll <= 0 || typeof remaining !== "number" || typeof resetAt !== "number" || resetAt <= now) return wait;
   const pollsLeft = Math.floor(remaining / perPoll);
   if (pollsLeft <= 0) return Math.max(wait, resetAt - now);
-  return Math.max(wait, Math.ceil((resetAt - now) / pollsLeft));
+  const horizon = Math.min(resetAt, deadline) - now;
+  return Math.max(wait, Math.ceil(horizon / pollsLeft));
 }
 
 /** The corpus record of a finished watch: its last complete observation. */
