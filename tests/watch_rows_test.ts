@@ -10,10 +10,15 @@
  */
 import assert from "node:assert/strict";
 import {
+  GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
   GITHUB_RESPONSE_BYTES_MAX,
+  WATCH_ANNOTATION_MESSAGE_CHARS_MAX,
+  WATCH_CHECK_RUNS_PER_PAGE_MIN,
   WATCH_FAILURE_ANNOTATIONS_MAX,
   WATCH_FAILURE_DETAILS_MAX,
   WATCH_FAILURE_SUMMARY_CHARS_MAX,
+  WATCH_FAILURE_TITLE_CHARS_MAX,
+  WATCH_REQUIRED_CHECKS_MAX,
 } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { latestRuns, normalizeChecks, verdictOf } from "../src/github/checks_state.ts";
@@ -442,4 +447,106 @@ Deno.test("watch rows: required_only on unreadable rules is a typed error; no re
   const none = await watchOn("checks_pass", { required_only: true });
   assert.equal(none.result.outcome, "no_checks");
   assert.match(none.result.reason, /requires no status checks/);
+});
+
+// ---------------------------------------------------------------- bounds of issue 11
+
+Deno.test("watch rows: one check run over the byte bound even at per_page=1 fails request_failed, after halving", async () => {
+  const huge: ScenarioStep[] = [{
+    atMs: 0,
+    checks: [{
+      name: "huge",
+      status: "completed",
+      conclusion: "success",
+      output: { paddingBytes: Math.ceil(GITHUB_RESPONSE_BYTES_MAX / 2) + 1 },
+    }],
+  }];
+  await using h = await openGitHubHarness({ scenario: huge, token: "test-token" });
+  const job = await h.control.submit(WATCH_KIND, PR);
+  const row = await waitForStatus(h.store, job.id, TERMINAL, 30_000);
+  assert.equal(row.status, "failed");
+  assert.equal(row.error?.code, "request_failed");
+  const perPage = h.fake.requests.filter((r) => r.kind === "check_runs").map((r) =>
+    Number(new URL(r.path, "http://x").searchParams.get("per_page"))
+  );
+  assert.deepEqual(perPage, [100, 50, 25, 12, 6, 3, WATCH_CHECK_RUNS_PER_PAGE_MIN], "halved down to the minimum");
+});
+
+Deno.test("watch rows: titles and annotation messages are cut at their bounds; shorter ones are kept whole", async () => {
+  const checks = [
+    {
+      name: "long",
+      status: "completed" as const,
+      conclusion: "failure",
+      output: { title: "t".repeat(WATCH_FAILURE_TITLE_CHARS_MAX + 1), summary: "s" },
+      annotations: [{ path: "a.ts", start_line: 1, message: "m".repeat(WATCH_ANNOTATION_MESSAGE_CHARS_MAX + 1) }],
+    },
+    {
+      name: "exact",
+      status: "completed" as const,
+      conclusion: "failure",
+      output: {
+        title: "t".repeat(WATCH_FAILURE_TITLE_CHARS_MAX),
+        summary: "s".repeat(WATCH_FAILURE_SUMMARY_CHARS_MAX),
+      },
+      annotations: [{ path: "a.ts", start_line: 1, message: "m".repeat(WATCH_ANNOTATION_MESSAGE_CHARS_MAX) }],
+    },
+  ];
+  const { result } = await watchOn([{ atMs: 0, checks }], {}, { token: "test-token" });
+  const [exact, long] = result.failures;
+  assert.equal(exact?.name, "exact");
+  assert.equal(exact?.title?.length, WATCH_FAILURE_TITLE_CHARS_MAX);
+  assert.equal(exact?.summary?.length, WATCH_FAILURE_SUMMARY_CHARS_MAX);
+  assert.equal(exact?.summary_truncated, false);
+  assert.equal(exact?.annotations[0]?.message.length, WATCH_ANNOTATION_MESSAGE_CHARS_MAX);
+  assert.equal(long?.title?.length, WATCH_FAILURE_TITLE_CHARS_MAX);
+  assert.equal(long?.annotations[0]?.message.length, WATCH_ANNOTATION_MESSAGE_CHARS_MAX);
+});
+
+Deno.test("watch rows: required checks at the bound are watched; one more is required_checks_unavailable", async () => {
+  const required = (n: number): ScenarioStep[] => [{
+    atMs: 0,
+    checks: [{ name: "build", status: "completed", conclusion: "success" }],
+    requiredChecks: Array.from({ length: n }, (_, i) => ({ context: `req-${i}` })),
+  }];
+  const atBound = await watchOn(required(WATCH_REQUIRED_CHECKS_MAX), { required_only: true, timeout_ms: 10_000 });
+  assert.equal(atBound.result.outcome, "timed_out", "every required check is missing: pending");
+  assert.equal(atBound.result.required_checks?.length, WATCH_REQUIRED_CHECKS_MAX);
+  assert.equal(atBound.result.summary.pending, Math.min(WATCH_REQUIRED_CHECKS_MAX, atBound.result.summary.total));
+  await using h = await openGitHubHarness({ scenario: required(WATCH_REQUIRED_CHECKS_MAX + 1) });
+  const job = await h.control.submit(WATCH_KIND, { ...PR, required_only: true });
+  const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
+  assert.equal(row.error?.code, "required_checks_unavailable");
+  assert.match(row.error?.message ?? "", new RegExp(`over the bound of ${WATCH_REQUIRED_CHECKS_MAX}`));
+});
+
+Deno.test("watch rows: without rate-limit headers an anonymous watch's cost assumes GitHub's 60/h", async () => {
+  await using h = await openGitHubHarness({
+    scenario: "checks_pass",
+    kinds: (store, baseUrl, clock) => [
+      watchKind({
+        observer: () =>
+          clientObserver(
+            new GitHubClient({
+              baseUrl,
+              clock,
+              log: silentLogger,
+              etagCache: new SqliteEtagCache(store.conn, clock),
+              // Between the real client and the real fake: the x-ratelimit-* headers are dropped.
+              fetch: async (input, init) => {
+                const res = await fetch(input, init);
+                const headers = new Headers(res.headers);
+                for (const name of [...headers.keys()]) if (name.startsWith("x-ratelimit-")) headers.delete(name);
+                return new Response(res.status === 304 ? null : await res.arrayBuffer(), {
+                  status: res.status,
+                  headers,
+                });
+              },
+            }),
+          ),
+      }),
+    ],
+  });
+  const { result } = await runJob<WatchResult>(h, WATCH_KIND, PR, 20_000);
+  assert.equal(result.anonymous_cost?.hourly_limit, GITHUB_ANONYMOUS_LIMIT_PER_HOUR);
 });
