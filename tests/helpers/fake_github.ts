@@ -4,7 +4,10 @@
  * `fixtures/github/`.
  *
  * - Endpoints: `GET /repos/{o}/{r}`, `/repos/{o}/{r}/pulls/{n}`,
- *   `/repos/{o}/{r}/commits/{ref}/check-runs`, `/repos/{o}/{r}/commits/{ref}/status`,
+ *   `/repos/{o}/{r}/commits/{ref}/check-runs`, `/repos/{o}/{r}/commits/{ref}/status` (paged at 30
+ *   by default like GitHub), `/repos/{o}/{r}/commits/{ref}/check-suites`,
+ *   `/repos/{o}/{r}/actions/runs?head_sha=`, `/repos/{o}/{r}/check-runs/{id}/annotations`,
+ *   `/repos/{o}/{r}/rules/branches/{branch}`,
  *   `/repos/{o}/{r}/issues` (state, since, sort, direction, per_page, page, `Link`),
  *   `/rate_limit`.
  * - Strong ETags per representation; `If-None-Match` -> `304` (not charged).
@@ -187,6 +190,23 @@ const statusesPaged = (failing: boolean): FakeStatus[] =>
  * - `flaky_unchanged`: build+lint in progress from 10 s, unchanged until both pass at 10 min.
  * - `many_checks`: 150 completed successful check runs from the start (two pages of 100).
  * - `pr_closed`: build in progress; the pull request is closed unmerged at 60 s.
+ * - `pr_merged`: build in progress; the pull request is merged at 60 s.
+ * - `statuses_paged`: build and 40 pending statuses; at 30 s build passes and every status passes but
+ *   `ci/shard-35` (page 2 at GitHub's default 30 per page), which fails.
+ * - `rerun_passed`: build failed a minute before the watch; its workflow was re-triggered on the same
+ *   commit (a second suite): queued at 0, running at 30 s, passing at 60 s. `lint` passes from two apps.
+ * - `rerun_running`: the same with the new run already in progress at 0.
+ * - `late_dependent`: build runs in suite `ci` and passes at 30 s; a dependent workflow's
+ *   `deploy-preview` registers at 35 s (suite `deploy`) and passes at 50 s.
+ * - `fork_approval`: only an external status (success); the Actions suite is completed
+ *   `action_required` with zero runs (a fork's workflows awaiting approval).
+ * - `null_conclusion`: build completed without a conclusion until it gets `success` at 60 s.
+ * - `huge_outputs`: 100 completed check runs whose summary and text are 64 KB each (a 13 MB page).
+ * - `required_checks`: rules require `build` and `ci/legacy`; lint (not required) fails with output and
+ *   annotations; build passes at 20 s; `ci/legacy` reports success at 40 s.
+ * - `rules_forbidden`: build passes; the branch rules answer 403.
+ *
+ * `checks_fail`'s lint failure carries an output title, summary and two annotations.
  */
 export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> = {
   checks_pass: [
