@@ -550,3 +550,36 @@ Deno.test("watch rows: without rate-limit headers an anonymous watch's cost assu
   const { result } = await runJob<WatchResult>(h, WATCH_KIND, PR, 20_000);
   assert.equal(result.anonymous_cost?.hourly_limit, GITHUB_ANONYMOUS_LIMIT_PER_HOUR);
 });
+
+Deno.test("watch rows: workflow runs that cannot be read leave re-runs uncollapsed, so an old failure still counts", async () => {
+  await using h = await openGitHubHarness({
+    scenario: "rerun_passed",
+    kinds: (store, baseUrl, clock) => [
+      watchKind({
+        observer: () =>
+          clientObserver(
+            new GitHubClient({
+              baseUrl,
+              clock,
+              log: silentLogger,
+              etagCache: new SqliteEtagCache(store.conn, clock),
+              // Between the real client and the real fake: a token without `actions: read`.
+              fetch: (input, init) => {
+                const url = input instanceof Request ? input.url : String(input);
+                if (!url.includes("/actions/runs")) return fetch(input, init);
+                return Promise.resolve(
+                  new Response(JSON.stringify({ message: "Resource not accessible by integration", status: "403" }), {
+                    status: 403,
+                    headers: { "content-type": "application/json" },
+                  }),
+                );
+              },
+            }),
+          ),
+      }),
+    ],
+  });
+  const { result } = await runJob<WatchResult>(h, WATCH_KIND, PR, 20_000);
+  assert.equal(result.outcome, "failed", "fail closed: the old failed run is not dropped on a guess");
+  assert.equal(result.duplicates_dropped, 0);
+});

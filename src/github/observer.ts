@@ -57,9 +57,14 @@ export function clientObserver(gh: GitHubClient): PullObserver {
       if (hasDuplicateRuns(runs.check_runs)) {
         // Re-runs on one commit: which workflow and event each suite belongs to tells a re-run
         // (keep the newest) from two workflows' jobs of one name (keep both).
-        const listed = await gh.listWorkflowRuns(owner, repo, sha, o);
-        workflowsComplete = listed.complete;
-        for (const w of listed.workflow_runs) {
+        // Without them (a token lacking `actions: read`), runs of different suites are never
+        // collapsed: an old failure then still counts (fail closed).
+        const listed = await gh.listWorkflowRuns(owner, repo, sha, o).catch((err: unknown) => {
+          if (err instanceof AppError && (err.code === "access_denied" || err.code === "not_found")) return undefined;
+          throw err;
+        });
+        if (listed !== undefined) workflowsComplete = listed.complete;
+        for (const w of listed?.workflow_runs ?? []) {
           if (w.check_suite_id !== undefined) {
             workflows.set(w.check_suite_id, { workflow_id: w.workflow_id, event: w.event });
           }
