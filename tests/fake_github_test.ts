@@ -159,10 +159,20 @@ Deno.test("fake pr_closed and setScenario: the pull closes at 60 s; a new scenar
     "checks_fail",
     "checks_pass",
     "flaky_unchanged",
+    "fork_approval",
+    "huge_outputs",
+    "late_dependent",
     "many_checks",
     "new_push",
     "no_checks",
+    "null_conclusion",
     "pr_closed",
+    "pr_merged",
+    "required_checks",
+    "rerun_passed",
+    "rerun_running",
+    "rules_forbidden",
+    "statuses_paged",
   ]);
 });
 

@@ -61,13 +61,13 @@ function storedChecks(h: WatchHarness) {
 
 // ---------------------------------------------------------------- outcomes
 
-Deno.test("watch: checks_pass ends succeeded at 90 s after one confirming re-read; 304s are free", async () => {
+Deno.test("watch: checks_pass ends succeeded at 100 s after a confirming re-read one interval later; 304s are free", async () => {
   // Authorized: GitHub charges anonymous 304s (the fake too), so "free" needs a token.
   await using h = await openWatchHarness({ scenario: "checks_pass", token: "test-token" });
   const { result } = await watch(h);
   assert.equal(result.outcome, "succeeded");
-  assert.equal(elapsedMs(result), 90_000, "verdict at the first poll that sees every check done");
-  // Polls at 0, 10, ..., 90 s (10), plus one immediate re-read to confirm the verdict.
+  assert.equal(elapsedMs(result), 100_000, "all green at 90 s, confirmed one poll interval later");
+  // Polls at 0, 10, ..., 90 s (10), plus the confirming re-read at 100 s.
   assert.equal(result.polls, 11);
   assert.equal(h.fake.counts.byKind.pull, 1 + 11, "the head read at submission, then one pull read per poll");
   assert.equal(result.expected_head_sha, SCENARIO_SHA_FIRST);
@@ -90,12 +90,21 @@ Deno.test("watch: checks_pass ends succeeded at 90 s after one confirming re-rea
   assert.equal(result.not_modified, c.notModified);
   assert.equal(c.total, c.counted + c.free, "every request was a charged 200 or a free 304");
   assert.deepEqual(
-    { pull: c.countedByKind.pull, check_runs: c.countedByKind.check_runs, status: c.countedByKind.status },
-    { pull: 1, check_runs: 5, status: 3 },
-    "pull once; check runs at 0/20/40/60/90 s; statuses at 0/20/90 s",
+    {
+      pull: c.countedByKind.pull,
+      check_runs: c.countedByKind.check_runs,
+      status: c.countedByKind.status,
+      check_suites: c.countedByKind.check_suites,
+    },
+    { pull: 1, check_runs: 5, status: 3, check_suites: 5 },
+    "pull once; check runs and suites at 0/20/40/60/90 s; statuses at 0/20/90 s",
   );
-  assert.equal(result.not_modified, 3 * result.polls + 1 - result.requests);
+  assert.equal(result.not_modified, 4 * result.polls + 1 - result.requests);
+  assert.equal(result.not_modified_counted, 0, "with a token, 304s are free");
   assert.equal(result.authenticated, true);
+  assert.equal(result.anonymous_cost, undefined);
+  assert.equal(result.reason, "3 of 3 checks passed");
+  assert.deepEqual(result.suites, { total: 1, pending: 0, action_required: 0, idle: 0 });
 });
 
 Deno.test("watch: the ETag cache is persisted, so a second watch of an unchanged PR costs no counted request", async () => {
@@ -110,7 +119,7 @@ Deno.test("watch: the ETag cache is persisted, so a second watch of an unchanged
   assert.equal(second.result.requests, 0);
   assert.equal(h.fake.counts.counted, 0);
   assert.equal(second.result.not_modified, h.fake.counts.notModified);
-  assert.equal(h.fake.counts.notModified, 1 + 3 * 2);
+  assert.equal(h.fake.counts.notModified, 1 + 4 * 2);
 });
 
 Deno.test("watch: checks_fail without fail_fast waits for every check and ends failed at 90 s", async () => {
@@ -161,7 +170,7 @@ Deno.test("watch: the default head is the head at the first poll (after a push, 
   const { result } = await watch(h);
   assert.equal(result.expected_head_sha, SCENARIO_SHA_SECOND);
   assert.equal(result.outcome, "succeeded");
-  assert.equal(elapsedMs(result), 60_000, "the second head's build passes at 130 s");
+  assert.equal(elapsedMs(result), 70_000, "the second head's build passes at 130 s, confirmed at 140 s");
   const stored = storedChecks(h);
   assert.equal(stored?.value?.head_sha, SCENARIO_SHA_SECOND);
 });
@@ -178,7 +187,7 @@ Deno.test("watch: no check within the grace ends no_checks; zero checks before t
   await using late = await openWatchHarness({ scenario: "checks_pass" });
   const waited = await watch(late, { first_check_grace_ms: 30_000 });
   assert.equal(waited.result.outcome, "succeeded", "zero checks at 0 and 10 s did not end the watch");
-  assert.equal(elapsedMs(waited.result), 90_000);
+  assert.equal(elapsedMs(waited.result), 100_000);
 
   await using none = await openWatchHarness({ scenario: "checks_pass" });
   const immediate = await watch(none, { first_check_grace_ms: 0 });

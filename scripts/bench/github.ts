@@ -3,11 +3,10 @@
  *
  * (a) Watcher API economy: one 30-minute watch (simulated ManualClock, poll every 10 s) of a
  *     pull request whose CI state is unchanged on ~90% of polls, through the real job kind,
- *     client and ETag cache, once with a token and once anonymous. Counted requests are the
- *     answers the fake GitHub charges, as GitHub does: an authorized 304 is free, an anonymous
- *     304 is charged. They are set against naive unconditional polling of the same three
- *     endpoints every 10 s for the same 30 minutes, which is also measured, not only computed.
- *     Goal, for each of the two: counted <= 10% of naive.
+ *     client and ETag cache, with a token and anonymously. Counted requests (answers GitHub
+ *     charges; 304s are free only with a token) against naive unconditional polling of the same
+ *     four endpoints for the same polls, which is also measured, not only computed. Goal:
+ *     counted <= 10% of naive.
  * (b) Sync ingest rate: `github.sync_threads` through the Executor from a fake GitHub in a
  *     child process (so its JSON generation does not share this event loop), 5 repositories x
  *     1,000 threads, pages of 100, into a fresh SQLite corpus with its full-text index.
@@ -72,55 +71,11 @@ function economyTimeline(): ScenarioStep[] {
   return steps;
 }
 
-/** Token of the authenticated watch (the fake accepts any). */
-const BENCH_TOKEN = "bench-token";
-
-async function watcherEconomy(): Promise<{ rows: BenchSection["rows"]; notes: string[] }> {
-  const naive = await naivePolling();
-  const rows: BenchSection["rows"] = [{
-    metric: "watcher: naive unconditional polling, 30 min every 10 s",
-    value: `${naive.counted} (3 x ${naive.polls} polls)`,
-  }];
-  const notes: string[] = [];
-  for (const token of [BENCH_TOKEN, undefined]) {
-    const one = await watcherEconomyOf(token, naive.counted);
-    rows.push(...one.rows);
-    notes.push(...one.notes);
-  }
-  return { rows, notes };
-}
-
-/** Naive polling of the watched endpoints every POLL_MS for WATCH_MS: no validators, every answer charged. */
-async function naivePolling(): Promise<{ counted: number; polls: number }> {
-  const naiveClock = new ManualClock(Date.UTC(2026, 0, 1));
-  await using naiveFake = await startFakeGitHub({
-    scenario: economyTimeline(),
-    now: () => naiveClock.now(),
-    rateLimit: { anonymousLimit: 100_000 },
-  }).then((f) => Object.assign(f, { [Symbol.asyncDispose]: () => f.close() }));
-  const naive = new GitHubClient({ baseUrl: naiveFake.url, clock: naiveClock, log: silentLogger });
-  const signal = new AbortController().signal;
-  const { owner, repo, number } = SCENARIO_PULL;
-  const polls = Math.floor(WATCH_MS / POLL_MS) + 1;
-  for (let p = 0; p < polls; p++) {
-    const pull = await naive.getPull(owner, repo, number, { signal });
-    await naive.getCheckRuns(owner, repo, pull.data.head.sha, { signal });
-    await naive.getCombinedStatus(owner, repo, pull.data.head.sha, { signal });
-    if (p < polls - 1) naiveClock.advance(POLL_MS);
-  }
-  return { counted: naiveFake.counts.counted, polls };
-}
-
-async function watcherEconomyOf(
-  token: string | undefined,
-  naiveCounted: number,
-): Promise<{ rows: BenchSection["rows"]; notes: string[] }> {
-  const timeline = economyTimeline();
-  const who = token === undefined ? "anonymous" : "authenticated";
+/** One watch of the economy timeline; `anonymous` runs without a token against GitHub's 60/h limit. */
+async function economyWatch(timeline: ScenarioStep[], anonymous: boolean) {
   await using h = await openGitHubHarness({
     scenario: timeline,
-    validateOpenApi: false,
-    ...(token === undefined ? {} : { token }),
+    ...(anonymous ? { rateLimit: { anonymousLimit: 60 } } : { token: "bench-token" }),
   });
   const realStart = performance.now();
   const { result } = await runJob<WatchResult>(h, WATCH_KIND, {
@@ -129,51 +84,87 @@ async function watcherEconomyOf(
     poll_interval_ms: POLL_MS,
   }, 120_000);
   const realMs = performance.now() - realStart;
-  if (result.outcome !== "timed_out") throw new Error(`${who}: expected timed_out, got ${result.outcome}`);
-  const counted = h.fake.counts.counted;
-  const notes: string[] = [];
-  if (result.requests !== counted) {
-    if (token !== undefined) throw new Error(`client counted ${result.requests}, the fake charged ${counted}`);
-    notes.push(
-      `Anonymous watch: the job itself reported ${result.requests} counted requests; the fake charged ${counted} ` +
-        `(it charges anonymous 304s, as GitHub does). The figure above is the fake's.`,
-    );
+  if (result.outcome !== "timed_out") throw new Error(`expected timed_out, got ${result.outcome}`);
+  // What GitHub charges: every answer but /rate_limit, and 304s too when no token was sent.
+  const charged = h.fake.requests.filter((r) => r.kind !== "rate_limit" && (r.status !== 304 || !r.authenticated));
+  if (result.requests !== charged.length) {
+    throw new Error(`client counted ${result.requests}, GitHub's rules charge ${charged.length}`);
   }
+  if (h.fake.counts.rateLimited !== 0) throw new Error(`the watch was rate limited ${h.fake.counts.rateLimited} times`);
+  return { result, realMs };
+}
+
+async function watcherEconomy(): Promise<{ rows: BenchSection["rows"]; notes: string[] }> {
+  const timeline = economyTimeline();
+  const auth = await economyWatch(timeline, false);
+  const anon = await economyWatch(timeline, true);
+  const { result, realMs } = auth;
   const changedPolls = result.transitions.length;
 
-  const ratio = counted / naiveCounted;
-  const free = h.fake.counts.free;
-  const anonymous304 = h.fake.counts.notModifiedCounted;
+  // Naive polling of the same endpoints at the same interval for the same 30 minutes: no validators,
+  // every answer charged.
+  const naiveClock = new ManualClock(Date.UTC(2026, 0, 1));
+  await using naiveFake = await startFakeGitHub({
+    scenario: timeline,
+    now: () => naiveClock.now(),
+    rateLimit: { anonymousLimit: 100_000 },
+  }).then((f) => Object.assign(f, { [Symbol.asyncDispose]: () => f.close() }));
+  const naive = new GitHubClient({ baseUrl: naiveFake.url, clock: naiveClock, log: silentLogger });
+  const signal = new AbortController().signal;
+  const { owner, repo, number } = SCENARIO_PULL;
+  for (let p = 0; p < result.polls; p++) {
+    const pull = await naive.getPull(owner, repo, number, { signal });
+    await naive.getCheckRuns(owner, repo, pull.data.head.sha, { signal });
+    await naive.getCombinedStatusAll(owner, repo, pull.data.head.sha, { signal });
+    await naive.getCheckSuites(owner, repo, pull.data.head.sha, { signal });
+    if (p < result.polls - 1) naiveClock.advance(POLL_MS);
+  }
+  const naiveCounted = naiveFake.counts.counted;
+  const ratio = result.requests / naiveCounted;
+  const anonRatio = anon.result.requests / naiveCounted;
   return {
     rows: [
       {
-        metric: `watcher (${who}): counted requests, 30-min watch, poll 10 s`,
-        value: `${counted} (of ${h.fake.counts.total} sent; ${free} free 304s` +
-          (token === undefined ? `, ${anonymous304} charged anonymous 304s)` : ")"),
+        metric: "watcher: counted requests, 30-min watch, poll 10 s, with a token",
+        value: `${result.requests} (of ${
+          result.requests + result.not_modified
+        } sent; ${result.not_modified} free 304s)`,
       },
       {
-        metric: `watcher (${who}): counted / naive`,
+        metric: "watcher: naive unconditional polling, same polls",
+        value: `${naiveCounted} (4 x ${result.polls} polls)`,
+      },
+      {
+        metric: "watcher: counted / naive, with a token",
         value: `${(ratio * 100).toFixed(1)}%`,
         goal: `<= ${ECONOMY_GOAL * 100}%`,
         met: ratio <= ECONOMY_GOAL,
       },
       {
-        metric: `watcher (${who}): polls seeing a CI change`,
+        metric: "watcher: counted requests, same watch, anonymous (60/h)",
+        value: `${anon.result.requests} (${anon.result.not_modified_counted} of them counted 304s; ` +
+          `${anon.result.polls} polls, ${anon.result.anonymous_cost?.paced_polls ?? 0} waits stretched)`,
+      },
+      {
+        metric: "watcher: counted / naive, anonymous",
+        value: `${(anonRatio * 100).toFixed(1)}%`,
+        goal: `<= ${ECONOMY_GOAL * 100}%`,
+        met: anonRatio <= ECONOMY_GOAL,
+      },
+      {
+        metric: "watcher: polls seeing a CI change",
         value: `${changedPolls} of ${result.polls} (${((changedPolls / result.polls) * 100).toFixed(1)}%)`,
       },
-      { metric: `watcher (${who}): wall time of the simulated 30 min`, value: `${(realMs / 1000).toFixed(2)} s` },
+      { metric: "watcher: wall time of the simulated 30 min, with a token", value: `${(realMs / 1000).toFixed(2)} s` },
     ],
     notes: [
-      ...(token === undefined ? [] : [
-        `Watcher: ${result.polls} polls (every 10 s for 30 min, outcome timed_out); each poll reads the pull ` +
-        `request, its check runs and its combined status with If-None-Match. A changed check-runs list costs 1 ` +
-        `counted request; with a token the pull request and statuses stay free 304s. Counted requests are the ` +
-        `fake GitHub's charged answers. Naive polling was run against the same timeline without validators.`,
-        `Anonymous watch: GitHub charges a 304 to a request without Authorization, so ETags save an anonymous ` +
-        `watch nothing; the fake's anonymous limit is raised for the measurement (GitHub's is 60/h, which a ` +
-        `30-min watch at 10 s exceeds ninefold).`,
-      ]),
-      ...notes,
+      `Watcher: ${result.polls} polls (every 10 s for 30 min, outcome timed_out); each poll reads the pull request, ` +
+      `its check runs, its combined status (every page) and its check suites with If-None-Match. A changed CI ` +
+      `costs a counted check-runs and check-suites read; the rest stay 304. Counted requests follow GitHub's ` +
+      `rules (a 304 is free only with Authorization) and equal the job's own count. Naive polling of the same ` +
+      `four endpoints was run against the same timeline without validators. The anonymous watch pays for every ` +
+      `304; it stays within GitHub's 60/h by stretching its poll waits (fewer polls, later answers), which is ` +
+      `where its economy comes from.`,
     ],
   };
 }

@@ -24,7 +24,9 @@ export type AppErrorCode =
   | "request_failed"
   | "budget_exhausted"
   | "timeout"
-  | "github_invalid";
+  | "github_invalid"
+  /** A watch of the required checks only, on a repository whose branch rules cannot be read. */
+  | "required_checks_unavailable";
 
 /** The typed error stored with a failed job and shown to clients. */
 export interface JobError {

@@ -262,3 +262,29 @@ export const JOB_WAITERS_MAX = 32;
 /** Period of the one shared change probe (`data_version` + `total_changes()`) that runs only while someone
  * waits: jobs may be written by another process, which no in-process event reports. */
 export const JOB_WAIT_PROBE_MS = 100;
+
+// ---------------------------------------------------------------- watcher verdicts (issue 11)
+
+/** The confirming re-read before `succeeded` comes this many poll intervals after the first
+ * green reading: dependent jobs and later workflows register their check runs only after
+ * their predecessors finish, so a re-read ~0 ms later can miss them. */
+export const WATCH_SETTLE_POLL_INTERVALS = 1;
+/** Smallest `per_page` the check-runs listing falls back to when a page exceeds
+ * {@linkcode GITHUB_RESPONSE_BYTES_MAX} (list responses carry each run's output, up to
+ * 3 x 65,535 characters): halving from 100 reaches it in a few steps, and one run always fits. */
+export const WATCH_CHECK_RUNS_PER_PAGE_MIN = 1;
+/** Failing checks whose details (URL, output title and summary, annotations) a result carries. */
+export const WATCH_FAILURE_DETAILS_MAX = 10;
+/** Characters of a failing check's `output.summary` (GitHub allows 65,535) kept in a result. */
+export const WATCH_FAILURE_SUMMARY_CHARS_MAX = 2_000;
+/** Characters of a failing check's `output.title` kept in a result. */
+export const WATCH_FAILURE_TITLE_CHARS_MAX = 300;
+/** Annotations read (one page, `per_page`) and kept per failing check run. */
+export const WATCH_FAILURE_ANNOTATIONS_MAX = 5;
+/** Characters of one annotation's message (and of its path) kept in a result. */
+export const WATCH_ANNOTATION_MESSAGE_CHARS_MAX = 500;
+/** Required status checks accepted from a branch's rules (GitHub's UI allows far fewer). */
+export const WATCH_REQUIRED_CHECKS_MAX = 200;
+/** GitHub's primary limit for anonymous requests per hour (used for the cost of an anonymous watch
+ * when the headers have not told us the limit yet). */
+export const GITHUB_ANONYMOUS_LIMIT_PER_HOUR = 60;

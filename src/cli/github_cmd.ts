@@ -46,6 +46,9 @@ export const WATCH_EXIT_CODES: Readonly<Record<WatchOutcome, number>> = {
   superseded: EXIT_ERROR,
   no_checks: EXIT_ERROR,
   incomplete: EXIT_ERROR,
+  action_required: EXIT_ERROR,
+  closed: EXIT_ERROR,
+  merged: EXIT_ERROR,
   timed_out: EXIT_PENDING,
 };
 
@@ -272,6 +275,9 @@ const OUTCOME_TEXT: Readonly<Record<WatchOutcome, string>> = {
   no_checks: "no checks were reported within the grace period",
   changed: "CI changed",
   incomplete: "could not prove every check was seen; not a pass",
+  action_required: "workflows wait for a maintainer's approval; not a pass",
+  closed: "the pull request was closed during the watch",
+  merged: "the pull request was merged during the watch",
 };
 
 function printWatchResult(r: WatchResult): void {
@@ -291,6 +297,22 @@ function printWatchResult(r: WatchResult): void {
     console.log(`  ${c.name.padEnd(width)}  ${checkWord(c).padEnd(8)}  ${c.details_url ?? ""}`.trimEnd());
   }
   if (r.checks_truncated) console.log(`  (more checks not shown)`);
+  if (r.outcome !== "succeeded") console.log(`reason: ${r.reason}`);
+  if (r.anonymous_cost !== undefined) console.log(r.anonymous_cost.note);
+  for (const f of r.failures) {
+    console.log(`failed: ${f.name} (${f.conclusion})${f.title === null ? "" : ` — ${f.title}`}`);
+    const url = f.html_url ?? f.details_url;
+    if (url !== null) console.log(`  ${url}`);
+    if (f.summary !== null) {
+      for (const line of f.summary.split("\n").slice(0, 5)) console.log(`  | ${line}`);
+      if (f.summary_truncated || f.summary.split("\n").length > 5) console.log("  | ...");
+    }
+    for (const a of f.annotations) console.log(`  ${a.path}:${a.start_line}: ${a.message}`);
+    if (f.annotations_count > f.annotations.length) {
+      console.log(`  (${f.annotations_count - f.annotations.length} more annotations)`);
+    }
+  }
+  if (r.failures_truncated) console.log("(more failing checks not shown)");
 }
 
 function checksWatchCommand(): Command {
@@ -298,12 +320,16 @@ function checksWatchCommand(): Command {
     name: "checks watch",
     summary: "Wait for a pull request's CI (check runs and commit statuses) and exit like gh pr checks.",
     usage:
-      "longcall checks watch OWNER/REPO#N [--until change] [--fail-fast] [--timeout-ms N] [--poll-interval-ms N] [--json] [--db PATH]",
+      "longcall checks watch OWNER/REPO#N [--until change] [--fail-fast] [--required] [--timeout-ms N] [--poll-interval-ms N] [--json] [--db PATH]",
     description: [
-      "Polls GitHub with conditional requests (an unchanged PR costs free 304s), follows the head commit",
-      "seen at the first poll, waits up to --first-check-grace-ms for CI to register, and re-reads once",
-      "before declaring a verdict. Live progress goes to stderr (one line on a terminal). Ctrl-C cancels",
-      "the watch cooperatively and exits 130. Token: GITHUB_TOKEN, GH_TOKEN or LONGCALL_GITHUB_TOKEN_FILE.",
+      "Polls GitHub with conditional requests (an unchanged PR costs free 304s with a token; GitHub counts",
+      "anonymous 304s against 60/h), follows the head commit seen at the first poll, waits up to",
+      "--first-check-grace-ms for CI to register, keeps only the newest run of a re-triggered check (per",
+      "name, app, workflow and event, as gh does), and re-reads before declaring a verdict: a pass only one",
+      "poll interval later and with no check suite still queued or in progress. A failed result names each",
+      "failing check's URL, output title, summary and first annotations. Live progress goes to stderr (one",
+      "line on a terminal). Ctrl-C cancels the watch cooperatively and exits 130. Token: GITHUB_TOKEN,",
+      "GH_TOKEN or LONGCALL_GITHUB_TOKEN_FILE.",
       "",
       "Exit codes (0/1/8 as gh pr checks):",
       "  0    succeeded: every check passed",
@@ -311,12 +337,16 @@ function checksWatchCommand(): Command {
       "  1    failed: a check failed (at once with --fail-fast)",
       "  1    superseded: a new push moved the head; the watched commit is not the PR any more",
       "  1    no_checks: nothing registered within the grace period (gh: 'no checks reported')",
-      "  1    incomplete: not every check run could be fetched, so a pass cannot be proven",
+      "  1    incomplete: not every check run or status could be fetched, so a pass cannot be proven",
+      "  1    action_required: workflows wait for a maintainer's approval (fork pull request); see .reason",
+      "  1    closed: the pull request was closed (not merged) during the watch",
+      "  1    merged: the pull request was merged during the watch",
       "  8    timed_out: still pending at --timeout-ms",
       "  130  cancelled (Ctrl-C)",
       "  2 usage, 3 pull request or repository not found, 1 other errors (see stderr or --json .error)",
       "Every outcome but succeeded/changed exits non-zero, so `watch && merge` never merges an unproven",
-      "commit; --json tells the 1s apart.",
+      "commit; --json tells the 1s apart. --required on a repository whose branch rules cannot be read",
+      "exits 1 with error code required_checks_unavailable (never a silent watch of all checks).",
     ].join("\n"),
     options: {
       until: {
@@ -325,6 +355,10 @@ function checksWatchCommand(): Command {
         value: "U",
       },
       "fail-fast": { type: "boolean", help: "Exit 1 as soon as any check fails" },
+      required: {
+        type: "boolean",
+        help: "Watch only the checks the base branch requires (GET /rules/branches/{branch}); missing ones are pending",
+      },
       "timeout-ms": {
         type: "string",
         help: `Give up (exit 8) after N ms (default 1800000 = 30 min, max ${WATCH_TIMEOUT_MS_MAX})`,
@@ -356,7 +390,12 @@ function checksWatchCommand(): Command {
       }
       const pr = parsePullRef(positionals[0] ?? "");
       const until = oneOf(values.until, ["terminal", "change"] as const, "until", "terminal");
-      const input: Record<string, unknown> = { ...pr, until, fail_fast: values["fail-fast"] === true };
+      const input: Record<string, unknown> = {
+        ...pr,
+        until,
+        fail_fast: values["fail-fast"] === true,
+        required_only: values.required === true,
+      };
       if (values["timeout-ms"] !== undefined) {
         input.timeout_ms = intOption(values["timeout-ms"], "timeout-ms", 1_000, WATCH_TIMEOUT_MS_MAX, 0);
       }

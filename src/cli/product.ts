@@ -37,8 +37,11 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       kind: WATCH_KIND,
       description: "Watch a pull request's CI (check runs and commit statuses) until it reaches a verdict " +
         "(until: terminal) or changes materially (until: change). longcall polls GitHub itself with conditional " +
-        "requests; you get a task or a JobReference at once. Outcomes: succeeded, failed, timed_out, superseded " +
-        "(new push), no_checks, changed, incomplete.",
+        "requests; you get a task or a JobReference at once. Outcomes: succeeded, failed (with each failing " +
+        "check's URL, output title, summary and first annotations in `failures`), timed_out, superseded (new " +
+        "push), no_checks, changed, incomplete (coverage not proven), action_required (workflows await a " +
+        "maintainer's approval), closed, merged; `reason` says why. required_only: true watches only the base " +
+        "branch's required checks (unreadable rules: error required_checks_unavailable).",
       inputSchema: WatchInput,
       resultSchema: WatchResultOutput,
       annotations: { title: "Wait for pull request checks", ...GITHUB_READ },

@@ -5,15 +5,22 @@
  * @module
  */
 
-/** One CI signal: a check run (Actions, Apps) or a legacy commit status. */
+/** One CI signal: a check run (Actions, Apps), a legacy commit status, or (with `required_only`) a
+ * required check that has not reported yet (`expected`, always pending). */
 export interface CheckEntry {
-  kind: "check_run" | "status";
+  kind: "check_run" | "status" | "expected";
   name: string;
-  /** check runs: queued | in_progress | completed | waiting | requested | pending; statuses: pending | completed */
+  /** check runs: queued | in_progress | completed | waiting | requested | pending; statuses: pending | completed;
+   * expected: expected */
   status: string;
-  /** check runs: GitHub's conclusion; statuses: success | failure | error (null while pending) */
+  /** check runs: GitHub's conclusion (null while pending, and for a completed run without one: fail closed);
+   * statuses: success | failure | error (null while pending); expected: null */
   conclusion: string | null;
   details_url: string | null;
+  /** The app that reported a check run (its slug), else null. */
+  app?: string | null;
+  /** The check run's id (reads its annotations), else absent. */
+  id?: number;
 }
 
 /** Conclusions that end a check. */
@@ -43,29 +50,106 @@ export const FAILING_CONCLUSIONS: ReadonlySet<string> = new Set([
 
 /** Minimal shapes of GitHub's payloads the evaluation reads. */
 export interface CheckRunLike {
+  id?: number;
   name: string;
   status: string;
   conclusion: string | null;
   details_url?: string | null;
   html_url?: string | null;
+  started_at?: string | null;
+  app?: { id?: number; slug?: string } | null;
+  check_suite?: { id: number } | null;
+  output?: { title?: string | null; summary?: string | null; annotations_count?: number } | null;
 }
 export interface StatusLike {
   context: string;
   state: string;
   target_url?: string | null;
+  description?: string | null;
+}
+/** A check suite as the verdict reads it. */
+export interface SuiteLike {
+  id: number;
+  status: string | null;
+  conclusion: string | null;
+  app: { id?: number; slug?: string } | null;
+  latest_check_runs_count: number;
+}
+/** The workflow and event behind a check suite (from `/actions/runs`). */
+export interface SuiteWorkflow {
+  workflow_id: number;
+  event: string;
+}
+
+/** The app GitHub Actions reports as. */
+export const ACTIONS_APP_SLUG = "github-actions";
+
+function appKey(r: CheckRunLike): string {
+  return r.app?.id !== undefined ? `id:${r.app.id}` : `slug:${r.app?.slug ?? ""}`;
+}
+
+/** Check name + app: runs sharing it may be re-runs of one check (or two workflows' jobs of one name). */
+export function runIdentity(r: CheckRunLike): string {
+  return `${r.name}\u0000${appKey(r)}`;
+}
+
+/** Whether two runs share a name and an app, so the workflow and event must tell them apart. */
+export function hasDuplicateRuns(runs: readonly CheckRunLike[]): boolean {
+  const seen = new Set<string>();
+  for (const r of runs) {
+    const key = runIdentity(r);
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
+}
+
+/**
+ * Keeps the newest run per check name + app + workflow + event, as `gh pr checks` does
+ * (`eliminateDuplicates`: newest `started_at` first); GitHub's `filter=latest` collapses
+ * re-runs only inside one suite, so a workflow re-triggered on the same commit lists the old
+ * run beside the new one. Two apps reporting one name stay two checks. A run whose suite's
+ * workflow is unknown is keyed by its suite, so it is never collapsed on a guess.
+ */
+export function latestRuns(
+  runs: readonly CheckRunLike[],
+  workflows: ReadonlyMap<number, SuiteWorkflow> = new Map(),
+): { runs: CheckRunLike[]; dropped: number } {
+  const started = (r: CheckRunLike) => {
+    const t = r.started_at === null || r.started_at === undefined ? NaN : Date.parse(r.started_at);
+    return Number.isNaN(t) ? Number.POSITIVE_INFINITY : t; // not started yet: the newest
+  };
+  const ordered = [...runs].sort((a, b) => started(b) - started(a) || (b.id ?? 0) - (a.id ?? 0));
+  const seen = new Set<string>();
+  const kept: CheckRunLike[] = [];
+  for (const r of ordered) {
+    const suite = r.check_suite?.id;
+    const wf = suite === undefined ? undefined : workflows.get(suite);
+    const isActions = r.app?.slug === ACTIONS_APP_SLUG;
+    const scope = !isActions ? "" : wf !== undefined ? `wf:${wf.workflow_id}/${wf.event}` : `suite:${suite ?? ""}`;
+    const key = `${runIdentity(r)}\u0000${scope}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    kept.push(r);
+  }
+  return { runs: kept, dropped: runs.length - kept.length };
 }
 
 /** Normalizes check runs and statuses into one sorted list. */
 export function normalizeChecks(checkRuns: readonly CheckRunLike[], statuses: readonly StatusLike[]): CheckEntry[] {
   const entries: CheckEntry[] = [];
   for (const r of checkRuns) {
-    entries.push({
+    const entry: CheckEntry = {
       kind: "check_run",
       name: r.name,
       status: r.status,
-      conclusion: r.status === "completed" ? (r.conclusion ?? "neutral") : null,
+      // A completed run must have a conclusion; without one it is pending, never a pass.
+      conclusion: r.status === "completed" ? (r.conclusion ?? null) : null,
       details_url: r.details_url ?? r.html_url ?? null,
-    });
+      app: r.app?.slug ?? null,
+    };
+    if (r.id !== undefined) entry.id = r.id;
+    entries.push(entry);
   }
   for (const s of statuses) {
     const done = s.state !== "pending";
@@ -77,13 +161,48 @@ export function normalizeChecks(checkRuns: readonly CheckRunLike[], statuses: re
       details_url: s.target_url ?? null,
     });
   }
-  entries.sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
+  entries.sort((a, b) =>
+    a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name) || (a.app ?? "").localeCompare(b.app ?? "")
+  );
   return entries;
+}
+
+/** A check the base branch requires (`required_status_checks[].context`, optionally bound to an app). */
+export interface RequiredCheck {
+  context: string;
+  integration_id?: number;
+}
+
+/**
+ * Only the required checks: entries whose name is required (a check run of the required app
+ * when `integration_id` is set), plus one pending `expected` entry per required check that has
+ * not reported.
+ */
+export function requiredEntries(
+  entries: readonly CheckEntry[],
+  required: readonly RequiredCheck[],
+  appIds: ReadonlyMap<number, number | undefined>,
+): CheckEntry[] {
+  const out: CheckEntry[] = [];
+  for (const req of required) {
+    const matches = entries.filter((e) =>
+      e.name === req.context &&
+      (req.integration_id === undefined ||
+        (e.kind === "check_run" && e.id !== undefined && appIds.get(e.id) === req.integration_id))
+    );
+    if (matches.length === 0) {
+      out.push({ kind: "expected", name: req.context, status: "expected", conclusion: null, details_url: null });
+    } else out.push(...matches);
+  }
+  out.sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
+  return out;
 }
 
 /** SHA-256 over each check's kind, name, status and conclusion: equal signatures mean no material change. */
 export async function checksSignature(entries: readonly CheckEntry[]): Promise<string> {
-  const text = entries.map((e) => `${e.kind}\u0000${e.name}\u0000${e.status}\u0000${e.conclusion ?? ""}`).join("\n");
+  const text = entries.map((e) =>
+    `${e.kind}\u0000${e.name}\u0000${e.status}\u0000${e.conclusion ?? ""}${e.app == null ? "" : `\u0000${e.app}`}`
+  ).join("\n");
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -108,20 +227,81 @@ export function summarize(entries: readonly CheckEntry[]): ChecksSummary {
 }
 
 /** What one observation says. */
-export type Verdict = "pending" | "succeeded" | "failed" | "incomplete";
+export type Verdict = "pending" | "succeeded" | "failed" | "incomplete" | "action_required";
+
+/** Suites by what they say about the verdict. */
+export interface SuitesSummary {
+  total: number;
+  /** queued / in_progress (and the other non-completed states): their runs may not exist yet. */
+  pending: number;
+  /** completed with conclusion action_required and no runs: workflows waiting for a maintainer's approval. */
+  action_required: number;
+  /** queued with no runs, from an app other than GitHub Actions: GitHub leaves these queued forever for
+   * apps that never report, so they do not hold the verdict. */
+  idle: number;
+}
+
+/** Classifies check suites. */
+export function summarizeSuites(suites: readonly SuiteLike[]): SuitesSummary {
+  let pending = 0, actionRequired = 0, idle = 0;
+  for (const s of suites) {
+    if (s.status === "completed") {
+      if (s.conclusion === "action_required") actionRequired++;
+      continue;
+    }
+    if (s.status === "queued" && s.latest_check_runs_count === 0 && s.app?.slug !== ACTIONS_APP_SLUG) idle++;
+    else pending++;
+  }
+  return { total: suites.length, pending, action_required: actionRequired, idle };
+}
+
+/** Options of {@linkcode verdictOf}. */
+export interface VerdictOptions {
+  coverageComplete: boolean;
+  failFast: boolean;
+  /** The commit's check suites (default none). */
+  suites?: readonly SuiteLike[];
+  /** Entries are the required checks only: missing ones are `expected` entries, pending suites do not matter. */
+  requiredOnly?: boolean;
+}
 
 /**
  * The verdict of one observation. Zero checks is `pending` (GitHub registers checks late;
  * the caller applies the first-check grace). Coverage that could not be proven complete
- * (fewer check runs fetched than GitHub's total_count) can never be `succeeded`.
+ * (fewer check runs fetched than GitHub's total_count) can never be `succeeded`, and neither can
+ * an observation while a check suite is still queued or in progress (its runs may not exist yet).
+ * A suite waiting for approval (`action_required`) with nothing else pending is `action_required`.
  */
-export function verdictOf(
-  entries: readonly CheckEntry[],
-  options: { coverageComplete: boolean; failFast: boolean },
-): Verdict {
+export function verdictOf(entries: readonly CheckEntry[], options: VerdictOptions): Verdict {
+  return verdictDetail(entries, options).verdict;
+}
+
+/** {@linkcode verdictOf} with the reason, in words. */
+export function verdictDetail(entries: readonly CheckEntry[], options: VerdictOptions): {
+  verdict: Verdict;
+  reason: string;
+} {
   const s = summarize(entries);
-  if (s.total === 0) return "pending";
-  if (s.failed > 0 && (options.failFast || s.pending === 0)) return "failed";
-  if (s.pending > 0) return "pending";
-  return options.coverageComplete ? "succeeded" : "incomplete";
+  const suites = summarizeSuites(options.suites ?? []);
+  const suitesPending = options.requiredOnly === true ? 0 : suites.pending;
+  if (s.failed > 0 && (options.failFast || (s.pending === 0 && suitesPending === 0))) {
+    return { verdict: "failed", reason: `${s.failed} of ${s.total} checks failed` };
+  }
+  const expected = entries.filter((e) => e.kind === "expected").length;
+  if (suites.action_required > 0 && s.failed === 0 && s.pending === expected && suitesPending === 0) {
+    return {
+      verdict: "action_required",
+      reason: `${suites.action_required} check suite(s) wait for approval (action_required, no runs): ` +
+        `a maintainer must approve the workflows of this pull request before they run`,
+    };
+  }
+  if (s.pending > 0) return { verdict: "pending", reason: `${s.pending} of ${s.total} checks pending` };
+  if (suitesPending > 0) {
+    return { verdict: "pending", reason: `${suitesPending} check suite(s) still queued or in progress` };
+  }
+  if (s.total === 0) return { verdict: "pending", reason: "no checks reported" };
+  if (!options.coverageComplete) {
+    return { verdict: "incomplete", reason: "not every check or status GitHub counts could be read" };
+  }
+  return { verdict: "succeeded", reason: `${s.passed} of ${s.total} checks passed` };
 }

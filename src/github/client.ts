@@ -45,13 +45,20 @@ import {
 } from "./rate_limit.ts";
 import { Semaphore } from "./semaphore.ts";
 import type {
+  GitHubBranchRule,
+  GitHubCheckAnnotation,
   GitHubCheckRun,
   GitHubCheckRunsPage,
+  GitHubCheckSuite,
+  GitHubCheckSuitesPage,
   GitHubCombinedStatus,
+  GitHubCommitStatus,
   GitHubIssue,
   GitHubPullRequest,
   GitHubRateLimitResponse,
   GitHubRepository,
+  GitHubWorkflowRun,
+  GitHubWorkflowRunsPage,
 } from "./types.ts";
 
 export { type RateLimitState, RequestBudget } from "./rate_limit.ts";
@@ -131,10 +138,13 @@ export interface PageResult<T, B> {
 
 /** Counters over every call of one client. */
 export interface GitHubStats {
-  /** Answers counted against the primary limit (every non-304 answer except `/rate_limit`). */
+  /** Answers counted against the primary limit: every non-304 answer except `/rate_limit`, and every
+   * 304 of an anonymous client (GitHub counts a 304 only when it answers an authorized request for free). */
   requests: number;
-  /** Free 304 answers. */
+  /** 304 answers (free when authenticated; counted in `requests` too when anonymous). */
   not_modified: number;
+  /** 304 answers that were counted (anonymous client). */
+  not_modified_counted: number;
   /** Retries after 5xx / network errors. */
   retries: number;
   /** Rate-limit waits made. */
@@ -164,6 +174,27 @@ export interface CheckRunsResult {
   rateLimit: RateLimitState;
 }
 
+/** {@linkcode GitHubClient.getCombinedStatusAll}'s answer. */
+export interface CombinedStatusResult {
+  /** GitHub's combined state over every status (`pending` also when there are none). */
+  state: string;
+  total_count: number;
+  statuses: GitHubCommitStatus[];
+  /** Every status GitHub counts was read and the combined state agrees with them. */
+  complete: boolean;
+  /** The combined state agrees with the statuses read. */
+  consistent: boolean;
+  pages: number;
+  notModified: boolean;
+}
+
+/** {@linkcode GitHubClient.getCheckSuites}'s answer. */
+export interface CheckSuitesResult {
+  check_suites: GitHubCheckSuite[];
+  total_count: number;
+  complete: boolean;
+}
+
 /** Options of {@linkcode GitHubClient.listIssues}. */
 export interface ListIssuesOptions extends EndpointOptions {
   state?: "open" | "closed" | "all";
@@ -183,6 +214,14 @@ interface RawResponse {
   text: string;
 }
 
+/** `data.reason` of the `request_failed` error for a body over {@linkcode GITHUB_RESPONSE_BYTES_MAX}. */
+export const RESPONSE_TOO_LARGE = "response_too_large";
+
+/** Whether `err` is the error of a response body over the byte bound. */
+export function isResponseTooLarge(err: unknown): boolean {
+  return err instanceof AppError && err.code === "request_failed" && err.data?.reason === RESPONSE_TOO_LARGE;
+}
+
 function isLoopback(hostname: string): boolean {
   return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]" || hostname === "::1";
 }
@@ -199,6 +238,7 @@ async function readBounded(res: Response, max: number, truncate: boolean): Promi
     throw new AppError(
       "request_failed",
       `Cannot read the response: it declares ${declared} bytes, over the bound of ${max}`,
+      { data: { reason: RESPONSE_TOO_LARGE, bytes_max: max } },
     );
   }
   if (res.body === null) return "";
@@ -211,7 +251,9 @@ async function readBounded(res: Response, max: number, truncate: boolean): Promi
     if (total + value.length > max) {
       await reader.cancel();
       if (!truncate) {
-        throw new AppError("request_failed", `Cannot read the response: it exceeds the bound of ${max} bytes`);
+        throw new AppError("request_failed", `Cannot read the response: it exceeds the bound of ${max} bytes`, {
+          data: { reason: RESPONSE_TOO_LARGE, bytes_max: max },
+        });
       }
       chunks.push(value.subarray(0, max - total));
       total = max;
@@ -247,6 +289,7 @@ export class GitHubClient {
   readonly stats: GitHubStats = {
     requests: 0,
     not_modified: 0,
+    not_modified_counted: 0,
     retries: 0,
     rate_limit_waits: 0,
     rateLimit: emptyRateLimitState(),
@@ -364,8 +407,13 @@ export class GitHubClient {
       }
       this.#observeRateLimit(res.headers);
       if (res.status === 304) {
-        if (counted) budget?.release();
         this.stats.not_modified++;
+        if (counted && !this.authenticated) {
+          // GitHub counts a 304 without Authorization against the (60/h) anonymous limit.
+          budget?.commit();
+          this.stats.requests++;
+          this.stats.not_modified_counted++;
+        } else if (counted) budget?.release();
         if (cached === undefined) {
           throw new AppError("request_failed", `Cannot ${what}: GitHub answered 304 to an unconditional request`);
         }
@@ -496,9 +544,17 @@ export class GitHubClient {
    * All check runs of `ref` (`per_page=100&filter=latest`, every page up to the page bound).
    * `complete` is false when fewer runs were fetched than GitHub's `total_count`.
    */
-  async getCheckRuns(owner: string, repo: string, ref: string, options: EndpointOptions): Promise<CheckRunsResult> {
-    const path = `${repoPath(owner, repo)}/commits/${refPath(ref)}/check-runs?per_page=${GITHUB_PER_PAGE_MAX}` +
-      `&filter=latest`;
+  async getCheckRuns(
+    owner: string,
+    repo: string,
+    ref: string,
+    options: EndpointOptions & { perPage?: number },
+  ): Promise<CheckRunsResult> {
+    const perPage = options.perPage ?? GITHUB_PER_PAGE_MAX;
+    if (!Number.isInteger(perPage) || perPage < 1 || perPage > GITHUB_PER_PAGE_MAX) {
+      throw new RangeError(`Cannot list 1..${GITHUB_PER_PAGE_MAX} check runs per page: current value is ${perPage}`);
+    }
+    const path = `${repoPath(owner, repo)}/commits/${refPath(ref)}/check-runs?per_page=${perPage}&filter=latest`;
     const page = await this.getPaginated<GitHubCheckRun, GitHubCheckRunsPage>(path, {
       ...options,
       extract: (body) => {
@@ -531,6 +587,126 @@ export class GitHubClient {
       options,
       (d: GitHubCombinedStatus) => isObject(d) && typeof d.state === "string" && Array.isArray(d.statuses),
     );
+  }
+
+  /**
+   * Every legacy status of `ref` (`/commits/{ref}/status?per_page=100`, every page: GitHub pages
+   * the combined status at 30 by default). `complete` is false when fewer statuses were read than
+   * `total_count`, or when the combined `state` (which covers all of them) contradicts the statuses
+   * read (e.g. `failure` while none read fails).
+   */
+  async getCombinedStatusAll(
+    owner: string,
+    repo: string,
+    ref: string,
+    options: EndpointOptions,
+  ): Promise<CombinedStatusResult> {
+    const path = `${repoPath(owner, repo)}/commits/${refPath(ref)}/status?per_page=${GITHUB_PER_PAGE_MAX}`;
+    const page = await this.getPaginated<GitHubCommitStatus, GitHubCombinedStatus>(path, {
+      ...options,
+      extract: (body) => {
+        if (
+          !isObject(body) || typeof body.state !== "string" || typeof body.total_count !== "number" ||
+          !Array.isArray(body.statuses)
+        ) {
+          throw new AppError("request_failed", `Cannot read the combined status of ${ref}: unexpected response shape`);
+        }
+        return body.statuses;
+      },
+    });
+    const total = page.first?.total_count ?? 0;
+    const state = page.first?.state ?? "pending";
+    const statuses = page.items;
+    const anyFailing = statuses.some((s) => s.state === "failure" || s.state === "error");
+    const anyPending = statuses.some((s) => s.state === "pending");
+    const consistent = total === 0 ||
+      (state === "success" ? !anyFailing && !anyPending : state === "pending" ? !anyFailing : anyFailing);
+    return {
+      state,
+      total_count: total,
+      statuses,
+      complete: page.complete && statuses.length >= total && consistent,
+      consistent,
+      pages: page.pages,
+      notModified: page.notModified,
+    };
+  }
+
+  /** Every check suite of `ref` (`/commits/{ref}/check-suites?per_page=100`, every page). */
+  async getCheckSuites(owner: string, repo: string, ref: string, options: EndpointOptions): Promise<CheckSuitesResult> {
+    const path = `${repoPath(owner, repo)}/commits/${refPath(ref)}/check-suites?per_page=${GITHUB_PER_PAGE_MAX}`;
+    const page = await this.getPaginated<GitHubCheckSuite, GitHubCheckSuitesPage>(path, {
+      ...options,
+      extract: (body) => {
+        if (!isObject(body) || typeof body.total_count !== "number" || !Array.isArray(body.check_suites)) {
+          throw new AppError("request_failed", `Cannot read check suites of ${ref}: unexpected response shape`);
+        }
+        return body.check_suites;
+      },
+    });
+    const total = page.first?.total_count ?? 0;
+    return { check_suites: page.items, total_count: total, complete: page.complete && page.items.length >= total };
+  }
+
+  /** Workflow runs of one commit (`/actions/runs?head_sha=`): each names its suite's workflow and event. */
+  async listWorkflowRuns(
+    owner: string,
+    repo: string,
+    headSha: string,
+    options: EndpointOptions,
+  ): Promise<{ workflow_runs: GitHubWorkflowRun[]; complete: boolean }> {
+    if (!/^[0-9a-f]{40}$/.test(headSha)) {
+      throw new TypeError(`Cannot list workflow runs of a commit: current value is ${JSON.stringify(headSha)}`);
+    }
+    const path = `${repoPath(owner, repo)}/actions/runs?head_sha=${headSha}&per_page=${GITHUB_PER_PAGE_MAX}`;
+    const page = await this.getPaginated<GitHubWorkflowRun, GitHubWorkflowRunsPage>(path, {
+      ...options,
+      extract: (body) => {
+        if (!isObject(body) || typeof body.total_count !== "number" || !Array.isArray(body.workflow_runs)) {
+          throw new AppError("request_failed", `Cannot read workflow runs of ${headSha}: unexpected response shape`);
+        }
+        return body.workflow_runs;
+      },
+    });
+    const total = page.first?.total_count ?? 0;
+    return { workflow_runs: page.items, complete: page.complete && page.items.length >= total };
+  }
+
+  /** The first `perPage` annotations of a check run (`/check-runs/{id}/annotations`, one page). */
+  async getCheckRunAnnotations(
+    owner: string,
+    repo: string,
+    checkRunId: number,
+    perPage: number,
+    options: EndpointOptions,
+  ): Promise<GitHubCheckAnnotation[]> {
+    if (!Number.isSafeInteger(checkRunId) || checkRunId < 1) {
+      throw new RangeError(`Cannot read annotations of a check run: current value of its id is ${checkRunId}`);
+    }
+    if (!Number.isInteger(perPage) || perPage < 1 || perPage > GITHUB_PER_PAGE_MAX) {
+      throw new RangeError(`Cannot read 1..${GITHUB_PER_PAGE_MAX} annotations: current value is ${perPage}`);
+    }
+    const result = await this.#checked(
+      `${repoPath(owner, repo)}/check-runs/${checkRunId}/annotations?per_page=${perPage}`,
+      options,
+      (d: GitHubCheckAnnotation[]) => Array.isArray(d),
+    );
+    return result.data.slice(0, perPage);
+  }
+
+  /**
+   * The rules that apply to a branch (`/rules/branches/{branch}`, every page): readable with read
+   * access, unlike legacy branch protection.
+   */
+  async getBranchRules(
+    owner: string,
+    repo: string,
+    branch: string,
+    options: EndpointOptions,
+  ): Promise<{ rules: GitHubBranchRule[]; complete: boolean }> {
+    const path = `${repoPath(owner, repo)}/rules/branches/${refPath(branch)}?per_page=${GITHUB_PER_PAGE_MAX}`;
+    const page = await this.getPaginated<GitHubBranchRule, unknown>(path, options);
+    return { rules: page.items, complete: page.complete };
   }
 
   /** `GET /repos/{o}/{r}`. */

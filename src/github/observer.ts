@@ -1,12 +1,21 @@
 /**
- * The watcher's {@linkcode PullObserver} over the REST client: one conditional read each
- * of the pull request, its check runs (all pages) and its combined status per poll, so
- * an unchanged pull request costs only free `304`s.
+ * The watcher's {@linkcode PullObserver} over the REST client: per poll one conditional read
+ * each of the pull request, its check runs, its combined status and its check suites (every
+ * page of each), plus its workflow runs when two runs share a name and an app (re-runs), so an
+ * unchanged pull request costs only 304s (free when authenticated; GitHub counts anonymous ones).
  *
  * @module
  */
 
-import type { EndpointOptions, GitHubClient } from "./client.ts";
+import { AppError } from "../base/errors.ts";
+import {
+  GITHUB_PER_PAGE_MAX,
+  WATCH_CHECK_RUNS_PER_PAGE_MIN,
+  WATCH_FAILURE_ANNOTATIONS_MAX,
+  WATCH_REQUIRED_CHECKS_MAX,
+} from "../base/limits.ts";
+import { hasDuplicateRuns, type RequiredCheck, type SuiteWorkflow } from "./checks_state.ts";
+import { type CheckRunsResult, type EndpointOptions, type GitHubClient, isResponseTooLarge } from "./client.ts";
 import type { ObserveOptions, PullObservation, PullObserver } from "./watch_kind.ts";
 
 function endpoint(signal: AbortSignal, options: ObserveOptions): EndpointOptions {
@@ -18,6 +27,19 @@ function endpoint(signal: AbortSignal, options: ObserveOptions): EndpointOptions
 
 /** Adapts a client (one per job, so its counters are the job's) to the watcher. */
 export function clientObserver(gh: GitHubClient): PullObserver {
+  // Pages of check runs carry each run's output (up to 3 x 65,535 characters): when a page is
+  // over the client's byte bound, smaller pages are asked for, and remembered for later polls.
+  let checkRunsPerPage = GITHUB_PER_PAGE_MAX;
+  const checkRuns = async (owner: string, repo: string, sha: string, options: EndpointOptions) => {
+    for (;;) {
+      try {
+        return await gh.getCheckRuns(owner, repo, sha, { ...options, perPage: checkRunsPerPage });
+      } catch (err) {
+        if (!isResponseTooLarge(err) || checkRunsPerPage <= WATCH_CHECK_RUNS_PER_PAGE_MIN) throw err;
+        checkRunsPerPage = Math.max(WATCH_CHECK_RUNS_PER_PAGE_MIN, Math.floor(checkRunsPerPage / 2));
+      }
+    }
+  };
   return {
     authenticated: gh.authenticated,
     async headSha(owner, repo, number, signal, options = {}) {
@@ -25,23 +47,112 @@ export function clientObserver(gh: GitHubClient): PullObserver {
       return pull.data.head.sha;
     },
     async observe(owner, repo, number, sha, signal, options = {}): Promise<PullObservation> {
-      const pull = await gh.getPull(owner, repo, number, endpoint(signal, options));
-      const runs = await gh.getCheckRuns(owner, repo, sha, endpoint(signal, options));
-      const status = await gh.getCombinedStatus(owner, repo, sha, endpoint(signal, options));
+      const o = endpoint(signal, options);
+      const pull = await gh.getPull(owner, repo, number, o);
+      const runs: CheckRunsResult = await checkRuns(owner, repo, sha, o);
+      const status = await gh.getCombinedStatusAll(owner, repo, sha, o);
+      const suites = await gh.getCheckSuites(owner, repo, sha, o);
+      const workflows = new Map<number, SuiteWorkflow>();
+      let workflowsComplete = true;
+      if (hasDuplicateRuns(runs.check_runs)) {
+        // Re-runs on one commit: which workflow and event each suite belongs to tells a re-run
+        // (keep the newest) from two workflows' jobs of one name (keep both).
+        // Without them (a token lacking `actions: read`), runs of different suites are never
+        // collapsed: an old failure then still counts (fail closed).
+        const listed = await gh.listWorkflowRuns(owner, repo, sha, o).catch((err: unknown) => {
+          if (err instanceof AppError && (err.code === "access_denied" || err.code === "not_found")) return undefined;
+          throw err;
+        });
+        if (listed !== undefined) workflowsComplete = listed.complete;
+        for (const w of listed?.workflow_runs ?? []) {
+          if (w.check_suite_id !== undefined) {
+            workflows.set(w.check_suite_id, { workflow_id: w.workflow_id, event: w.event });
+          }
+        }
+      }
+      const gaps: string[] = [];
+      if (!runs.complete) gaps.push(`check runs: read ${runs.check_runs.length} of ${runs.total_count}`);
+      if (!status.complete) {
+        gaps.push(
+          status.consistent
+            ? `statuses: read ${status.statuses.length} of ${status.total_count}`
+            : `statuses: the combined state is ${status.state}, which the ${status.statuses.length} statuses read contradict`,
+        );
+      }
+      if (!suites.complete) gaps.push(`check suites: read ${suites.check_suites.length} of ${suites.total_count}`);
+      if (!workflowsComplete) gaps.push("workflow runs: not every run was read");
       return {
         head_sha: pull.data.head.sha,
         state: pull.data.state,
+        merged: pull.data.merged === true || (pull.data.merged_at ?? null) !== null,
+        base_ref: pull.data.base?.ref ?? "",
         check_runs: runs.check_runs,
         // total_count 0 means no legacy statuses at all, not "pending".
-        statuses: status.data.total_count === 0 ? [] : status.data.statuses,
-        coverage_complete: runs.complete,
+        statuses: status.total_count === 0 ? [] : status.statuses,
+        suites: suites.check_suites,
+        workflows,
+        coverage_complete: gaps.length === 0,
+        coverage_gaps: gaps,
       };
+    },
+    async requiredChecks(owner, repo, branch, signal, options = {}): Promise<RequiredCheck[]> {
+      let listed;
+      try {
+        listed = await gh.getBranchRules(owner, repo, branch, endpoint(signal, options));
+      } catch (err) {
+        if (err instanceof AppError && (err.code === "access_denied" || err.code === "not_found")) {
+          throw new AppError(
+            "required_checks_unavailable",
+            `Cannot watch only the required checks of ${owner}/${repo}: the rules of branch ${branch} ` +
+              `cannot be read (${err.message})`,
+            { data: { repository: `${owner}/${repo}`, branch, cause: err.code } },
+          );
+        }
+        throw err;
+      }
+      if (!listed.complete) {
+        throw new AppError(
+          "required_checks_unavailable",
+          `Cannot watch only the required checks of ${owner}/${repo}: the rules of branch ${branch} span more pages ` +
+            `than are read`,
+          { data: { repository: `${owner}/${repo}`, branch } },
+        );
+      }
+      const out = new Map<string, RequiredCheck>();
+      for (const rule of listed.rules) {
+        if (rule === null || typeof rule !== "object" || rule.type !== "required_status_checks") continue;
+        for (const c of rule.parameters?.required_status_checks ?? []) {
+          if (typeof c?.context !== "string") continue;
+          const check: RequiredCheck = { context: c.context };
+          if (typeof c.integration_id === "number") check.integration_id = c.integration_id;
+          out.set(`${c.context}\u0000${check.integration_id ?? ""}`, check);
+        }
+      }
+      if (out.size > WATCH_REQUIRED_CHECKS_MAX) {
+        throw new AppError(
+          "required_checks_unavailable",
+          `Cannot watch only the required checks of ${owner}/${repo}: branch ${branch} requires ${out.size} ` +
+            `checks, over the bound of ${WATCH_REQUIRED_CHECKS_MAX}`,
+          { data: { repository: `${owner}/${repo}`, branch } },
+        );
+      }
+      return [...out.values()];
+    },
+    annotations(owner, repo, checkRunId, signal, options = {}) {
+      return gh.getCheckRunAnnotations(
+        owner,
+        repo,
+        checkRunId,
+        WATCH_FAILURE_ANNOTATIONS_MAX,
+        endpoint(signal, options),
+      );
     },
     stats() {
       const s = gh.stats;
       return {
         requests: s.requests,
         not_modified: s.not_modified,
+        not_modified_counted: s.not_modified_counted,
         rate_limit: { ...s.rateLimit } as Record<string, unknown>,
       };
     },

@@ -8,10 +8,25 @@
  */
 
 import { z } from "zod";
-import { SYNC_REPOSITORIES_MAX, WATCH_CHECKS_MAX, WATCH_TRANSITIONS_MAX } from "../base/limits.ts";
+import {
+  SYNC_REPOSITORIES_MAX,
+  WATCH_CHECKS_MAX,
+  WATCH_FAILURE_ANNOTATIONS_MAX,
+  WATCH_FAILURE_DETAILS_MAX,
+  WATCH_REQUIRED_CHECKS_MAX,
+  WATCH_TRANSITIONS_MAX,
+} from "../base/limits.ts";
 import type { SyncItem, SyncResult } from "./sync_kind.ts";
-import type { Transition, WatchResult } from "./watch_kind.ts";
-import type { CheckEntry, ChecksSummary } from "./checks_state.ts";
+import {
+  type AnonymousCost,
+  type FailureAnnotation,
+  type FailureDetail,
+  type Transition,
+  WATCH_OUTCOMES,
+  type WatchOutcome,
+  type WatchResult,
+} from "./watch_kind.ts";
+import type { CheckEntry, ChecksSummary, SuitesSummary } from "./checks_state.ts";
 import type { RateLimitState } from "./rate_limit.ts";
 
 const Count = z.number().int().min(0);
@@ -37,11 +52,52 @@ export const RateLimitOutput = z.object({
 
 /** One CI signal ({@linkcode CheckEntry}). */
 export const CheckEntryOutput = z.object({
-  kind: z.enum(["check_run", "status"]),
+  kind: z.enum(["check_run", "status", "expected"]),
   name: z.string(),
   status: z.string(),
   conclusion: orNull(z.string(), "still pending"),
   details_url: orNull(z.string(), "GitHub gave no link"),
+  app: orNull(z.string(), "not a check run").optional(),
+  id: z.number().int().optional(),
+});
+
+/** A commit's check suites ({@linkcode SuitesSummary}). */
+const SuitesSummaryOutput = z.object({ total: Count, pending: Count, action_required: Count, idle: Count });
+
+/** One annotation of a failing check run ({@linkcode FailureAnnotation}). */
+const FailureAnnotationOutput = z.object({
+  path: z.string(),
+  start_line: z.number().int(),
+  end_line: z.number().int(),
+  annotation_level: orNull(z.string(), "GitHub gave no level"),
+  title: orNull(z.string(), "no title"),
+  message: z.string(),
+});
+
+/** Why one check failed ({@linkcode FailureDetail}). */
+const FailureDetailOutput = z.object({
+  kind: z.enum(["check_run", "status"]),
+  name: z.string(),
+  app: orNull(z.string(), "a commit status"),
+  conclusion: z.string(),
+  html_url: orNull(z.string(), "a commit status"),
+  details_url: orNull(z.string(), "GitHub gave no link"),
+  title: orNull(z.string(), "no title"),
+  summary: orNull(z.string(), "no summary"),
+  summary_truncated: z.boolean(),
+  annotations_count: Count,
+  annotations: z.array(FailureAnnotationOutput).max(WATCH_FAILURE_ANNOTATIONS_MAX),
+  annotations_error: z.string().optional(),
+});
+
+/** What an anonymous watch cost ({@linkcode AnonymousCost}). */
+const AnonymousCostOutput = z.object({
+  counted_not_modified: Count,
+  counted_per_poll: z.number().min(0),
+  counted_per_hour_at_interval: z.number().min(0),
+  hourly_limit: Count,
+  paced_polls: Count,
+  note: z.string(),
 });
 
 /** Counts of a CI observation ({@linkcode ChecksSummary}). */
@@ -51,12 +107,22 @@ const TransitionOutput = z.object({ at: z.string(), signature: z.string(), summa
 
 /** The result of `github.wait_pull_request_checks` ({@linkcode WatchResult}). */
 export const WatchResultOutput = z.object({
-  outcome: z.enum(["succeeded", "failed", "timed_out", "superseded", "no_checks", "changed", "incomplete"]),
+  outcome: z.enum(WATCH_OUTCOMES as [WatchOutcome, ...WatchOutcome[]]),
+  reason: z.string(),
   repository: z.string(),
   number: z.number().int().min(1),
   expected_head_sha: z.string(),
   observed_head_sha: z.string(),
+  pull_state: z.string(),
+  merged: z.boolean(),
+  required_only: z.boolean(),
+  required_checks: z.array(z.string()).max(WATCH_REQUIRED_CHECKS_MAX).optional(),
   summary: ChecksSummaryOutput,
+  suites: SuitesSummaryOutput,
+  duplicates_dropped: Count,
+  coverage_gaps: z.array(z.string()),
+  failures: z.array(FailureDetailOutput).max(WATCH_FAILURE_DETAILS_MAX),
+  failures_truncated: z.boolean(),
   signature: z.string(),
   checks: z.array(CheckEntryOutput).max(WATCH_CHECKS_MAX),
   checks_truncated: z.boolean(),
@@ -65,8 +131,10 @@ export const WatchResultOutput = z.object({
   polls: Count,
   requests: Count,
   not_modified: Count,
+  not_modified_counted: Count,
   rate_limit: RateLimitOutput.optional(),
   authenticated: z.boolean(),
+  anonymous_cost: AnonymousCostOutput.optional(),
   started_at: z.string(),
   finished_at: z.string(),
 });
@@ -111,8 +179,12 @@ const covered: [
   Covers<z.output<typeof RateLimitOutput>, RateLimitState>,
   Covers<z.output<typeof SyncResultOutput>, SyncResult>,
   Covers<z.output<typeof SyncItemOutput>, SyncItem>,
+  Covers<z.output<typeof SuitesSummaryOutput>, SuitesSummary>,
+  Covers<z.output<typeof FailureDetailOutput>, FailureDetail>,
+  Covers<z.output<typeof FailureAnnotationOutput>, FailureAnnotation>,
+  Covers<z.output<typeof AnonymousCostOutput>, AnonymousCost>,
   Covers<NonNullable<z.output<typeof SyncItemOutput>["value"]>, NonNullable<SyncItem["value"]>>,
-] = [true, true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true, true, true, true, true];
 void covered;
 const assignable: [
   (r: Omit<WatchResult, "rate_limit">) => Omit<z.input<typeof WatchResultOutput>, "rate_limit">,

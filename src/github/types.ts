@@ -82,7 +82,85 @@ export interface GitHubCheckRun {
   completed_at: string | null;
   details_url: string | null;
   html_url?: string | null;
-  app: { slug: string; name?: string } | null;
+  app: { id?: number; slug: string; name?: string } | null;
+  /** The suite the run belongs to (one per app per push/event). */
+  check_suite?: { id: number } | null;
+  /** Why it failed: each field up to 65,535 characters, included in list responses. */
+  output?: GitHubCheckRunOutput;
+}
+
+/** `check_run.output`. */
+export interface GitHubCheckRunOutput {
+  title: string | null;
+  summary: string | null;
+  text?: string | null;
+  annotations_count: number;
+  annotations_url?: string;
+}
+
+/** Status of a check suite. */
+export type CheckSuiteStatus = "queued" | "in_progress" | "completed" | "waiting" | "requested" | "pending";
+
+/** One check suite (`GET /repos/{o}/{r}/commits/{ref}/check-suites`). */
+export interface GitHubCheckSuite {
+  id: number;
+  head_sha: string;
+  status: CheckSuiteStatus | null;
+  conclusion: CheckRunConclusion | null;
+  app: { id?: number; slug?: string; name?: string } | null;
+  latest_check_runs_count: number;
+  created_at?: string | null;
+  updated_at?: string | null;
+}
+
+/** One page of `GET /repos/{o}/{r}/commits/{ref}/check-suites`. */
+export interface GitHubCheckSuitesPage {
+  total_count: number;
+  check_suites: GitHubCheckSuite[];
+}
+
+/** One workflow run (`GET /repos/{o}/{r}/actions/runs?head_sha=`): names a suite's workflow and event. */
+export interface GitHubWorkflowRun {
+  id: number;
+  name?: string | null;
+  event: string;
+  workflow_id: number;
+  check_suite_id?: number;
+  head_sha: string;
+  path?: string;
+}
+
+/** One page of `GET /repos/{o}/{r}/actions/runs`. */
+export interface GitHubWorkflowRunsPage {
+  total_count: number;
+  workflow_runs: GitHubWorkflowRun[];
+}
+
+/** One annotation (`GET /repos/{o}/{r}/check-runs/{id}/annotations`). */
+export interface GitHubCheckAnnotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  start_column?: number | null;
+  end_column?: number | null;
+  annotation_level: "notice" | "warning" | "failure" | null;
+  title: string | null;
+  message: string | null;
+  raw_details?: string | null;
+  blob_href?: string;
+}
+
+/** One rule of `GET /repos/{o}/{r}/rules/branches/{branch}`; only `required_status_checks` is read. */
+export interface GitHubBranchRule {
+  type: string;
+  ruleset_source_type?: string;
+  ruleset_source?: string;
+  ruleset_id?: number;
+  parameters?: {
+    required_status_checks?: Array<{ context: string; integration_id?: number }>;
+    strict_required_status_checks_policy?: boolean;
+    [key: string]: unknown;
+  };
 }
 
 /** One page of `GET /repos/{o}/{r}/commits/{ref}/check-runs`. */

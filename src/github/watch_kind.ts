@@ -9,12 +9,18 @@
 import { z } from "zod";
 import { AppError } from "../base/errors.ts";
 import {
+  GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
+  WATCH_ANNOTATION_MESSAGE_CHARS_MAX,
   WATCH_CHECKS_MAX,
+  WATCH_FAILURE_DETAILS_MAX,
+  WATCH_FAILURE_SUMMARY_CHARS_MAX,
+  WATCH_FAILURE_TITLE_CHARS_MAX,
   WATCH_FIRST_CHECK_GRACE_MS_DEFAULT,
   WATCH_FIRST_CHECK_GRACE_MS_MAX,
   WATCH_POLL_INTERVAL_MS_DEFAULT,
   WATCH_POLL_INTERVAL_MS_MAX,
   WATCH_POLL_INTERVAL_MS_MIN,
+  WATCH_SETTLE_POLL_INTERVALS,
   WATCH_TIMEOUT_MS_DEFAULT,
   WATCH_TIMEOUT_MS_MAX,
   WATCH_TRANSITIONS_MAX,
@@ -26,11 +32,20 @@ import {
   type CheckRunLike,
   checksSignature,
   type ChecksSummary,
+  FAILING_CONCLUSIONS,
+  latestRuns,
   normalizeChecks,
+  type RequiredCheck,
+  requiredEntries,
   type StatusLike,
+  type SuiteLike,
+  type SuitesSummary,
+  type SuiteWorkflow,
   summarize,
-  verdictOf,
+  summarizeSuites,
+  verdictDetail,
 } from "./checks_state.ts";
+import type { GitHubCheckAnnotation } from "./types.ts";
 import { zodToInvalidArgument } from "../base/validation.ts";
 import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN, isCommitSha } from "../base/names.ts";
 
@@ -60,21 +75,62 @@ export const WatchInput = z.object({
   first_check_grace_ms: z.number().int().min(0).max(WATCH_FIRST_CHECK_GRACE_MS_MAX)
     .default(WATCH_FIRST_CHECK_GRACE_MS_DEFAULT)
     .describe("How long to wait for the first check to register before answering no_checks (default 3 min)"),
+  required_only: z.boolean().default(false)
+    .describe(
+      "Watch only the checks the base branch requires (its rules' required_status_checks); " +
+        "a required check that has not reported is pending",
+    ),
 }).strict();
 
 export type WatchRequest = z.output<typeof WatchInput>;
 
 /** Every outcome, distinct in the result and in the job's outcome. */
-export type WatchOutcome = "succeeded" | "failed" | "timed_out" | "superseded" | "no_checks" | "changed" | "incomplete";
+export type WatchOutcome =
+  | "succeeded"
+  | "failed"
+  | "timed_out"
+  | "superseded"
+  | "no_checks"
+  | "changed"
+  | "incomplete"
+  | "action_required"
+  | "closed"
+  | "merged";
+
+/** Every outcome, in the order the docs list them. */
+export const WATCH_OUTCOMES: readonly WatchOutcome[] = [
+  "succeeded",
+  "failed",
+  "timed_out",
+  "superseded",
+  "no_checks",
+  "changed",
+  "incomplete",
+  "action_required",
+  "closed",
+  "merged",
+];
 
 /** One reading of the PR and its CI. */
 export interface PullObservation {
   head_sha: string;
+  /** The pull request's `state`: open | closed. */
   state: string;
+  /** Whether the pull request was merged. */
+  merged?: boolean;
+  /** The base branch (its rules name the required checks). */
+  base_ref?: string;
+  /** Every check run listed (re-runs of one check included; the watcher keeps the newest). */
   check_runs: CheckRunLike[];
   statuses: StatusLike[];
-  /** Whether every check run GitHub counts was fetched. */
+  /** The commit's check suites (default none). */
+  suites?: SuiteLike[];
+  /** Workflow and event per check suite id, when read (re-runs present). */
+  workflows?: ReadonlyMap<number, SuiteWorkflow>;
+  /** Whether every check run, status and suite GitHub counts was fetched. */
   coverage_complete: boolean;
+  /** Why coverage is not complete, in words. */
+  coverage_gaps?: string[];
 }
 
 /** Per-read options of a {@linkcode PullObserver}. */
@@ -96,8 +152,29 @@ export interface PullObserver {
     signal: AbortSignal,
     options?: ObserveOptions,
   ): Promise<PullObservation>;
-  /** Counted and free requests so far, and the last rate-limit state seen. */
-  stats(): { requests: number; not_modified: number; rate_limit?: Record<string, unknown> | undefined };
+  /** The checks the base branch requires; `required_checks_unavailable` when its rules cannot be read. */
+  requiredChecks?(
+    owner: string,
+    repo: string,
+    branch: string,
+    signal: AbortSignal,
+    options?: ObserveOptions,
+  ): Promise<RequiredCheck[]>;
+  /** The first annotations of a check run (why it failed). */
+  annotations?(
+    owner: string,
+    repo: string,
+    checkRunId: number,
+    signal: AbortSignal,
+    options?: ObserveOptions,
+  ): Promise<GitHubCheckAnnotation[]>;
+  /** Counted requests (anonymous 304s included) and 304s so far, and the last rate-limit state seen. */
+  stats(): {
+    requests: number;
+    not_modified: number;
+    not_modified_counted?: number;
+    rate_limit?: Record<string, unknown> | undefined;
+  };
   /** Whether requests carry a token. */
   readonly authenticated: boolean;
 }
@@ -108,14 +185,82 @@ export interface Transition {
   summary: ChecksSummary;
 }
 
+/** One annotation of a failing check run (bounded). */
+export interface FailureAnnotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  annotation_level: string | null;
+  title: string | null;
+  message: string;
+}
+
+/** Why one check failed, so a reader can say what broke without another call. */
+export interface FailureDetail {
+  kind: "check_run" | "status";
+  name: string;
+  /** The app (check runs) or null. */
+  app: string | null;
+  conclusion: string;
+  /** The check run's page on github.com (statuses: null). */
+  html_url: string | null;
+  /** The reporter's page (check runs: `details_url`; statuses: `target_url`). */
+  details_url: string | null;
+  /** `output.title` (statuses: their description), at most WATCH_FAILURE_TITLE_CHARS_MAX chars. */
+  title: string | null;
+  /** `output.summary`, at most WATCH_FAILURE_SUMMARY_CHARS_MAX chars. */
+  summary: string | null;
+  summary_truncated: boolean;
+  /** GitHub's `output.annotations_count` (0 for statuses). */
+  annotations_count: number;
+  /** The first annotations (at most WATCH_FAILURE_ANNOTATIONS_MAX), read once when the watch ends failed. */
+  annotations: FailureAnnotation[];
+  /** Why the annotations could not be read, if they could not. */
+  annotations_error?: string;
+}
+
+/** What an anonymous watch costs: GitHub counts every anonymous request, 304s included, against 60/h. */
+export interface AnonymousCost {
+  /** 304 answers GitHub counted because no token was sent. */
+  counted_not_modified: number;
+  /** Counted requests per poll over this watch. */
+  counted_per_poll: number;
+  /** Counted requests an hour at the requested poll interval. */
+  counted_per_hour_at_interval: number;
+  /** GitHub's anonymous limit per hour (from its headers, else 60). */
+  hourly_limit: number;
+  /** Poll waits stretched past the interval so the watch fits in what is left of the limit. */
+  paced_polls: number;
+  /** The same, in words. */
+  note: string;
+}
+
 /** The watch result stored with the job and returned to clients. */
 export interface WatchResult {
   outcome: WatchOutcome;
+  /** Why this outcome, in words (e.g. which suites wait for approval, what is pending). */
+  reason: string;
   repository: string;
   number: number;
   expected_head_sha: string;
   observed_head_sha: string;
+  /** The pull request's state at the last reading: open | closed. */
+  pull_state: string;
+  merged: boolean;
+  /** Only the base branch's required checks were watched. */
+  required_only: boolean;
+  /** The required check names (with `required_only`). */
+  required_checks?: string[];
   summary: ChecksSummary;
+  /** The commit's check suites at the last reading. */
+  suites: SuitesSummary;
+  /** Older runs of a re-triggered check (same name, app, workflow and event) left out of `checks`. */
+  duplicates_dropped: number;
+  /** Why coverage could not be proven complete (empty when it was). */
+  coverage_gaps: string[];
+  /** Why each failing check failed (at most WATCH_FAILURE_DETAILS_MAX). */
+  failures: FailureDetail[];
+  failures_truncated: boolean;
   /** Signature of the final observation (every check, even beyond the `checks` bound). */
   signature: string;
   checks: CheckEntry[];
@@ -123,10 +268,16 @@ export interface WatchResult {
   transitions: Transition[];
   transitions_truncated: boolean;
   polls: number;
+  /** Requests GitHub counted against the primary limit (anonymous 304s included). */
   requests: number;
+  /** 304 answers (free only when authenticated). */
   not_modified: number;
+  /** 304 answers GitHub counted (anonymous watch). */
+  not_modified_counted: number;
   rate_limit?: Record<string, unknown> | undefined;
   authenticated: boolean;
+  /** Present when the watch is anonymous: what it cost and why a token helps. */
+  anonymous_cost?: AnonymousCost;
   started_at: string;
   finished_at: string;
 }
@@ -167,12 +318,22 @@ export function watchFirstPollMs(req: Pick<WatchRequest, "poll_interval_ms" | "t
 
 export const WATCH_EXAMPLE = { owner: "denoland", repo: "deno", number: 123, until: "terminal" };
 
+/** Outcomes a late-registering check could still change: confirmed by a re-read after the settle delay
+ * (the others, facts about the pull request or a failure, by an immediate re-read). */
+const SETTLED_OUTCOMES: ReadonlySet<WatchOutcome> = new Set(["succeeded", "action_required"]);
+
+function clip(text: string | null | undefined, max: number): { text: string | null; truncated: boolean } {
+  if (text === null || text === undefined) return { text: null, truncated: false };
+  return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false };
+}
+
 async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise<WatchResult> {
   const req = ctx.request;
   const { clock, signal } = ctx;
   const gh = deps.observer();
   const startedAt = clock.now();
   const deadline = startedAt + req.timeout_ms;
+  const settleMs = WATCH_SETTLE_POLL_INTERVALS * req.poll_interval_ms;
   // A rate-limit wait never runs past the deadline (the client fails fast with rate_limited instead).
   // While rate limited, hosts are told to look again when GitHub will answer, not every 250 ms.
   const bounded = (): ObserveOptions => ({
@@ -186,27 +347,142 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   let transitionsTruncated = false;
   let previousSignature: string | undefined;
   let polls = 0;
-  let confirming: WatchOutcome | undefined;
+  let pacedPolls = 0;
+  let confirming: { outcome: WatchOutcome; at: number } | undefined;
+  let required: RequiredCheck[] | undefined;
 
-  const finish = async (outcome: WatchOutcome, obs: PullObservation, entries: CheckEntry[]) => {
+  const evaluate = (obs: PullObservation) => {
+    const latest = latestRuns(obs.check_runs, obs.workflows);
+    let entries = normalizeChecks(latest.runs, obs.statuses);
+    if (required !== undefined) {
+      const appIds = new Map(latest.runs.filter((r) => r.id !== undefined).map((r) => [r.id ?? 0, r.app?.id]));
+      entries = requiredEntries(entries, required, appIds);
+    }
+    return { entries, runs: latest.runs, dropped: latest.dropped };
+  };
+
+  const failureDetails = async (
+    outcome: WatchOutcome,
+    entries: readonly CheckEntry[],
+    runs: readonly CheckRunLike[],
+    obs: PullObservation,
+  ): Promise<{ failures: FailureDetail[]; truncated: boolean }> => {
+    const failing = entries.filter((e) => e.conclusion !== null && FAILING_CONCLUSIONS.has(e.conclusion));
+    const failures: FailureDetail[] = [];
+    for (const e of failing.slice(0, WATCH_FAILURE_DETAILS_MAX)) {
+      if (e.kind === "check_run") {
+        const run = runs.find((r) => r.id === e.id && r.name === e.name);
+        const title = clip(run?.output?.title, WATCH_FAILURE_TITLE_CHARS_MAX);
+        const summary = clip(run?.output?.summary, WATCH_FAILURE_SUMMARY_CHARS_MAX);
+        const detail: FailureDetail = {
+          kind: "check_run",
+          name: e.name,
+          app: e.app ?? null,
+          conclusion: e.conclusion ?? "",
+          html_url: run?.html_url ?? null,
+          details_url: run?.details_url ?? null,
+          title: title.text,
+          summary: summary.text,
+          summary_truncated: summary.truncated,
+          annotations_count: run?.output?.annotations_count ?? 0,
+          annotations: [],
+        };
+        // Read once, when the watch ends failed: a model can say what broke without another call.
+        if (outcome === "failed" && detail.annotations_count > 0 && e.id !== undefined && gh.annotations) {
+          try {
+            const list = await gh.annotations(req.owner, req.repo, e.id, signal, bounded());
+            detail.annotations = list.map((a) => ({
+              path: clip(a.path, WATCH_ANNOTATION_MESSAGE_CHARS_MAX).text ?? "",
+              start_line: a.start_line,
+              end_line: a.end_line,
+              annotation_level: a.annotation_level ?? null,
+              title: clip(a.title, WATCH_FAILURE_TITLE_CHARS_MAX).text,
+              message: clip(a.message, WATCH_ANNOTATION_MESSAGE_CHARS_MAX).text ?? "",
+            }));
+          } catch (err) {
+            if (signal.aborted) throw err;
+            detail.annotations_error = err instanceof Error ? err.message : String(err);
+          }
+        }
+        failures.push(detail);
+      } else if (e.kind === "status") {
+        const status = obs.statuses.find((s) => s.context === e.name);
+        failures.push({
+          kind: "status",
+          name: e.name,
+          app: null,
+          conclusion: e.conclusion ?? "",
+          html_url: null,
+          details_url: status?.target_url ?? null,
+          title: clip(status?.description, WATCH_FAILURE_TITLE_CHARS_MAX).text,
+          summary: null,
+          summary_truncated: false,
+          annotations_count: 0,
+          annotations: [],
+        });
+      }
+    }
+    return { failures, truncated: failing.length > WATCH_FAILURE_DETAILS_MAX };
+  };
+
+  const anonymousCost = (stats: ReturnType<PullObserver["stats"]>): AnonymousCost => {
+    const perPoll = polls === 0 ? 0 : Math.round((stats.requests / polls) * 100) / 100;
+    const perHour = Math.round(perPoll * (3_600_000 / req.poll_interval_ms));
+    const headerLimit = stats.rate_limit?.["limit"];
+    const limit = typeof headerLimit === "number" ? headerLimit : GITHUB_ANONYMOUS_LIMIT_PER_HOUR;
+    return {
+      counted_not_modified: stats.not_modified_counted ?? 0,
+      counted_per_poll: perPoll,
+      counted_per_hour_at_interval: perHour,
+      hourly_limit: limit,
+      paced_polls: pacedPolls,
+      note: `anonymous watch: GitHub counts every request, 304s included (${stats.not_modified_counted ?? 0} ` +
+        `counted 304s here); about ${perHour} counted requests/h at this poll interval against ${limit}/h. ` +
+        "Set GITHUB_TOKEN (or GH_TOKEN) so unchanged polls are free.",
+    };
+  };
+
+  const finish = async (
+    outcome: WatchOutcome,
+    reason: string,
+    obs: PullObservation,
+    evaluated: ReturnType<typeof evaluate>,
+  ) => {
+    const { entries } = evaluated;
     // The last progress report describes the previous poll; make the counts final.
     const last = summarize(entries);
     ctx.report({ completedItems: last.passed + last.failed, totalItems: last.total });
+    const failed = await failureDetails(outcome, entries, evaluated.runs, obs);
+    const stats = gh.stats();
     const result: WatchResult = {
       outcome,
+      reason,
       repository: `${req.owner}/${req.repo}`,
       number: req.number,
       expected_head_sha: expected,
       observed_head_sha: obs.head_sha,
+      pull_state: obs.state,
+      merged: obs.merged === true,
+      required_only: req.required_only,
+      ...(required === undefined ? {} : { required_checks: required.map((r) => r.context) }),
       summary: summarize(entries),
+      suites: summarizeSuites(obs.suites ?? []),
+      duplicates_dropped: evaluated.dropped,
+      coverage_gaps: obs.coverage_gaps ?? (obs.coverage_complete ? [] : ["coverage could not be proven"]),
+      failures: failed.failures,
+      failures_truncated: failed.truncated,
       signature: await checksSignature(entries),
       checks: entries.slice(0, WATCH_CHECKS_MAX),
       checks_truncated: entries.length > WATCH_CHECKS_MAX,
       transitions,
       transitions_truncated: transitionsTruncated,
       polls,
-      ...gh.stats(),
+      requests: stats.requests,
+      not_modified: stats.not_modified,
+      not_modified_counted: stats.not_modified_counted ?? 0,
+      rate_limit: stats.rate_limit,
       authenticated: gh.authenticated,
+      ...(gh.authenticated ? {} : { anonymous_cost: anonymousCost(stats) }),
       started_at: new Date(startedAt).toISOString(),
       finished_at: new Date(clock.now()).toISOString(),
     };
@@ -223,12 +499,22 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     message: `watching ${req.owner}/${req.repo}#${req.number}`,
     nextPollAt: startedAt + watchFirstPollMs(req),
   });
-  let last: { obs: PullObservation; entries: CheckEntry[] } | undefined;
+  let last: { obs: PullObservation; evaluated: ReturnType<typeof evaluate> } | undefined;
   for (;;) {
     let obs: PullObservation;
+    const countedBefore = gh.stats().requests;
     try {
       obs = await gh.observe(req.owner, req.repo, req.number, expected, signal, bounded());
       requireSha(obs.head_sha, "the pull request's head SHA");
+      if (req.required_only && required === undefined) {
+        if (gh.requiredChecks === undefined) {
+          throw new AppError(
+            "required_checks_unavailable",
+            `Cannot watch only the required checks of ${req.owner}/${req.repo}: this observer cannot read branch rules`,
+          );
+        }
+        required = await gh.requiredChecks(req.owner, req.repo, obs.base_ref ?? "", signal, bounded());
+      }
     } catch (err) {
       // GitHub will not answer before the deadline: the watch ends as it would then, with the
       // last observation (still pending). Without one, the rate_limited error (retryable) stands.
@@ -237,40 +523,102 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
         (err.retryAfterMs ?? 0) > deadline - clock.now()
       ) {
         ctx.log.warn("rate limited past the watch deadline; ending timed_out", { retry_after_ms: err.retryAfterMs });
-        return await finish("timed_out", last.obs, last.entries);
+        return await finish(
+          "timed_out",
+          "rate limited past the deadline; checks still pending",
+          last.obs,
+          last.evaluated,
+        );
       }
       throw err;
     }
     polls++;
-    const entries = normalizeChecks(obs.check_runs, obs.statuses);
-    last = { obs, entries };
+    const countedThisPoll = gh.stats().requests - countedBefore;
+    const evaluated = evaluate(obs);
+    const { entries } = evaluated;
+    last = { obs, evaluated };
     const now = clock.now();
     let candidate: WatchOutcome | undefined;
+    let reason = "";
     if (obs.head_sha !== expected) {
       candidate = "superseded";
+      reason = `a new push moved the head from ${expected.slice(0, 7)} to ${obs.head_sha.slice(0, 7)}`;
+    } else if (obs.state === "closed") {
+      candidate = obs.merged === true ? "merged" : "closed";
+      reason = obs.merged === true
+        ? "the pull request was merged during the watch"
+        : "the pull request was closed (not merged) during the watch";
     } else {
       const signature = await checksSignature(entries);
       if (signature !== previousSignature) {
         if (transitions.length < WATCH_TRANSITIONS_MAX) {
           transitions.push({ at: new Date(now).toISOString(), signature, summary: summarize(entries) });
         } else transitionsTruncated = true;
-        if (req.until === "change" && previousSignature !== undefined) candidate = "changed";
+        if (req.until === "change" && previousSignature !== undefined) {
+          candidate = "changed";
+          reason = "CI changed materially";
+        }
         previousSignature = signature;
       }
-      const verdict = verdictOf(entries, { coverageComplete: obs.coverage_complete, failFast: req.fail_fast });
-      if (verdict !== "pending") candidate = verdict;
-      else if (entries.length === 0 && now - startedAt >= req.first_check_grace_ms) candidate = "no_checks";
+      const detail = verdictDetail(entries, {
+        coverageComplete: obs.coverage_complete,
+        failFast: req.fail_fast,
+        suites: obs.suites ?? [],
+        requiredOnly: required !== undefined,
+      });
+      if (required !== undefined && required.length === 0) {
+        candidate = "no_checks";
+        reason = `the base branch ${obs.base_ref ?? ""} requires no status checks`;
+      } else if (detail.verdict !== "pending") {
+        candidate = detail.verdict;
+        reason = detail.reason;
+        if (detail.verdict === "incomplete" && (obs.coverage_gaps ?? []).length > 0) {
+          reason = `${detail.reason}: ${(obs.coverage_gaps ?? []).join("; ")}`;
+        }
+      } else if (entries.length === 0 && now - startedAt >= req.first_check_grace_ms) {
+        candidate = "no_checks";
+        reason = `no check registered within ${req.first_check_grace_ms} ms`;
+      } else if (candidate === undefined) reason = detail.reason;
     }
-    if (candidate !== undefined && candidate === confirming) return await finish(candidate, obs, entries);
+    const settles = candidate !== undefined && SETTLED_OUTCOMES.has(candidate);
+    if (
+      candidate !== undefined && candidate === confirming?.outcome &&
+      (!settles || now - confirming.at >= settleMs)
+    ) return await finish(candidate, reason, obs, evaluated);
     if (candidate !== undefined && candidate !== "changed") {
-      // Re-read once before declaring a verdict: a check may be registering right now.
-      confirming = candidate;
+      // Re-read before declaring a verdict: a check may be registering right now. Dependent jobs
+      // and later workflows appear only after their predecessors finish, so a pass is re-read
+      // only after a settle delay.
+      if (confirming?.outcome !== candidate) confirming = { outcome: candidate, at: now };
+      if (!settles) continue;
+      const wait = Math.min(settleMs - (now - confirming.at), deadline - now);
+      if (wait <= 0) {
+        return await finish(
+          "timed_out",
+          `the deadline came before the ${candidate} reading could be confirmed`,
+          obs,
+          evaluated,
+        );
+      }
+      ctx.report({
+        phase: "confirming",
+        message: `${polls} polls; ${candidate} unless a check registers within ${Math.ceil(wait / 1000)} s`,
+        nextPollAt: now + wait,
+      });
+      await clock.sleep(wait, signal);
       continue;
     }
-    if (candidate === "changed") return await finish("changed", obs, entries);
+    if (candidate === "changed") return await finish("changed", reason, obs, evaluated);
     confirming = undefined;
-    if (now >= deadline) return await finish("timed_out", obs, entries);
-    const wait = Math.min(req.poll_interval_ms, deadline - now);
+    if (now >= deadline) return await finish("timed_out", `still pending at the deadline: ${reason}`, obs, evaluated);
+    let wait = Math.min(req.poll_interval_ms, deadline - now);
+    // Budget the rate limit: when what is left of it would run out before its reset at this
+    // interval (an anonymous watch pays for every 304), poll less often.
+    const paced = pacedWaitMs(wait, countedThisPoll, budgetView(gh), now, deadline);
+    if (paced > wait) {
+      pacedPolls++;
+      wait = Math.min(paced, deadline - now);
+    }
     const s = summarize(entries);
     ctx.report({
       phase: "waiting_for_checks",
@@ -294,6 +642,40 @@ function requireSha(value: unknown, what: string): string {
     }`,
     { retryable: false },
   );
+}
+
+/**
+ * The rate-limit state pacing reads. Anonymous: what is left is at most the limit less what this
+ * watch itself was counted (every 304 included), whatever a server's headers say about 304s.
+ */
+function budgetView(gh: PullObserver): Record<string, unknown> | undefined {
+  const stats = gh.stats();
+  const rl = stats.rate_limit;
+  if (gh.authenticated || rl === undefined) return rl;
+  const limit = rl["limit"], remaining = rl["remaining"];
+  if (typeof limit !== "number" || typeof remaining !== "number") return rl;
+  return { ...rl, remaining: Math.max(0, Math.min(remaining, limit - stats.requests)) };
+}
+
+/**
+ * The wait before the next poll so that `remaining` requests last, at `perPoll` counted requests
+ * a poll, until the limit's reset or the watch's deadline, whichever comes first; `wait` when they
+ * do (or nothing is known). Never shorter than `wait`.
+ */
+export function pacedWaitMs(
+  wait: number,
+  perPoll: number,
+  rateLimit: Record<string, unknown> | undefined,
+  now: number,
+  deadline: number = Number.POSITIVE_INFINITY,
+): number {
+  const remaining = rateLimit?.["remaining"];
+  const resetAt = rateLimit?.["reset_at"];
+  if (perPoll <= 0 || typeof remaining !== "number" || typeof resetAt !== "number" || resetAt <= now) return wait;
+  const pollsLeft = Math.floor(remaining / perPoll);
+  if (pollsLeft <= 0) return Math.max(wait, resetAt - now);
+  const horizon = Math.min(resetAt, deadline) - now;
+  return Math.max(wait, Math.ceil(horizon / pollsLeft));
 }
 
 /** The corpus record of a finished watch: its last complete observation. */

@@ -9,7 +9,6 @@ import { type Clock, realMsPer } from "../base/clock.ts";
 import { AppError } from "../base/errors.ts";
 import { newJobId } from "../base/ids.ts";
 import {
-  IDS_PER_CALL_MAX,
   JOB_ADMITTED_MAX_DEFAULT,
   JOB_REQUEST_BYTES_MAX,
   JOB_RETENTION_MS_DEFAULT,
@@ -121,7 +120,7 @@ export class JobControl {
   }
 
   /**
-   * Several jobs visible to `authority`, by id, in one read (at most {@linkcode IDS_PER_CALL_MAX});
+   * Several jobs visible to `authority`, by id, in one read (at most IDS_PER_CALL_MAX);
    * an id that is unknown, purged or another authority's is absent. `concise` rows carry no
    * request or result.
    */

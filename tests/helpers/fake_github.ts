@@ -4,7 +4,10 @@
  * `fixtures/github/`.
  *
  * - Endpoints: `GET /repos/{o}/{r}`, `/repos/{o}/{r}/pulls/{n}`,
- *   `/repos/{o}/{r}/commits/{ref}/check-runs`, `/repos/{o}/{r}/commits/{ref}/status`,
+ *   `/repos/{o}/{r}/commits/{ref}/check-runs`, `/repos/{o}/{r}/commits/{ref}/status` (paged at 30
+ *   by default like GitHub), `/repos/{o}/{r}/commits/{ref}/check-suites`,
+ *   `/repos/{o}/{r}/actions/runs?head_sha=`, `/repos/{o}/{r}/check-runs/{id}/annotations`,
+ *   `/repos/{o}/{r}/rules/branches/{branch}`,
  *   `/repos/{o}/{r}/issues` (state, since, sort, direction, per_page, page, `Link`),
  *   `/rate_limit`; minimal `/repos/{o}/{r}/commits/{ref}/check-suites`,
  *   `/repos/{o}/{r}/check-runs/{id}/annotations`, `/repos/{o}/{r}/rules/branches/{branch}`.
@@ -37,9 +40,6 @@ import pullFixture from "../../fixtures/github/pull.json" with { type: "json" };
 import checkRunsFixture from "../../fixtures/github/check_runs.json" with { type: "json" };
 import combinedStatusFixture from "../../fixtures/github/combined_status.json" with { type: "json" };
 import issuesFixture from "../../fixtures/github/issues.json" with { type: "json" };
-import checkSuitesFixture from "../../fixtures/github/check_suites.json" with { type: "json" };
-import checkAnnotationsFixture from "../../fixtures/github/check_annotations.json" with { type: "json" };
-import branchRulesFixture from "../../fixtures/github/branch_rules.json" with { type: "json" };
 import { loadOpenApiCheck } from "./openapi_check.ts";
 
 /** A JSON value. */
@@ -67,8 +67,9 @@ export type EndpointKind =
   | "issues"
   | "rate_limit"
   | "check_suites"
+  | "workflow_runs"
   | "annotations"
-  | "branch_rules"
+  | "rules"
   | "unknown";
 const KINDS: readonly EndpointKind[] = [
   "repository",
@@ -78,8 +79,9 @@ const KINDS: readonly EndpointKind[] = [
   "issues",
   "rate_limit",
   "check_suites",
+  "workflow_runs",
   "annotations",
-  "branch_rules",
+  "rules",
   "unknown",
 ];
 
@@ -87,8 +89,38 @@ const KINDS: readonly EndpointKind[] = [
 export interface FakeCheck {
   name: string;
   status: "queued" | "in_progress" | "completed";
-  conclusion?: string;
+  /** Default `success` when completed; `null` gives a completed run without a conclusion. */
+  conclusion?: string | null;
+  /** App slug (default `github-actions`). */
   app?: string;
+  /** Key of the check suite the run belongs to (a {@linkcode FakeSuite}); default one suite per app.
+   * Two runs of one name in two suites are a re-triggered workflow's old and new run. */
+  suite?: string;
+  /** `output` of the run; `paddingBytes` adds that many characters each to `summary` and `text`. */
+  output?: { title?: string; summary?: string; text?: string; paddingBytes?: number };
+  /** Annotations of the run (`/check-runs/{id}/annotations`). */
+  annotations?: FakeAnnotation[];
+}
+
+/** One annotation of a check run. */
+export interface FakeAnnotation {
+  path: string;
+  start_line: number;
+  message: string;
+  level?: "notice" | "warning" | "failure";
+  title?: string;
+}
+
+/** One check suite in a scenario step (`/commits/{ref}/check-suites`). Suites not listed are derived
+ * from the checks: one per app (or per `FakeCheck.suite`), completed when all its runs are. */
+export interface FakeSuite {
+  key: string;
+  app?: string;
+  status: "queued" | "in_progress" | "completed";
+  conclusion?: string | null;
+  /** GitHub Actions only: the workflow and event behind the suite (`/actions/runs`). */
+  workflow?: string;
+  event?: string;
 }
 
 /** One legacy status in a scenario step. */
@@ -110,6 +142,10 @@ export interface ScenarioStep {
   merged?: boolean;
   checks?: FakeCheck[];
   statuses?: FakeStatus[];
+  /** Check suites listed explicitly (replaces the previous list for the head SHA). */
+  suites?: FakeSuite[];
+  /** The base branch's rules from this step on: required status checks, or `forbidden` (403). */
+  requiredChecks?: Array<{ context: string; integration_id?: number }> | "forbidden";
 }
 
 /** Built-in scenario names. */
@@ -120,11 +156,35 @@ export type ScenarioName =
   | "no_checks"
   | "flaky_unchanged"
   | "many_checks"
-  | "pr_closed";
+  | "pr_closed"
+  | "pr_merged"
+  | "statuses_paged"
+  | "rerun_passed"
+  | "rerun_running"
+  | "late_dependent"
+  | "fork_approval"
+  | "null_conclusion"
+  | "huge_outputs"
+  | "required_checks"
+  | "rules_forbidden";
 
 const q = (name: string): FakeCheck => ({ name, status: "queued" });
 const run = (name: string): FakeCheck => ({ name, status: "in_progress" });
 const done = (name: string, conclusion: string): FakeCheck => ({ name, status: "completed", conclusion });
+const inSuite = (check: FakeCheck, suite: string): FakeCheck => ({ ...check, suite });
+/** The lint failure's output and annotations (`checks_fail`). */
+const LINT_FAILURE: Pick<FakeCheck, "output" | "annotations"> = {
+  output: { title: "2 problems (2 errors)", summary: "eslint found 2 errors in 1 file.\nRun `npm run lint -- --fix`." },
+  annotations: [
+    { path: "src/widget.ts", start_line: 12, message: "'x' is assigned a value but never used.", level: "failure" },
+    { path: "src/widget.ts", start_line: 30, message: "Missing return type on function.", level: "failure" },
+  ],
+};
+const statusesPaged = (failing: boolean): FakeStatus[] =>
+  Array.from({ length: 40 }, (_, i) => ({
+    context: `ci/shard-${String(i + 1).padStart(2, "0")}`,
+    state: failing && i === 34 ? "failure" : failing ? "success" : "pending",
+  }));
 
 /**
  * The built-in timelines (times in ms since the scenario started):
@@ -138,6 +198,23 @@ const done = (name: string, conclusion: string): FakeCheck => ({ name, status: "
  * - `flaky_unchanged`: build+lint in progress from 10 s, unchanged until both pass at 10 min.
  * - `many_checks`: 150 completed successful check runs from the start (two pages of 100).
  * - `pr_closed`: build in progress; the pull request is closed unmerged at 60 s.
+ * - `pr_merged`: build in progress; the pull request is merged at 60 s.
+ * - `statuses_paged`: build and 40 pending statuses; at 30 s build passes and every status passes but
+ *   `ci/shard-35` (page 2 at GitHub's default 30 per page), which fails.
+ * - `rerun_passed`: build failed a minute before the watch; its workflow was re-triggered on the same
+ *   commit (a second suite): queued at 0, running at 30 s, passing at 60 s. `lint` passes from two apps.
+ * - `rerun_running`: the same with the new run already in progress at 0.
+ * - `late_dependent`: build runs in suite `ci` and passes at 30 s; a dependent workflow's
+ *   `deploy-preview` registers at 35 s (suite `deploy`) and passes at 50 s.
+ * - `fork_approval`: only an external status (success); the Actions suite is completed
+ *   `action_required` with zero runs (a fork's workflows awaiting approval).
+ * - `null_conclusion`: build completed without a conclusion until it gets `success` at 60 s.
+ * - `huge_outputs`: 100 completed check runs whose summary and text are 64 KB each (a 13 MB page).
+ * - `required_checks`: rules require `build` and `ci/legacy`; lint (not required) fails with output and
+ *   annotations; build passes at 20 s; `ci/legacy` reports success at 40 s.
+ * - `rules_forbidden`: build passes; the branch rules answer 403.
+ *
+ * `checks_fail`'s lint failure carries an output title, summary and two annotations.
  */
 export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> = {
   checks_pass: [
@@ -155,10 +232,10 @@ export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> 
     { atMs: 0 },
     { atMs: 20_000, checks: [q("build"), q("lint")], statuses: [{ context: "ci/legacy", state: "pending" }] },
     { atMs: 40_000, checks: [run("build"), run("lint")] },
-    { atMs: 60_000, checks: [run("build"), done("lint", "failure")] },
+    { atMs: 60_000, checks: [run("build"), { ...done("lint", "failure"), ...LINT_FAILURE }] },
     {
       atMs: 90_000,
-      checks: [done("build", "success"), done("lint", "failure")],
+      checks: [done("build", "success"), { ...done("lint", "failure"), ...LINT_FAILURE }],
       statuses: [{ context: "ci/legacy", state: "success" }],
     },
   ],
@@ -185,6 +262,140 @@ export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> 
   pr_closed: [
     { atMs: 0, checks: [run("build")] },
     { atMs: 60_000, pullState: "closed" },
+  ],
+  pr_merged: [
+    { atMs: 0, checks: [run("build")] },
+    { atMs: 60_000, pullState: "closed", merged: true },
+  ],
+  statuses_paged: [
+    { atMs: 0, checks: [run("build")], statuses: statusesPaged(false) },
+    { atMs: 30_000, checks: [done("build", "success")], statuses: statusesPaged(true) },
+  ],
+  // The old run failed a minute before the watch; the workflow was re-triggered on the same commit
+  // (a new suite): its run is queued at 0, runs at 30 s and passes at 60 s. `lint` is reported by
+  // two apps: two checks.
+  rerun_passed: [
+    {
+      atMs: -60_000,
+      checks: [inSuite(done("build", "failure"), "ci-1"), done("lint", "success"), {
+        ...done("lint", "success"),
+        app: "other-ci",
+      }],
+      suites: [{ key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" }],
+    },
+    {
+      atMs: 0,
+      checks: [
+        inSuite(done("build", "failure"), "ci-1"),
+        inSuite(q("build"), "ci-2"),
+        done("lint", "success"),
+        { ...done("lint", "success"), app: "other-ci" },
+      ],
+      suites: [
+        { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
+        { key: "ci-2", status: "queued", workflow: "CI", event: "pull_request" },
+      ],
+    },
+    {
+      atMs: 30_000,
+      checks: [
+        inSuite(done("build", "failure"), "ci-1"),
+        inSuite(run("build"), "ci-2"),
+        done("lint", "success"),
+        { ...done("lint", "success"), app: "other-ci" },
+      ],
+      suites: [
+        { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
+        { key: "ci-2", status: "in_progress", workflow: "CI", event: "pull_request" },
+      ],
+    },
+    {
+      atMs: 60_000,
+      checks: [
+        inSuite(done("build", "failure"), "ci-1"),
+        inSuite(done("build", "success"), "ci-2"),
+        done("lint", "success"),
+        { ...done("lint", "success"), app: "other-ci" },
+      ],
+      suites: [
+        { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
+        { key: "ci-2", status: "completed", conclusion: "success", workflow: "CI", event: "pull_request" },
+      ],
+    },
+  ],
+  // Like rerun_passed, but the new run is already in progress when the watch starts.
+  rerun_running: [
+    {
+      atMs: -60_000,
+      checks: [inSuite(done("build", "failure"), "ci-1")],
+      suites: [{ key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" }],
+    },
+    {
+      atMs: -10_000,
+      checks: [inSuite(done("build", "failure"), "ci-1"), inSuite(run("build"), "ci-2")],
+      suites: [
+        { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
+        { key: "ci-2", status: "in_progress", workflow: "CI", event: "pull_request" },
+      ],
+    },
+    {
+      atMs: 60_000,
+      checks: [inSuite(done("build", "failure"), "ci-1"), inSuite(done("build", "success"), "ci-2")],
+      suites: [
+        { key: "ci-1", status: "completed", conclusion: "failure", workflow: "CI", event: "pull_request" },
+        { key: "ci-2", status: "completed", conclusion: "success", workflow: "CI", event: "pull_request" },
+      ],
+    },
+  ],
+  late_dependent: [
+    { atMs: 0, checks: [inSuite(run("build"), "ci")] },
+    { atMs: 30_000, checks: [inSuite(done("build", "success"), "ci")] },
+    {
+      atMs: 35_000,
+      checks: [inSuite(done("build", "success"), "ci"), inSuite(q("deploy-preview"), "deploy")],
+    },
+    {
+      atMs: 50_000,
+      checks: [inSuite(done("build", "success"), "ci"), inSuite(done("deploy-preview", "success"), "deploy")],
+    },
+  ],
+  fork_approval: [
+    {
+      atMs: 0,
+      statuses: [{ context: "ci/external", state: "success" }],
+      suites: [{
+        key: "ci",
+        status: "completed",
+        conclusion: "action_required",
+        workflow: "CI",
+        event: "pull_request",
+      }],
+    },
+  ],
+  null_conclusion: [
+    { atMs: 0, checks: [{ name: "build", status: "completed", conclusion: null }] },
+    { atMs: 60_000, checks: [done("build", "success")] },
+  ],
+  huge_outputs: [
+    {
+      atMs: 0,
+      checks: Array.from({ length: 100 }, (_, i) => ({
+        ...done(`shard-${String(i + 1).padStart(3, "0")}`, "success"),
+        output: { title: "ok", paddingBytes: 64 * 1024 },
+      })),
+    },
+  ],
+  required_checks: [
+    {
+      atMs: 0,
+      checks: [run("build"), { ...done("lint", "failure"), ...LINT_FAILURE }],
+      requiredChecks: [{ context: "build" }, { context: "ci/legacy" }],
+    },
+    { atMs: 20_000, checks: [done("build", "success"), { ...done("lint", "failure"), ...LINT_FAILURE }] },
+    { atMs: 40_000, statuses: [{ context: "ci/legacy", state: "success" }] },
+  ],
+  rules_forbidden: [
+    { atMs: 0, checks: [done("build", "success")], requiredChecks: "forbidden" },
   ],
 };
 
@@ -345,8 +556,13 @@ interface CheckRecord {
   status: string;
   conclusion: string | null;
   app: string;
+  /** Suite key (explicit, else the app). */
+  suite: string;
+  createdAt: number;
   startedAt: number | null;
   completedAt: number | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  annotations: FakeAnnotation[];
 }
 
 interface StatusRecord {
@@ -360,6 +576,7 @@ interface StatusRecord {
 interface ShaState {
   checks: CheckRecord[];
   statuses: StatusRecord[];
+  suites?: Array<FakeSuite & { createdAt: number }>;
 }
 
 interface ScenarioState {
@@ -369,6 +586,7 @@ interface ScenarioState {
   pullUpdatedAt: number;
   bySha: Map<string, ShaState>;
   knownShas: Set<string>;
+  requiredChecks: Array<{ context: string; integration_id?: number }> | "forbidden";
 }
 
 function scenarioState(steps: readonly ScenarioStep[], startMs: number, nowMs: number): ScenarioState {
@@ -379,6 +597,7 @@ function scenarioState(steps: readonly ScenarioStep[], startMs: number, nowMs: n
     pullUpdatedAt: startMs,
     bySha: new Map(),
     knownShas: new Set([SCENARIO_SHA_FIRST]),
+    requiredChecks: [],
   };
   for (const step of steps) if (step.headSha !== undefined) state.knownShas.add(step.headSha);
   const ordered = [...steps].sort((x, y) => x.atMs - y.atMs);
@@ -397,21 +616,37 @@ function scenarioState(steps: readonly ScenarioStep[], startMs: number, nowMs: n
       state.merged = step.merged;
       state.pullUpdatedAt = at;
     }
+    if (step.requiredChecks !== undefined) state.requiredChecks = step.requiredChecks;
     const sha = state.headSha;
     const prev = state.bySha.get(sha) ?? { checks: [], statuses: [] };
     const next: ShaState = { checks: prev.checks, statuses: prev.statuses };
+    if (prev.suites !== undefined) next.suites = prev.suites;
+    if (step.suites !== undefined) {
+      next.suites = step.suites.map((x) => ({
+        ...x,
+        createdAt: prev.suites?.find((p) => p.key === x.key)?.createdAt ?? at,
+      }));
+    }
     if (step.checks !== undefined) {
       next.checks = step.checks.map((c) => {
-        const old = prev.checks.find((p) => p.name === c.name);
+        const app = c.app ?? "github-actions";
+        const suite = c.suite ?? app;
+        const old = prev.checks.find((p) => p.name === c.name && p.app === app && p.suite === suite);
         const started = c.status === "queued" ? null : old?.startedAt ?? at;
         const completed = c.status === "completed" ? old?.completedAt ?? at : null;
+        const pad = "x".repeat(c.output?.paddingBytes ?? 0);
+        const text = (t: string | undefined) => t === undefined && pad === "" ? null : `${t ?? ""}${pad}`;
         return {
           name: c.name,
           status: c.status,
-          conclusion: c.status === "completed" ? c.conclusion ?? "success" : null,
-          app: c.app ?? "github-actions",
+          conclusion: c.status === "completed" ? (c.conclusion === undefined ? "success" : c.conclusion) : null,
+          app,
+          suite,
+          createdAt: old?.createdAt ?? at,
           startedAt: started,
           completedAt: completed,
+          output: { title: c.output?.title ?? null, summary: text(c.output?.summary), text: text(c.output?.text) },
+          annotations: c.annotations ?? [],
         };
       });
     }
@@ -550,6 +785,26 @@ function generatedIssue(fullName: string, i: number): JsonObject {
     };
   }
   return item;
+}
+
+/** An app (`integration`) as GitHub nests it in check runs and suites. */
+function appPayload(slug: string): JsonObject {
+  const id = slug === "github-actions" ? 15368 : 100_000 + smallHash(`app:${slug}`) % 100_000;
+  const name = slug === "github-actions" ? "GitHub Actions" : slug;
+  return {
+    id,
+    slug,
+    node_id: `MDM6QXBw${digest(`app:${slug}`)}`,
+    owner: { login: slug === "github-actions" ? "github" : "octo", id: 9919, type: "Organization" },
+    name,
+    description: "",
+    external_url: `https://github.com/apps/${slug}`,
+    html_url: `https://github.com/apps/${slug}`,
+    created_at: "2018-07-30T09:30:17Z",
+    updated_at: "2024-04-10T20:33:16Z",
+    permissions: { checks: "write", metadata: "read" },
+    events: ["check_run", "check_suite"],
+  };
 }
 
 function repositoryPayload(fullName: string, id: number, openIssues: number): JsonObject {
@@ -737,26 +992,100 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     return s.bySha.get(sha) ?? { checks: [], statuses: [] };
   };
 
+  const noCommit = (ref: string, doc: string): Answer => ({
+    status: 422,
+    body: { message: `No commit found for SHA: ${ref}`, documentation_url: doc, status: "422" },
+    cacheable: false,
+  });
+
+  const shaOf = (ref: string) => /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
+
+  const checkRunId = (sha: string, c: CheckRecord) =>
+    30_000_000 +
+    smallHash(
+        c.app === "github-actions" && c.suite === c.app ? `${sha}:${c.name}` : `${sha}:${c.name}:${c.app}:${c.suite}`,
+      ) %
+      10_000_000;
+
+  /** Explicit suites of the step, plus one derived per suite key of the checks not listed. */
+  const suitesOf = (sha: string, state: ShaState): JsonObject[] => {
+    const keys = new Map<string, { app: string; runs: CheckRecord[]; explicit?: FakeSuite & { createdAt: number } }>();
+    for (const x of state.suites ?? []) keys.set(x.key, { app: x.app ?? "github-actions", runs: [], explicit: x });
+    for (const c of state.checks) {
+      const entry = keys.get(c.suite) ?? { app: c.app, runs: [] };
+      entry.runs.push(c);
+      keys.set(c.suite, entry);
+    }
+    const out: JsonObject[] = [];
+    for (const [key, entry] of keys) {
+      const x = entry.explicit;
+      const allDone = entry.runs.length > 0 && entry.runs.every((r) => r.status === "completed");
+      const anyStarted = entry.runs.some((r) => r.status !== "queued");
+      const status = x?.status ?? (allDone ? "completed" : anyStarted ? "in_progress" : "queued");
+      const failing = entry.runs.some((r) =>
+        r.conclusion !== null && !["success", "neutral", "skipped"].includes(r.conclusion)
+      );
+      const conclusion = x !== undefined
+        ? (x.conclusion ?? null)
+        : status === "completed"
+        ? (failing ? "failure" : "success")
+        : null;
+      const id = 800_000 + smallHash(`${sha}:suite:${key}`) % 100_000;
+      const created = x?.createdAt ?? Math.min(...entry.runs.map((r) => r.createdAt));
+      const updated = Math.max(created, ...entry.runs.map((r) => r.completedAt ?? r.startedAt ?? created));
+      out.push({
+        id,
+        node_id: `CS_kwDO${digest(`${sha}:${key}`)}`,
+        head_branch: "sparkline",
+        head_sha: sha,
+        status,
+        conclusion,
+        url: `https://api.github.com/repos/${FIXTURE_REPO}/check-suites/${id}`,
+        before: "0000000000000000000000000000000000000000",
+        after: sha,
+        pull_requests: [],
+        app: appPayload(entry.app),
+        created_at: iso(created),
+        updated_at: iso(updated),
+        rerequestable: true,
+        runs_rerequestable: true,
+        latest_check_runs_count: entry.runs.length,
+        check_runs_url: `https://api.github.com/repos/${FIXTURE_REPO}/check-suites/${id}/check-runs`,
+        head_commit: {
+          id: sha,
+          tree_id: digest(`${sha}:tree`).repeat(3).slice(0, 40),
+          message: "Add sparkline",
+          timestamp: iso(created),
+          author: { name: "Octo Cat", email: "octocat@github.com" },
+          committer: { name: "Octo Cat", email: "octocat@github.com" },
+        },
+        repository: { id: Number(repositoryFixture.id), full_name: FIXTURE_REPO, name: "widgets" },
+        // Not part of GitHub's payload: used to build workflow runs.
+        _key: key,
+        _workflow: x?.workflow ?? key,
+        _event: x?.event ?? "pull_request",
+      });
+    }
+    return out;
+  };
+
+  const publicSuite = (x: JsonObject): JsonObject => {
+    const { _key: _k, _workflow: _w, _event: _e, ...rest } = x;
+    return rest;
+  };
+
   const checkRunsPayload = (fullName: string, ref: string, params: URLSearchParams, url: URL): Answer => {
     const state = shaStateFor(fullName, ref);
     if (state === undefined) {
-      return {
-        status: 422,
-        body: {
-          message: `No commit found for SHA: ${ref}`,
-          documentation_url: "https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference",
-          status: "422",
-        },
-        cacheable: false,
-      };
+      return noCommit(ref, "https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference");
     }
-    const perPage = Math.min(100, intParam(params, "per_page", 30) ?? 30) || 30;
-    const page = Math.max(1, intParam(params, "page", 1) ?? 1);
+    const { perPage, page } = pageParams(params);
     const template = (checkRunsFixture.check_runs[0] ?? {}) as unknown;
-    const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
+    const sha = shaOf(ref);
+    const suiteIds = new Map(suitesOf(sha, state).map((x) => [String(x._key), Number(x.id)]));
     const all = state.checks.map((c): JsonObject => {
       const r = clone(template);
-      const id = 30_000_000 + smallHash(`${sha}:${c.name}`) % 10_000_000;
+      const id = checkRunId(sha, c);
       r.id = id;
       r.name = c.name;
       r.head_sha = sha;
@@ -767,7 +1096,15 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       r.url = `https://api.github.com/repos/${fullName}/check-runs/${id}`;
       r.html_url = `https://github.com/${fullName}/actions/runs/900001/job/${id}`;
       r.details_url = r.html_url;
-      r.app = { ...(r.app as JsonObject), slug: c.app };
+      r.app = { ...(r.app as JsonObject), ...appPayload(c.app) };
+      r.check_suite = { id: suiteIds.get(c.suite) ?? 800_001 };
+      r.output = {
+        title: c.output.title,
+        summary: c.output.summary,
+        text: c.output.text,
+        annotations_count: c.annotations.length,
+        annotations_url: `https://api.github.com/repos/${fullName}/check-runs/${id}/annotations`,
+      };
       return r;
     });
     const slice = all.slice((page - 1) * perPage, page * perPage);
@@ -777,6 +1114,133 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
       cacheable: true,
     };
+  };
+
+  const checkSuitesPayload = (fullName: string, ref: string, params: URLSearchParams, url: URL): Answer => {
+    const state = shaStateFor(fullName, ref);
+    if (state === undefined) {
+      return noCommit(ref, "https://docs.github.com/rest/checks/suites#list-check-suites-for-a-git-reference");
+    }
+    const { perPage, page } = pageParams(params);
+    const all = suitesOf(shaOf(ref), state).map(publicSuite);
+    return {
+      status: 200,
+      body: { total_count: all.length, check_suites: all.slice((page - 1) * perPage, page * perPage) },
+      ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
+      cacheable: true,
+    };
+  };
+
+  const workflowRunsPayload = (fullName: string, params: URLSearchParams, url: URL): Answer => {
+    const headSha = params.get("head_sha");
+    const state = headSha === null ? undefined : shaStateFor(fullName, headSha);
+    const { perPage, page } = pageParams(params);
+    const sha = shaOf(headSha ?? "");
+    const all = state === undefined ? [] : suitesOf(sha, state)
+      .filter((x) => (x.app as JsonObject).slug === "github-actions")
+      .map((x): JsonObject => {
+        const workflow = String(x._workflow);
+        const workflowId = 160_000 + smallHash(`workflow:${workflow}`) % 10_000;
+        const id = 9_000_000 + smallHash(`${sha}:run:${String(x._key)}`) % 1_000_000;
+        return {
+          id,
+          name: workflow,
+          node_id: `WFR_kwLO${digest(`${sha}:${String(x._key)}`)}`,
+          check_suite_id: Number(x.id),
+          check_suite_node_id: String(x.node_id),
+          head_branch: "sparkline",
+          head_sha: sha,
+          path: `.github/workflows/${workflow.toLowerCase()}.yml`,
+          display_title: "Add sparkline",
+          run_number: 1 + smallHash(`${id}`) % 500,
+          run_attempt: 1,
+          event: String(x._event),
+          status: x.status ?? null,
+          conclusion: x.conclusion ?? null,
+          workflow_id: workflowId,
+          url: `https://api.github.com/repos/${fullName}/actions/runs/${id}`,
+          html_url: `https://github.com/${fullName}/actions/runs/${id}`,
+          pull_requests: [],
+          created_at: x.created_at ?? null,
+          updated_at: x.updated_at ?? null,
+          run_started_at: x.created_at ?? null,
+          jobs_url: `https://api.github.com/repos/${fullName}/actions/runs/${id}/jobs`,
+          logs_url: `https://api.github.com/repos/${fullName}/actions/runs/${id}/logs`,
+          check_suite_url: `https://api.github.com/repos/${fullName}/check-suites/${x.id}`,
+          artifacts_url: `https://api.github.com/repos/${fullName}/actions/runs/${id}/artifacts`,
+          cancel_url: `https://api.github.com/repos/${fullName}/actions/runs/${id}/cancel`,
+          rerun_url: `https://api.github.com/repos/${fullName}/actions/runs/${id}/rerun`,
+          workflow_url: `https://api.github.com/repos/${fullName}/actions/workflows/${workflowId}`,
+          head_commit: x.head_commit ?? null,
+          repository: x.repository ?? null,
+          head_repository: x.repository ?? null,
+        };
+      });
+    return {
+      status: 200,
+      body: { total_count: all.length, workflow_runs: all.slice((page - 1) * perPage, page * perPage) },
+      ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
+      cacheable: true,
+    };
+  };
+
+  const annotationsPayload = (fullName: string, idText: string, params: URLSearchParams, url: URL): Answer => {
+    const id = Number(idText);
+    let found: { sha: string; check: CheckRecord } | undefined;
+    if (fullName === FIXTURE_REPO) {
+      const s = scenarioState(steps, scenarioStart, now());
+      for (const [sha, st] of s.bySha) {
+        const check = st.checks.find((c) => checkRunId(sha, c) === id);
+        if (check !== undefined) found = { sha, check };
+      }
+    }
+    if (found === undefined) return notFound("https://docs.github.com/rest/checks/runs#list-check-run-annotations");
+    const { perPage, page } = pageParams(params);
+    const all = found.check.annotations.map((a): JsonObject => ({
+      path: a.path,
+      blob_href: `https://github.com/${fullName}/blob/${found.sha}/${a.path}`,
+      start_line: a.start_line,
+      end_line: a.start_line,
+      start_column: null,
+      end_column: null,
+      annotation_level: a.level ?? "failure",
+      title: a.title ?? null,
+      message: a.message,
+      raw_details: null,
+    }));
+    return {
+      status: 200,
+      body: all.slice((page - 1) * perPage, page * perPage),
+      ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
+      cacheable: true,
+    };
+  };
+
+  const rulesPayload = (fullName: string, branch: string): Answer => {
+    const required = fullName === FIXTURE_REPO ? scenarioState(steps, scenarioStart, now()).requiredChecks : [];
+    if (required === "forbidden") {
+      return {
+        status: 403,
+        body: {
+          message: "Resource not accessible by personal access token",
+          documentation_url: "https://docs.github.com/rest/repos/rules#get-rules-for-a-branch",
+          status: "403",
+        },
+        cacheable: false,
+      };
+    }
+    const body: Json[] = required.length === 0 ? [] : [{
+      type: "required_status_checks",
+      ruleset_source_type: "Repository",
+      ruleset_source: fullName,
+      ruleset_id: 42,
+      parameters: {
+        strict_required_status_checks_policy: false,
+        required_status_checks: required.map((r) => ({ ...r })),
+      },
+    }];
+    void branch;
+    return { status: 200, body, cacheable: true };
   };
 
   const statusPayload = (fullName: string, ref: string, params: URLSearchParams, url: URL): Answer => {
@@ -789,6 +1253,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       };
     }
     const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
+    const { perPage, page } = pageParams(params);
     const body = clone(combinedStatusFixture);
     const template = (combinedStatusFixture.statuses[0] ?? {}) as unknown;
     const statuses = state.statuses.map((s): JsonObject => {
@@ -810,104 +1275,18 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       : "success";
     // Paginated like GitHub: `statuses` is one page (30 by default, 100 at most); `state` and
     // `total_count` cover every status.
-    const { perPage, page } = pageParams(params);
     body.statuses = statuses.slice((page - 1) * perPage, page * perPage);
     body.sha = sha;
     body.total_count = statuses.length;
-    const paging = linkFor(url, page, Math.max(1, Math.ceil(statuses.length / perPage)));
-    if (paging.link !== undefined) {
-      body.url = `https://api.github.com/repos/${fullName}/commits/${sha}/status`;
-      body.commit_url = `https://api.github.com/repos/${fullName}/commits/${sha}`;
-      return { status: 200, body, link: paging.link, cacheable: true };
-    }
     body.commit_url = `https://api.github.com/repos/${fullName}/commits/${sha}`;
     body.url = `https://api.github.com/repos/${fullName}/commits/${sha}/status`;
-    return { status: 200, body, cacheable: true };
-  };
-
-  // ------------------------------------------------ issue 11 endpoints (minimal handlers, h5)
-  // Check suites, annotations and branch rules, derived from the scenario so their answers are
-  // valid against GitHub's description; the watcher's own scenario knobs for them live elsewhere.
-
-  /** A page of `items` with GitHub's `Link`, or the answer for a page past the end (an empty page). */
-  const paged = (items: Json[], params: URLSearchParams, url: URL, wrap: (page: Json[]) => Json): Answer => {
-    const { perPage, page } = pageParams(params);
     return {
       status: 200,
-      body: wrap(items.slice((page - 1) * perPage, page * perPage)),
-      ...linkFor(url, page, Math.max(1, Math.ceil(items.length / perPage))),
+      body,
+      ...linkFor(url, page, Math.max(1, Math.ceil(statuses.length / perPage))),
       cacheable: true,
     };
   };
-
-  /** `GET /repos/{o}/{r}/commits/{ref}/check-suites`: one suite per app of the ref's check runs. */
-  const checkSuitesPayload = (fullName: string, ref: string, params: URLSearchParams, url: URL): Answer => {
-    const state = shaStateFor(fullName, ref);
-    if (state === undefined) return noCommit(ref);
-    const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
-    const template = (checkSuitesFixture.check_suites[0] ?? {}) as unknown;
-    const apps = [...new Set(state.checks.map((c) => c.app))];
-    const suites = apps.map((app): JsonObject => {
-      const runs = state.checks.filter((c) => c.app === app);
-      const s = clone(template);
-      const id = 800_000 + smallHash(`${sha}:${app}`) % 100_000;
-      s.id = id;
-      s.head_sha = sha;
-      s.after = sha;
-      s.head_branch = "sparkline";
-      s.url = `https://api.github.com/repos/${fullName}/check-suites/${id}`;
-      s.check_runs_url = `${s.url}/check-runs`;
-      s.app = { ...(s.app as JsonObject), slug: app };
-      s.status = runs.every((r) => r.status === "completed")
-        ? "completed"
-        : runs.some((r) => r.status !== "queued")
-        ? "in_progress"
-        : "queued";
-      s.conclusion = s.status !== "completed"
-        ? null
-        : runs.some((r) => !["success", "neutral", "skipped"].includes(r.conclusion ?? ""))
-        ? "failure"
-        : "success";
-      s.latest_check_runs_count = runs.length;
-      s.head_commit = { ...(s.head_commit as JsonObject), id: sha, tree_id: sha };
-      return s;
-    });
-    return paged(suites, params, url, (page) => ({ total_count: suites.length, check_suites: page }));
-  };
-
-  /** `GET /repos/{o}/{r}/check-runs/{id}/annotations`: the fixture's annotations for a failed run, else none. */
-  const annotationsPayload = (fullName: string, id: number, params: URLSearchParams, url: URL): Answer => {
-    if (fullName !== FIXTURE_REPO) {
-      return notFound("https://docs.github.com/rest/checks/runs#list-check-run-annotations");
-    }
-    const s = scenarioState(steps, scenarioStart, now());
-    const runs = [...s.bySha.entries()].flatMap(([sha, st]) =>
-      st.checks.map((c) => ({ c, id: 30_000_000 + smallHash(`${sha}:${c.name}`) % 10_000_000 }))
-    );
-    const run = runs.find((r) => r.id === id);
-    if (run === undefined) return notFound("https://docs.github.com/rest/checks/runs#list-check-run-annotations");
-    const failed = run.c.status === "completed" && !["success", "neutral", "skipped"].includes(run.c.conclusion ?? "");
-    const items = failed ? (checkAnnotationsFixture as unknown[]).map(clone) : [];
-    return paged(items, params, url, (page) => page);
-  };
-
-  /** `GET /repos/{o}/{r}/rules/branches/{branch}`: the fixture's rules for the fixture repository's branches. */
-  const branchRulesPayload = (fullName: string, _branch: string, params: URLSearchParams, url: URL): Answer => {
-    const items = fullName === FIXTURE_REPO ? (branchRulesFixture as unknown[]).map(clone) : [];
-    return paged(items, params, url, (page) => page);
-  };
-
-  const noCommit = (ref: string): Answer => ({
-    status: 422,
-    body: {
-      message: `No commit found for SHA: ${ref}`,
-      documentation_url: "https://docs.github.com/rest/checks/suites#list-check-suites-for-a-git-reference",
-      status: "422",
-    },
-    cacheable: false,
-  });
-
-  // ------------------------------------------------ end of issue 11 endpoints
 
   const issuesPayload = (fullName: string, params: URLSearchParams, url: URL): Answer => {
     const list = issuesOf(fullName);
@@ -984,14 +1363,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return checkRunsPayload(fullName, parts[2] ?? "", url.searchParams, url);
       case "status":
         return statusPayload(fullName, parts[2] ?? "", url.searchParams, url);
-      case "issues":
-        return issuesPayload(fullName, url.searchParams, url);
       case "check_suites":
         return checkSuitesPayload(fullName, parts[2] ?? "", url.searchParams, url);
+      case "workflow_runs":
+        return workflowRunsPayload(fullName, url.searchParams, url);
       case "annotations":
-        return annotationsPayload(fullName, Number(parts[2]), url.searchParams, url);
-      case "branch_rules":
-        return branchRulesPayload(fullName, parts[2] ?? "", url.searchParams, url);
+        return annotationsPayload(fullName, parts[2] ?? "", url.searchParams, url);
+      case "rules":
+        return rulesPayload(fullName, parts[2] ?? "");
+      case "issues":
+        return issuesPayload(fullName, url.searchParams, url);
       default:
         return notFound();
     }
@@ -1009,14 +1390,16 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
     if (m !== null) return { kind: "check_runs", parts: decode(m) };
     m = new RegExp(`^/repos/${seg}/${seg}/commits/(.+)/status$`).exec(pathname);
     if (m !== null) return { kind: "status", parts: decode(m) };
-    m = new RegExp(`^/repos/${seg}/${seg}/issues$`).exec(pathname);
-    if (m !== null) return { kind: "issues", parts: decode(m) };
     m = new RegExp(`^/repos/${seg}/${seg}/commits/(.+)/check-suites$`).exec(pathname);
     if (m !== null) return { kind: "check_suites", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/actions/runs$`).exec(pathname);
+    if (m !== null) return { kind: "workflow_runs", parts: decode(m) };
     m = new RegExp(`^/repos/${seg}/${seg}/check-runs/([1-9][0-9]*)/annotations$`).exec(pathname);
     if (m !== null) return { kind: "annotations", parts: decode(m) };
     m = new RegExp(`^/repos/${seg}/${seg}/rules/branches/(.+)$`).exec(pathname);
-    if (m !== null) return { kind: "branch_rules", parts: decode(m) };
+    if (m !== null) return { kind: "rules", parts: decode(m) };
+    m = new RegExp(`^/repos/${seg}/${seg}/issues$`).exec(pathname);
+    if (m !== null) return { kind: "issues", parts: decode(m) };
     return { kind: "unknown", parts: [] };
   };
 

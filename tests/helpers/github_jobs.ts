@@ -57,12 +57,8 @@ export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Pro
     now: () => clock.now(),
   });
   const store = openTempStore(dir.file("gh.db"));
-  const kinds = makeKinds?.(store, fake.url, clock) ?? productKinds(
-    store,
-    { baseUrl: fake.url, ...(token === undefined ? {} : { token }) },
-    silentLogger,
-    clock,
-  );
+  const kinds = makeKinds?.(store, fake.url, clock) ??
+    productKinds(store, { baseUrl: fake.url, ...(token === undefined ? {} : { token }) }, silentLogger, clock);
   const registry = new JobKindRegistry(kinds);
   const executor = new Executor(store.rows, registry, { clock: systemClock, handlerClock: clock, log: silentLogger });
   const control = new JobControl(store.rows, registry, {
