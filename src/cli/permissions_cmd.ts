@@ -6,6 +6,8 @@
  * @module
  */
 
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createLogger } from "../base/log.ts";
 import type { Command } from "./command.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
@@ -78,7 +80,7 @@ export async function auditPermissions(db: string): Promise<{ flags: string[]; r
   for (const d of descriptors) atStart.push((await Deno.permissions.query(d)).state);
   const worker = new WorkerExecutor(Deno.mainModule, {
     net: [githubHost],
-    read: [...databaseFiles(db), Deno.mainModule.startsWith("file:") ? new URL(".", Deno.mainModule).pathname : "."],
+    read: [...databaseFiles(db), Deno.mainModule.startsWith("file:") ? dirname(fileURLToPath(Deno.mainModule)) : "."],
     write: databaseFiles(db),
   }, createLogger(logLevel(), "longcall:permissions"));
   let workerStates: Deno.PermissionState[];

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import { createLogger, type Logger } from "../base/log.ts";
 import { JOB_RETENTION_MS_MAX, JOB_RETENTION_MS_MIN } from "../base/limits.ts";
@@ -64,8 +66,9 @@ type Runner = Executor | WorkerExecutor;
 
 /** The directory of a module (the network worker must be able to load its own code). */
 function moduleDir(moduleUrl: string): string {
-  const path = moduleUrl.startsWith("file:") ? new URL(moduleUrl).pathname : moduleUrl;
-  return path.slice(0, path.lastIndexOf("/") + 1) || ".";
+  // fileURLToPath, not URL.pathname: on Windows the path is C:\..., not /C:/...
+  if (moduleUrl.startsWith("file:")) return dirname(fileURLToPath(moduleUrl));
+  return moduleUrl.slice(0, moduleUrl.lastIndexOf("/") + 1) || ".";
 }
 
 /**
