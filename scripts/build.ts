@@ -18,6 +18,7 @@
  * @module
  */
 
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import {
   auditFlags,
@@ -36,7 +37,8 @@ export const TARGETS = [
 ] as const;
 export type Target = typeof TARGETS[number];
 
-const ROOT = new URL("..", import.meta.url).pathname;
+// fileURLToPath, not URL.pathname: on a Windows runner the root is D:\a\..., not /D:/a/...
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const DIST = `${ROOT}dist`;
 
 /** The file name of the binary for one target. */

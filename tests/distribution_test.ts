@@ -69,6 +69,16 @@ function ctx(over: Partial<LaunchContext>): LaunchContext {
 
 const NPX_DENO = "/home/ada/.npm/_npx/3f2a9c1d/node_modules/deno/deno";
 
+/** Puts the running deno at `path` (a hard link: the same file under another path; a copy across filesystems). */
+async function placeDeno(path: string): Promise<void> {
+  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  try {
+    await Deno.link(Deno.execPath(), path);
+  } catch {
+    await Deno.copyFile(Deno.execPath(), path);
+  }
+}
+
 Deno.test("isEphemeralPath() recognizes npm's npx cache and nothing else", () => {
   assert.ok(isEphemeralPath(NPX_DENO));
   assert.ok(isEphemeralPath("C:\\Users\\ada\\AppData\\Local\\npm-cache\\_npx\\3f2a\\node_modules\\deno\\deno.exe"));
@@ -151,11 +161,12 @@ Deno.test("setupSnippet() carries LONGCALL_GITHUB_API_URL for another GitHub hos
 Deno.test("setup --print from a deno in the npx cache prints the PATH deno, and the line still works once the cache is gone", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    // A real npx-cache layout holding a hard link of the running deno (same file, other path).
+    // A real npx-cache layout holding the running deno, and a stable deno elsewhere on PATH
+    // (both placed here, so the test does not depend on where this deno was installed).
     const npxDeno = `${dir}/_npx/5e1f/node_modules/deno/deno`;
-    await Deno.mkdir(`${dir}/_npx/5e1f/node_modules/deno`, { recursive: true });
-    await Deno.link(Deno.execPath(), npxDeno);
-    const stableDir = Deno.execPath().slice(0, Deno.execPath().lastIndexOf("/"));
+    await placeDeno(npxDeno);
+    const stableDir = `${dir}/stable`;
+    await placeDeno(`${stableDir}/deno`);
     const setup = await new Deno.Command(npxDeno, {
       args: ["run", ...permissionFlags(), MAIN, "setup", "--print", "claude-desktop"],
       env: { PATH: `${dir}/_npx/5e1f/node_modules/deno:${stableDir}` },
@@ -182,8 +193,7 @@ Deno.test("setup --print warns on stderr and prints an npx line when only the np
   const dir = await Deno.makeTempDir();
   try {
     const npxDeno = `${dir}/_npx/5e1f/node_modules/deno/deno`;
-    await Deno.mkdir(`${dir}/_npx/5e1f/node_modules/deno`, { recursive: true });
-    await Deno.link(Deno.execPath(), npxDeno);
+    await placeDeno(npxDeno);
     const setup = await new Deno.Command(npxDeno, {
       args: ["run", ...permissionFlags(), MAIN, "setup", "--print", "claude-code"],
       env: { PATH: `${dir}/_npx/5e1f/node_modules/deno:${dir}/empty` },
