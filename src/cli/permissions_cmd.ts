@@ -115,7 +115,7 @@ export function permissionsCommand(): Command {
     ].join("\n"),
     options: {
       json: { type: "boolean", help: "Print JSON for scripts" },
-      db: { type: "string", help: "Database path to audit (default $LONGCALL_DB or the XDG data dir)", value: "PATH" },
+      db: { type: "string", help: "Database path to audit (default $LONGCALL_DB or the user data dir)", value: "PATH" },
     },
     examples: ["longcall permissions", "longcall permissions --json | jq '.rows[] | select(.mcp_thread==\"granted\")'"],
     async run(values) {

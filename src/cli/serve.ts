@@ -219,7 +219,7 @@ export function serveCommand(parts: () => ServerParts): Command {
       http: { type: "boolean", help: "Serve streamable HTTP at /mcp instead of stdio" },
       listen: { type: "string", help: "Address for --http (default 127.0.0.1:8765; port 0 = any)", value: "HOST:PORT" },
       "read-only": { type: "boolean", help: "List only read-only tools (no job submission, no cancel)" },
-      db: { type: "string", help: "Database path (default $LONGCALL_DB or the XDG data dir)", value: "PATH" },
+      db: { type: "string", help: "Database path (default $LONGCALL_DB or the user data dir)", value: "PATH" },
       "admitted-max": { type: "string", help: "Queued + running jobs admitted at once (default 256)", value: "N" },
       "retention-ms": { type: "string", help: "Keep finished jobs this long (default 24 h)", value: "MS" },
       synchronous: { type: "string", help: "SQLite durability: NORMAL (default) or FULL", value: "MODE" },
