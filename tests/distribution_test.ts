@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { GITHUB_HOST_CHARS_MAX, GITHUB_HOST_LABEL_CHARS_MAX } from "../src/base/limits.ts";
 import {
   auditFlags,
   GITHUB_API_HOST,
@@ -235,6 +236,23 @@ Deno.test("parseGitHubHost() accepts one host[:port] and refuses lists, schemes,
   ) {
     assert.throws(() => parseGitHubHost(bad), TypeError, bad);
   }
+});
+
+Deno.test("parseGitHubHost() at and past GITHUB_HOST_CHARS_MAX and GITHUB_HOST_LABEL_CHARS_MAX", () => {
+  const label = (n: number) => "a".repeat(n);
+  assert.equal(
+    parseGitHubHost(`${label(GITHUB_HOST_LABEL_CHARS_MAX)}.com`),
+    `${label(GITHUB_HOST_LABEL_CHARS_MAX)}.com`,
+  );
+  assert.throws(() => parseGitHubHost(`${label(GITHUB_HOST_LABEL_CHARS_MAX + 1)}.com`), TypeError);
+  // Labels of 63 joined by dots, cut to exactly the limit (and one more).
+  const name = (n: number) => Array.from({ length: 5 }, () => label(63)).join(".").slice(0, n).replace(/\.$/, "b");
+  const atLimit = name(GITHUB_HOST_CHARS_MAX);
+  assert.equal(atLimit.length, GITHUB_HOST_CHARS_MAX);
+  assert.equal(parseGitHubHost(`${atLimit}:8443`), `${atLimit}:8443`, "the port does not count");
+  const past = name(GITHUB_HOST_CHARS_MAX + 1);
+  assert.equal(past.length, GITHUB_HOST_CHARS_MAX + 1);
+  assert.throws(() => parseGitHubHost(past), TypeError);
 });
 
 Deno.test("githubApiUrlFor() is the URL whose net host is the granted host", () => {

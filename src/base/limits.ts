@@ -212,3 +212,10 @@ export const LOG_TRANSPORT_ERROR_CHARS_MAX = 300;
 
 /** Concurrent HTTP requests served. */
 export const HTTP_CONCURRENT_REQUESTS_MAX = 64;
+
+// ---------------------------------------------------------------- distribution (issue 15)
+
+/** Characters of a `--github-host` name (without `:PORT`): DNS's limit for a full host name. */
+export const GITHUB_HOST_CHARS_MAX = 253;
+/** Characters of one dot-separated label of a `--github-host` name: DNS's limit for a label. */
+export const GITHUB_HOST_LABEL_CHARS_MAX = 63;

@@ -13,6 +13,7 @@
  * @module
  */
 
+import { GITHUB_HOST_CHARS_MAX, GITHUB_HOST_LABEL_CHARS_MAX } from "../base/limits.ts";
 import { ENV_VARS } from "./config.ts";
 
 /** GitHub's API host, the only network destination of the shipped binary. */
@@ -79,8 +80,8 @@ export function netHostOf(baseUrl: string): string {
 // --github-host HOST` all pass the host through permissionFlags({ githubHosts: [host] }), so
 // the flags still come from this module: one GitHub host, loopback, never run, ffi or sys.
 
-const HOST_LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
-const GITHUB_HOST_RE = new RegExp(`^${HOST_LABEL}(?:\\.${HOST_LABEL})*(?::(\\d{1,5}))?$`);
+const HOST_LABEL = `[A-Za-z0-9](?:[A-Za-z0-9-]{0,${GITHUB_HOST_LABEL_CHARS_MAX - 2}}[A-Za-z0-9])?`;
+const GITHUB_HOST_RE = new RegExp(`^(${HOST_LABEL}(?:\\.${HOST_LABEL})*)(?::(\\d{1,5}))?$`);
 
 /**
  * Checks a `--github-host` value: one host name (letters, digits, dots, hyphens) with an optional
@@ -91,8 +92,8 @@ const GITHUB_HOST_RE = new RegExp(`^${HOST_LABEL}(?:\\.${HOST_LABEL})*(?::(\\d{1
  */
 export function parseGitHubHost(value: string): string {
   const m = GITHUB_HOST_RE.exec(value);
-  const port = m?.[1] === undefined ? 443 : Number(m[1]);
-  if (m === null || value.length > 253 || port < 1 || port > 65535) {
+  const port = m?.[2] === undefined ? 443 : Number(m[2]);
+  if (m === null || (m[1] ?? "").length > GITHUB_HOST_CHARS_MAX || port < 1 || port > 65535) {
     throw new TypeError(
       `Cannot use --github-host: expected one host name such as ghe.example.com or ghe.example.com:8443 ` +
         `(no scheme, path or list), current value is ${JSON.stringify(value)}`,
