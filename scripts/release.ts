@@ -142,17 +142,23 @@ export async function writeServerJson(repository: string, dist: string): Promise
 
 if (import.meta.main) {
   const [mode, ...rest] = Deno.args;
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      repository: { type: "string" },
-      "bin-dir": { type: "string" },
-      "out-dir": { type: "string" },
-      dist: { type: "string" },
-      tag: { type: "string" },
-    },
-    strict: true,
-  });
+  let values;
+  try {
+    values = parseArgs({
+      args: rest,
+      options: {
+        repository: { type: "string" },
+        "bin-dir": { type: "string" },
+        "out-dir": { type: "string" },
+        dist: { type: "string" },
+        tag: { type: "string" },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    console.error(`release: ${err instanceof Error ? err.message : String(err)}`);
+    Deno.exit(2);
+  }
   const repository = values.repository ?? (Deno.env.get("GITHUB_REPOSITORY") || undefined);
   try {
     if (mode === "mcpb") {

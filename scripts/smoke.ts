@@ -90,12 +90,19 @@ export async function smoke(target: { binary: string } | { bundle: string }, git
 }
 
 if (import.meta.main) {
-  const { values, positionals } = parseArgs({
-    args: Deno.args,
-    options: { bundle: { type: "string" }, "github-host": { type: "string" } },
-    allowPositionals: true,
-    strict: true,
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: Deno.args,
+      options: { bundle: { type: "string" }, "github-host": { type: "string" } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    console.error(`smoke: ${err instanceof Error ? err.message : String(err)}`);
+    Deno.exit(2);
+  }
+  const { values, positionals } = parsed;
   const binary = positionals[0];
   if ((binary === undefined) === (values.bundle === undefined)) {
     console.error("usage: deno task smoke <binary> | deno task smoke --bundle <longcall.js>  [--github-host HOST]");
