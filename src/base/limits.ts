@@ -288,3 +288,10 @@ export const WATCH_REQUIRED_CHECKS_MAX = 200;
 /** GitHub's primary limit for anonymous requests per hour (used for the cost of an anonymous watch
  * when the headers have not told us the limit yet). */
 export const GITHUB_ANONYMOUS_LIMIT_PER_HOUR = 60;
+
+// ---------------------------------------------------------------- distribution (issue 15)
+
+/** Characters of a `--github-host` name (without `:PORT`): DNS's limit for a full host name. */
+export const GITHUB_HOST_CHARS_MAX = 253;
+/** Characters of one dot-separated label of a `--github-host` name: DNS's limit for a label. */
+export const GITHUB_HOST_LABEL_CHARS_MAX = 63;

@@ -6,8 +6,8 @@
  * @module
  */
 
+import { AppError } from "../base/errors.ts";
 import { type LogLevel, parseLogLevel } from "../base/log.ts";
-import { defaultDatabasePath } from "../store/db.ts";
 
 /** Environment variables longcall reads (the single list that --allow-env is built from). */
 export const ENV_VARS = [
@@ -24,6 +24,10 @@ export const ENV_VARS = [
   "XDG_DATA_HOME",
   "HOME",
   "NO_COLOR",
+  // Distribution (issue 15): the Windows data directory for the default database path, and
+  // PATH, where `setup --print` looks for a stable `deno` (never read by `serve`).
+  "LOCALAPPDATA",
+  "PATH",
 ] as const;
 
 export type EnvVar = typeof ENV_VARS[number];
@@ -38,16 +42,60 @@ export function envGet(name: EnvVar): string | undefined {
   }
 }
 
-/** The database path: `--db`, else `LONGCALL_DB`, else the XDG default. */
+/** The variables the default database path may depend on. */
+export interface DataDirEnv {
+  XDG_DATA_HOME?: string | undefined;
+  HOME?: string | undefined;
+  LOCALAPPDATA?: string | undefined;
+}
+
+function nonEmpty(v: string | undefined): v is string {
+  return v !== undefined && v !== "";
+}
+
+/**
+ * The default database path, by each platform's convention for per-user application data:
+ *
+ * | os      | path                                                    |
+ * |---------|---------------------------------------------------------|
+ * | windows | `%LOCALAPPDATA%\longcall\longcall.db`                    |
+ * | darwin  | `$HOME/Library/Application Support/longcall/longcall.db` |
+ * | other   | `$XDG_DATA_HOME/longcall/longcall.db`, else `$HOME/.local/share/longcall/longcall.db` |
+ *
+ * @throws {AppError} `invalid_argument` when the variables the platform needs are unset.
+ */
+export function defaultDatabasePath(os: typeof Deno.build.os, env: DataDirEnv): string {
+  const fail = (vars: string): never => {
+    throw new AppError(
+      "invalid_argument",
+      `Cannot choose a database path on ${os}: ${vars}; pass --db PATH or set LONGCALL_DB`,
+    );
+  };
+  if (os === "windows") {
+    if (!nonEmpty(env.LOCALAPPDATA)) return fail("LOCALAPPDATA is not set");
+    return `${env.LOCALAPPDATA.replace(/[\\/]+$/, "")}\\longcall\\longcall.db`;
+  }
+  if (os === "darwin") {
+    if (!nonEmpty(env.HOME)) return fail("HOME is not set");
+    return `${env.HOME.replace(/\/+$/, "")}/Library/Application Support/longcall/longcall.db`;
+  }
+  const base = nonEmpty(env.XDG_DATA_HOME)
+    ? env.XDG_DATA_HOME
+    : nonEmpty(env.HOME)
+    ? `${env.HOME.replace(/\/+$/, "")}/.local/share`
+    : fail("neither XDG_DATA_HOME nor HOME is set");
+  return `${base.replace(/\/+$/, "")}/longcall/longcall.db`;
+}
+
+/** The database path: `--db`, else `LONGCALL_DB`, else the platform's default. */
 export function resolveDbPath(flag: string | undefined): string {
   if (flag !== undefined && flag !== "") return flag;
   const env = envGet("LONGCALL_DB");
   if (env !== undefined) return env;
-  const xdg = envGet("XDG_DATA_HOME");
-  const home = envGet("HOME");
-  return defaultDatabasePath({
-    ...(xdg === undefined ? {} : { XDG_DATA_HOME: xdg }),
-    ...(home === undefined ? {} : { HOME: home }),
+  return defaultDatabasePath(Deno.build.os, {
+    XDG_DATA_HOME: envGet("XDG_DATA_HOME"),
+    HOME: envGet("HOME"),
+    LOCALAPPDATA: envGet("LOCALAPPDATA"),
   });
 }
 

@@ -54,7 +54,7 @@ export const WATCH_EXIT_CODES: Readonly<Record<WatchOutcome, number>> = {
 
 const dbOption = {
   type: "string",
-  help: "Database path (default $LONGCALL_DB or the XDG data dir)",
+  help: "Database path (default $LONGCALL_DB or the user data dir)",
   value: "PATH",
 } as const;
 const jsonOption = {

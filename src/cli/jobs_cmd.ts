@@ -28,7 +28,7 @@ const STATES: readonly JobStatus[] = ["queued", "running", "succeeded", "failed"
 
 const dbOption = {
   type: "string",
-  help: "Database path (default $LONGCALL_DB or the XDG data dir)",
+  help: "Database path (default $LONGCALL_DB or the user data dir)",
   value: "PATH",
 } as const;
 const jsonOption = { type: "boolean", help: "Print JSON for scripts" } as const;

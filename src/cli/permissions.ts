@@ -13,6 +13,7 @@
  * @module
  */
 
+import { GITHUB_HOST_CHARS_MAX, GITHUB_HOST_LABEL_CHARS_MAX } from "../base/limits.ts";
 import { ENV_VARS } from "./config.ts";
 
 /** GitHub's API host, the only network destination of the shipped binary. */
@@ -72,4 +73,41 @@ export function auditFlags(flags: readonly string[]): string[] {
 export function netHostOf(baseUrl: string): string {
   const url = new URL(baseUrl);
   return url.port === "" ? url.hostname : `${url.hostname}:${url.port}`;
+}
+
+// Distribution (issue 15): GitHub Enterprise Server without code. `deno task compile
+// --github-host HOST`, `deno task bundle --github-host HOST` and `longcall setup --print HOST
+// --github-host HOST` all pass the host through permissionFlags({ githubHosts: [host] }), so
+// the flags still come from this module: one GitHub host, loopback, never run, ffi or sys.
+
+const HOST_LABEL = `[A-Za-z0-9](?:[A-Za-z0-9-]{0,${GITHUB_HOST_LABEL_CHARS_MAX - 2}}[A-Za-z0-9])?`;
+const GITHUB_HOST_RE = new RegExp(`^(${HOST_LABEL}(?:\\.${HOST_LABEL})*)(?::(\\d{1,5}))?$`);
+
+/**
+ * Checks a `--github-host` value: one host name (letters, digits, dots, hyphens) with an optional
+ * `:PORT`, nothing else (no scheme, path, comma-separated list or wildcard), so the flag it
+ * produces still names exactly one GitHub host. Returns it lower-cased.
+ *
+ * @throws {TypeError} for anything else.
+ */
+export function parseGitHubHost(value: string): string {
+  const m = GITHUB_HOST_RE.exec(value);
+  const port = m?.[2] === undefined ? 443 : Number(m[2]);
+  if (m === null || (m[1] ?? "").length > GITHUB_HOST_CHARS_MAX || port < 1 || port > 65535) {
+    throw new TypeError(
+      `Cannot use --github-host: expected one host name such as ghe.example.com or ghe.example.com:8443 ` +
+        `(no scheme, path or list), current value is ${JSON.stringify(value)}`,
+    );
+  }
+  return value.toLowerCase();
+}
+
+/**
+ * The API base URL for a GitHub host, the value `LONGCALL_GITHUB_API_URL` must have for a
+ * binary or launch line built for that host: `https://api.github.com` for GitHub itself,
+ * `https://HOST/api/v3` for GitHub Enterprise Server. `netHostOf()` of the result is the host.
+ */
+export function githubApiUrlFor(host: string): string {
+  const h = parseGitHubHost(host);
+  return h === GITHUB_API_HOST ? `https://${GITHUB_API_HOST}` : `https://${h}/api/v3`;
 }

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createLogger } from "../base/log.ts";
 import type { Command } from "./command.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
@@ -95,7 +97,7 @@ export async function auditPermissions(db: string): Promise<PermissionReport> {
   const inEffect = await effectiveFlags({ githubHost, db, workerStarted: true });
   const worker = new WorkerExecutor(Deno.mainModule, {
     net: [githubHost],
-    read: [...databaseFiles(db), Deno.mainModule.startsWith("file:") ? new URL(".", Deno.mainModule).pathname : "."],
+    read: [...databaseFiles(db), Deno.mainModule.startsWith("file:") ? dirname(fileURLToPath(Deno.mainModule)) : "."],
     write: databaseFiles(db),
   }, createLogger(logLevel(), "longcall:permissions"));
   let workerStates: Deno.PermissionState[];
@@ -139,7 +141,7 @@ export function permissionsCommand(): Command {
     options: {
       json: { type: "boolean", help: "Print JSON for scripts" },
       check: { type: "boolean", help: "Exit 1 when any problem is found (for CI and install scripts)" },
-      db: { type: "string", help: "Database path to audit (default $LONGCALL_DB or the XDG data dir)", value: "PATH" },
+      db: { type: "string", help: "Database path to audit (default $LONGCALL_DB or the user data dir)", value: "PATH" },
     },
     examples: [
       "longcall permissions",

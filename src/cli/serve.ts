@@ -12,6 +12,8 @@
  * @module
  */
 
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import { createLogger, type Logger } from "../base/log.ts";
 import { JOB_RETENTION_MS_MAX, JOB_RETENTION_MS_MIN, LINGER_MS_DEFAULT, LINGER_MS_MAX } from "../base/limits.ts";
@@ -79,8 +81,9 @@ type Runner = Executor | WorkerExecutor;
 
 /** The directory of a module (the network worker must be able to load its own code). */
 function moduleDir(moduleUrl: string): string {
-  const path = moduleUrl.startsWith("file:") ? new URL(moduleUrl).pathname : moduleUrl;
-  return path.slice(0, path.lastIndexOf("/") + 1) || ".";
+  // fileURLToPath, not URL.pathname: on Windows the path is C:\..., not /C:/...
+  if (moduleUrl.startsWith("file:")) return dirname(fileURLToPath(moduleUrl));
+  return moduleUrl.slice(0, moduleUrl.lastIndexOf("/") + 1) || ".";
 }
 
 /**
@@ -322,7 +325,7 @@ export function serveCommand(parts: () => ServerParts): Command {
       http: { type: "boolean", help: "Serve streamable HTTP at /mcp instead of stdio" },
       listen: { type: "string", help: "Address for --http (default 127.0.0.1:8765; port 0 = any)", value: "HOST:PORT" },
       "read-only": { type: "boolean", help: "List only read-only tools (no job submission, no cancel)" },
-      db: { type: "string", help: "Database path (default $LONGCALL_DB or the XDG data dir)", value: "PATH" },
+      db: { type: "string", help: "Database path (default $LONGCALL_DB or the user data dir)", value: "PATH" },
       "admitted-max": { type: "string", help: "Queued + running jobs admitted at once (default 256)", value: "N" },
       "retention-ms": { type: "string", help: "Keep finished jobs this long (default 24 h)", value: "MS" },
       synchronous: { type: "string", help: "SQLite durability: NORMAL (default) or FULL", value: "MODE" },

@@ -2,23 +2,123 @@
  * `longcall setup --print <host>`: the configuration snippet that registers this longcall
  * (its real path and flags) with an MCP host. It prints; it never edits a host's files.
  *
+ * The launch line must outlive the shell that printed it and start fast (Claude Code's
+ * discovery probe waits at most 3 s): a compiled binary is launched as itself; a source tree
+ * or bundle through a `deno` that stays where it is — this process's own executable unless it
+ * sits in npm's throw-away `npx` cache, else the first `deno` on PATH. Only when neither exists
+ * does it print an `npx -y deno@VERSION` line, with a warning on stderr.
+ *
  * @module
  */
 
+import { fileURLToPath } from "node:url";
 import type { Command } from "./command.ts";
+import { envGet } from "./config.ts";
 import { EXIT_OK, UsageError } from "./exit.ts";
-import { permissionFlags } from "./permissions.ts";
+import { GITHUB_API_HOST, githubApiUrlFor, parseGitHubHost, permissionFlags } from "./permissions.ts";
 
 export const HOSTS = ["claude-code", "claude-desktop", "vscode", "codex", "cursor"] as const;
 export type Host = typeof HOSTS[number];
 
+/** What the launch line is derived from (injected by tests; `currentLaunchContext()` otherwise). */
+export interface LaunchContext {
+  /** `Deno.mainModule`. */
+  mainModule: string;
+  /** `Deno.execPath()`: the compiled binary, or the Deno running the source or bundle. */
+  execPath: string;
+  os: typeof Deno.build.os;
+  /** The `PATH` variable, if readable. */
+  pathEnv: string | undefined;
+  /** `Deno.version.deno`, for the npx fallback. */
+  denoVersion: string;
+  /** Whether a path is an existing regular file. */
+  isFile(path: string): boolean;
+  /** Whether this process was granted net access to `host` (a compiled binary's baked-in flags). */
+  netGranted(host: string): boolean;
+}
+
 /** The command line that starts this longcall's stdio server. */
-export function launchCommand(): { command: string; args: string[] } {
-  const main = Deno.mainModule;
+export interface Launch {
+  command: string;
+  args: string[];
+  /** Variables the host must set (`LONGCALL_GITHUB_API_URL` for another GitHub host). */
+  env: Record<string, string>;
+  /** Set when the line is not stable or fast: printed on stderr, never in the snippet. */
+  warning?: string;
+}
+
+export function currentLaunchContext(): LaunchContext {
+  return {
+    mainModule: Deno.mainModule,
+    execPath: Deno.execPath(),
+    os: Deno.build.os,
+    pathEnv: envGet("PATH"),
+    denoVersion: Deno.version.deno,
+    isFile: (path) => {
+      try {
+        return Deno.statSync(path).isFile;
+      } catch {
+        return false;
+      }
+    },
+    netGranted: (host) => Deno.permissions.querySync({ name: "net", host }).state === "granted",
+  };
+}
+
+/** True for a path inside npm's `npx` cache (`…/_npx/<hash>/…`), which `npm cache clean` removes. */
+export function isEphemeralPath(path: string): boolean {
+  return /(^|[\\/])_npx[\\/]/.test(path);
+}
+
+/** The first stable `deno` executable on PATH, if any. */
+export function denoOnPath(ctx: LaunchContext): string | undefined {
+  if (ctx.pathEnv === undefined) return undefined;
+  const windows = ctx.os === "windows";
+  const sep = windows ? "\\" : "/";
+  for (const dir of ctx.pathEnv.split(windows ? ";" : ":")) {
+    if (dir === "") continue;
+    const candidate = `${dir.replace(/[\\/]+$/, "")}${sep}${windows ? "deno.exe" : "deno"}`;
+    if (!isEphemeralPath(candidate) && ctx.isFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The launch line for this copy of longcall, for GitHub (`api.github.com`) or for the GitHub
+ * Enterprise host `githubHost`.
+ *
+ * @throws {UsageError} when this is a compiled binary built for another GitHub host.
+ */
+export function launchCommand(ctx: LaunchContext = currentLaunchContext(), githubHost?: string): Launch {
+  const host = githubHost === undefined ? GITHUB_API_HOST : parseGitHubHost(githubHost);
+  const env: Record<string, string> = host === GITHUB_API_HOST
+    ? {}
+    : { LONGCALL_GITHUB_API_URL: githubApiUrlFor(host) };
   // A compiled binary embeds its modules under a deno-compile path and carries its flags.
-  if (main.includes("deno-compile-")) return { command: Deno.execPath(), args: ["serve"] };
-  const path = main.startsWith("file:") ? new URL(main).pathname : main;
-  return { command: Deno.execPath(), args: ["run", ...permissionFlags(), path, "serve"] };
+  if (ctx.mainModule.includes("deno-compile-")) {
+    const probe = host.includes(":") ? host : `${host}:443`;
+    if (!ctx.netGranted(probe)) {
+      throw new UsageError(
+        `Cannot print a launch line for ${host}: this binary was built without net access to it; build one with ` +
+          `\`deno task compile --github-host ${host}\` (or run the bundle, whose flags are in its launch line)`,
+      );
+    }
+    return { command: ctx.execPath, args: ["serve"], env };
+  }
+  const script = ctx.mainModule.startsWith("file:") ? fileURLToPath(ctx.mainModule) : ctx.mainModule;
+  const runArgs = ["run", ...permissionFlags({ githubHosts: [host] }), script, "serve"];
+  const deno = isEphemeralPath(ctx.execPath) ? denoOnPath(ctx) : ctx.execPath;
+  if (deno !== undefined) return { command: deno, args: runArgs, env };
+  return {
+    command: "npx",
+    args: ["-y", `deno@${ctx.denoVersion}`, ...runArgs],
+    env,
+    warning: `this Deno (${ctx.execPath}) lives in npm's npx cache, which \`npm cache clean\` removes, and no ` +
+      `other deno is on PATH, so the line below starts Deno through npx. That can take far longer than the 3 s ` +
+      `Claude Code waits for its discovery probe (it then uses the legacy protocol for the whole session) and needs ` +
+      `the npm registry at every start. Install Deno (\`npm install -g deno@${ctx.denoVersion}\`) or use a release ` +
+      `binary, then run setup again.`,
+  };
 }
 
 function quote(arg: string): string {
@@ -26,11 +126,17 @@ function quote(arg: string): string {
 }
 
 /** The snippet for one host. */
-export function setupSnippet(host: Host, launch = launchCommand()): string {
-  const server = { command: launch.command, args: launch.args };
+export function setupSnippet(host: Host, launch: Launch = launchCommand()): string {
+  const hasEnv = Object.keys(launch.env).length > 0;
+  const server = { command: launch.command, args: launch.args, ...(hasEnv ? { env: launch.env } : {}) };
   switch (host) {
     case "claude-code":
-      return `claude mcp add longcall -- ${[launch.command, ...launch.args].map(quote).join(" ")}`;
+      return [
+        "claude mcp add longcall",
+        ...Object.entries(launch.env).map(([k, v]) => `-e ${quote(`${k}=${v}`)}`),
+        "--",
+        ...[launch.command, ...launch.args].map(quote),
+      ].join(" ");
     case "claude-desktop":
       return JSON.stringify({ mcpServers: { longcall: server } }, null, 2) +
         "\n# Merge into claude_desktop_config.json (Settings > Developer > Edit Config).";
@@ -44,6 +150,9 @@ export function setupSnippet(host: Host, launch = launchCommand()): string {
         "[mcp_servers.longcall]",
         `command = ${JSON.stringify(launch.command)}`,
         `args = ${JSON.stringify(launch.args)}`,
+        ...(hasEnv
+          ? [`env = { ${Object.entries(launch.env).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ")} }`]
+          : []),
         "# Append to ~/.codex/config.toml.",
       ].join("\n");
   }
@@ -54,11 +163,24 @@ export function setupCommand(): Command {
   return {
     name: "setup",
     summary: "Print the snippet that registers longcall with an MCP host.",
-    usage: `longcall setup --print <${HOSTS.join("|")}>`,
+    usage: `longcall setup --print <${HOSTS.join("|")}> [--github-host HOST]`,
     description: "Prints configuration for this longcall's real path and flags; it does not edit any file. " +
-      "Set GITHUB_TOKEN (or GH_TOKEN) in the host's environment for authenticated GitHub requests.",
-    options: { print: { type: "string", help: `Host to print for: ${HOSTS.join(", ")}`, value: "HOST" } },
-    examples: ["longcall setup --print claude-code", "longcall setup --print vscode"],
+      "Set GITHUB_TOKEN (or GH_TOKEN) in the host's environment for authenticated GitHub requests. " +
+      "From source or a bundle the line runs the deno that printed it (or the first deno on PATH when that one " +
+      "lives in the npx cache); a warning on stderr says when only an npx line is possible.",
+    options: {
+      print: { type: "string", help: `Host to print for: ${HOSTS.join(", ")}`, value: "HOST" },
+      "github-host": {
+        type: "string",
+        help: "GitHub Enterprise Server API host (default api.github.com); sets the flags and LONGCALL_GITHUB_API_URL",
+        value: "HOST",
+      },
+    },
+    examples: [
+      "longcall setup --print claude-code",
+      "longcall setup --print vscode",
+      "longcall setup --print claude-code --github-host ghe.example.com",
+    ],
     run(values) {
       const host = values.print as string | undefined;
       if (host === undefined || !(HOSTS as readonly string[]).includes(host)) {
@@ -66,7 +188,16 @@ export function setupCommand(): Command {
           `Cannot print setup: --print must be one of ${HOSTS.join(", ")}, current value is ${host}`,
         );
       }
-      console.log(setupSnippet(host as Host));
+      const githubHost = values["github-host"] as string | undefined;
+      let launch: Launch;
+      try {
+        launch = launchCommand(currentLaunchContext(), githubHost);
+      } catch (err) {
+        if (err instanceof TypeError) throw new UsageError(err.message);
+        throw err;
+      }
+      if (launch.warning !== undefined) console.error(`longcall setup: warning: ${launch.warning}`);
+      console.log(setupSnippet(host as Host, launch));
       return Promise.resolve(EXIT_OK);
     },
   };

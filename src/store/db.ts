@@ -6,6 +6,7 @@
  * @module
  */
 
+import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { AppError } from "../base/errors.ts";
 import {
@@ -26,24 +27,6 @@ export interface OpenOptions {
   migrationBusyTimeoutMs?: number;
 }
 
-/** Default database path: `$XDG_DATA_HOME/longcall/longcall.db`, else `~/.local/share/longcall/`. */
-export function defaultDatabasePath(
-  env: { XDG_DATA_HOME?: string; HOME?: string },
-): string {
-  const base = env.XDG_DATA_HOME !== undefined && env.XDG_DATA_HOME !== ""
-    ? env.XDG_DATA_HOME
-    : env.HOME !== undefined && env.HOME !== ""
-    ? `${env.HOME}/.local/share`
-    : undefined;
-  if (base === undefined) {
-    throw new AppError(
-      "invalid_argument",
-      "Cannot choose a database path: neither XDG_DATA_HOME nor HOME is set; pass --db PATH",
-    );
-  }
-  return `${base}/longcall/longcall.db`;
-}
-
 /** Creates the parent directory (0700) and the file (0600) if missing. An existing file is
  * left alone without touching its directory (the network worker may read only the file). */
 function prepareFile(path: string): void {
@@ -62,12 +45,13 @@ function prepareFile(path: string): void {
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
-  const slash = path.lastIndexOf("/");
-  const dir = slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".";
-  Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = Deno.openSync(path, { create: true, write: true, mode: 0o600 });
+  // File modes exist only on POSIX; on Windows the per-user profile directory's ACL protects
+  // the default path (docs/SECURITY.md). node:path's dirname knows both separators there.
+  const posix = Deno.build.os !== "windows";
+  Deno.mkdirSync(dirname(path), { recursive: true, ...(posix ? { mode: 0o700 } : {}) });
+  const file = Deno.openSync(path, { create: true, write: true, ...(posix ? { mode: 0o600 } : {}) });
   file.close();
-  if (Deno.build.os !== "windows") Deno.chmodSync(path, 0o600);
+  if (posix) Deno.chmodSync(path, 0o600);
 }
 
 function pragmaNumber(db: DatabaseSync, name: string): number {
