@@ -13,7 +13,7 @@ import { auditFlags, HTTP_BIND_HOSTS } from "./permissions.ts";
 /** Network destinations probed beyond the shipped set: any public host, every address, cloud metadata. */
 export const NET_PROBES = ["example.com:443", "0.0.0.0:80", "localhost:80", "169.254.169.254:80"] as const;
 /** Environment variables probed beyond the shipped list (secrets a broad grant would expose). */
-export const ENV_PROBES = ["PATH", "AWS_SECRET_ACCESS_KEY", "SSH_AUTH_SOCK"] as const;
+export const ENV_PROBES = ["AWS_SECRET_ACCESS_KEY", "SSH_AUTH_SOCK", "USER"] as const;
 /** Commands probed for a scoped `--allow-run`. */
 export const RUN_PROBES = ["sh", "bash", "git", "curl", "deno"] as const;
 /** `Deno.permissions` sys kinds probed for a scoped `--allow-sys`. */
