@@ -14,29 +14,11 @@ import {
   type McpServerFactory,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { AppError } from "../base/errors.ts";
 import { HTTP_CONCURRENT_REQUESTS_MAX, LOG_TRANSPORT_ERROR_CHARS_MAX, MCP_MESSAGE_BYTES_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
-
-/** A stdio transport whose close (stdin end, overflow, explicit close) is observable. */
-class ObservedStdioTransport extends StdioServerTransport {
-  readonly closed: Promise<void>;
-  #resolve: () => void = () => {};
-
-  constructor(maxBufferSize: number) {
-    super(undefined, undefined, { maxBufferSize });
-    this.closed = new Promise((resolve) => this.#resolve = resolve);
-  }
-
-  override async close(): Promise<void> {
-    try {
-      await super.close();
-    } finally {
-      this.#resolve();
-    }
-  }
-}
+import { LineTransport, processStdio } from "./stdio_framing.ts";
 
 /** Transport errors can carry whole validation reports; a log line keeps the gist. */
 function firstLine(message: string): string {
@@ -50,14 +32,20 @@ export interface Serving {
   close(): Promise<void>;
 }
 
-/** Serves MCP on stdin/stdout. stdout carries only protocol messages. */
-export function serveOnStdio(factory: McpServerFactory, log: Logger): Serving {
-  const transport = new ObservedStdioTransport(MCP_MESSAGE_BYTES_MAX);
+/**
+ * Serves MCP on stdin/stdout through longcall's own line framing (src/mcp/stdio_framing.ts):
+ * every line that is not valid JSON-RPC is answered (-32700 / -32600) and an over-long line is
+ * skipped with an answer, never closing the session. stdout carries only protocol messages.
+ * `inputEnded` resolves when stdin ends; `closed` when the transport has closed (it closes itself
+ * right after the end of input).
+ */
+export function serveOnStdio(factory: McpServerFactory, log: Logger): Serving & { inputEnded: Promise<void> } {
+  const transport = new LineTransport(processStdio(), MCP_MESSAGE_BYTES_MAX);
   const handle = serveStdio(factory, {
     transport,
     onerror: (error) => log.warn("stdio transport error", { error: firstLine(error.message) }),
   });
-  return { closed: transport.closed, close: () => handle.close() };
+  return { closed: transport.closed, inputEnded: transport.inputEnded, close: () => handle.close() };
 }
 
 export interface HttpOptions {

@@ -166,6 +166,15 @@ export class RawStdioServer implements AsyncDisposable {
     }
   }
 
+  /** Writes raw bytes (no newline added): invalid UTF-8, partial lines. Ignores a closed pipe. */
+  async sendBytes(bytes: Uint8Array): Promise<void> {
+    try {
+      await this.#writer.write(bytes);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.BrokenPipe) && !String(err).includes("closed")) throw err;
+    }
+  }
+
   /** Waits for the first message (already read or still to come) matching `match`. */
   waitFor(what: string, match: (m: Message) => boolean, timeoutMs = 10_000): Promise<Message> {
     const seen = this.messages.find(match);
