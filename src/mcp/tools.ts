@@ -72,6 +72,9 @@ const BatchOutput = z.object({
     reason: z.enum(["not_found", "terminal", "invalid_id"]).optional(),
     message: z.string().optional(),
     retry_after_ms: z.number().int().optional(),
+    /** Set when `value` was shortened to fit the answer bound (src/mcp/fit_answer.ts). */
+    truncated: z.literal(true).optional(),
+    omitted_bytes: z.number().int().optional(),
   })),
 });
 
@@ -98,7 +101,8 @@ export function jobsTools(control: JobControl): ToolDef[] {
       name: "jobs.get",
       description: "Read jobs by id (up to 100 per call). Each id gets its own item in input order; an unknown id " +
         "is an item with reason not_found, never a failed call. Poll again after the item's retry_after_ms. " +
-        "response_format detailed includes the typed result of a succeeded job.",
+        "response_format detailed includes the typed result of a succeeded job. An item too large for one answer " +
+        "is shortened and says so (truncated: true, omitted_bytes); ask for fewer ids to see more.",
       inputSchema: JobsGetInput,
       outputSchema: BatchOutput,
       annotations: { title: "Read jobs", ...LOCAL_READ },
