@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { MCP_MESSAGE_BYTES_MAX } from "../src/base/limits.ts";
-import { probeId } from "../src/mcp/stdio_framing.ts";
+import { LineTransport, probeId } from "../src/mcp/stdio_framing.ts";
 import { type Message, modernMeta, RawStdioServer, stdioServer } from "./helpers/longcall_procs.ts";
 import { tempDir } from "./helpers/temp.ts";
 
@@ -165,4 +165,79 @@ Deno.test("probeId() reads an id only where it is certainly top-level", () => {
   assert.equal(probeId("", ',"id":4} '), 4);
   assert.equal(probeId("", ',"id":4},"more":1}'), null);
   assert.equal(probeId("", 'xx,\\"id\\":5}"}'), null);
+});
+
+Deno.test("stdio framing: requests written just before the end of stdin are still answered, then the server exits 0", async () => {
+  await using dir = await tempDir();
+  const server = new RawStdioServer(stdioServer(dir.path, dir.file("jobs.db")));
+  const ids = ["e1", "e2", "e3"];
+  await server.send(
+    ids.map((id) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: modernMeta() } })).join(
+      "\n",
+    ),
+  );
+  await server.endStdin();
+  const status = await server.exited();
+  assert.equal(status.code, 0);
+  assert.deepEqual(server.messages.map((m) => m.id), ids);
+});
+
+/** A LineTransport over in-memory streams: `feed` lines, then end the input. */
+function memoryTransport(lines: string[], drainMs: number) {
+  const written: string[] = [];
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode(lines.map((l) => l + "\n").join("")));
+      c.close();
+    },
+  });
+  const transport = new LineTransport(
+    {
+      input,
+      write: (bytes) => {
+        written.push(new TextDecoder().decode(bytes));
+        return Promise.resolve();
+      },
+    },
+    MCP_MESSAGE_BYTES_MAX,
+    drainMs,
+  );
+  return { transport, written };
+}
+
+Deno.test("LineTransport: after the end of input it waits for unanswered requests, at most the drain bound", async () => {
+  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+  // Answered in time: the answer is written, then the transport closes.
+  {
+    const { transport, written } = memoryTransport([request], 60_000);
+    let closedBeforeAnswer = false;
+    transport.onmessage = (m) => {
+      setTimeout(() => {
+        closedBeforeAnswer = written.length === 0 && transportClosed;
+        void transport.send({ jsonrpc: "2.0", id: (m as { id: number }).id, result: {} });
+      }, 50);
+    };
+    let transportClosed = false;
+    transport.onclose = () => transportClosed = true;
+    await transport.start();
+    await transport.inputEnded;
+    assert.equal(transportClosed, false, "input ended, but a request is still unanswered");
+    await transport.closed;
+    assert.equal(closedBeforeAnswer, false);
+    assert.deepEqual(written.map((w) => JSON.parse(w).id), [1]);
+  }
+  // Never answered: the transport closes once the bound has passed.
+  {
+    const { transport, written } = memoryTransport([request], 100);
+    let delivered = 0;
+    transport.onmessage = () => delivered++;
+    await transport.start();
+    await transport.inputEnded;
+    const ended = performance.now();
+    await transport.closed;
+    assert.ok(performance.now() - ended >= 90, "it waited for the bound");
+    assert.equal(delivered, 1);
+    assert.deepEqual(written, []);
+    await assert.rejects(transport.send({ jsonrpc: "2.0", id: 1, result: {} }), /closed/);
+  }
 });

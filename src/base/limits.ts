@@ -230,3 +230,6 @@ export const HTTP_PENDING_BODIES_PER_CLIENT_MAX = 16;
 /** Bytes kept from each end of an over-long stdio line to find its id (so the error answer can
  * name the request it refuses). */
 export const STDIO_ID_PROBE_BYTES = 256;
+/** After stdin ends, requests already read are still answered for at most this long before the
+ * transport closes (a host that writes its requests and closes stdin at once still gets answers). */
+export const STDIO_DRAIN_AFTER_EOF_MS = 2_000;

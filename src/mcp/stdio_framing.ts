@@ -13,7 +13,8 @@
  * | an invalid response (no method)                 | none (a response is never answered); logged    |
  * | blank                                           | none                                           |
  *
- * End of input: when stdin ends (EOF or a read error) `inputEnded` resolves, then the transport
+ * End of input: when stdin ends (EOF or a read error) `inputEnded` resolves; the requests already
+ * read are still answered (for at most {@linkcode STDIO_DRAIN_AFTER_EOF_MS}), then the transport
  * closes itself (`onclose`, `closed`) as the SDK's own stdio transport does.
  *
  * @module
@@ -25,7 +26,7 @@ import {
   serializeMessage,
   type Transport,
 } from "@modelcontextprotocol/server";
-import { MCP_MESSAGE_BYTES_MAX, STDIO_ID_PROBE_BYTES } from "../base/limits.ts";
+import { MCP_MESSAGE_BYTES_MAX, STDIO_DRAIN_AFTER_EOF_MS, STDIO_ID_PROBE_BYTES } from "../base/limits.ts";
 
 /** JSON-RPC 2.0 error codes this framing answers with. */
 export const JSONRPC_PARSE_ERROR = -32700;
@@ -114,9 +115,18 @@ export class LineTransport implements Transport {
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #isClosed = false;
   #writes: Promise<void> = Promise.resolve();
+  /** Ids of requests handed to the server and not answered yet (answered before closing at EOF). */
+  readonly #unanswered = new Set<Id>();
+  #drained: (() => void) | undefined;
   readonly #decoder = new TextDecoder("utf-8", { fatal: true });
 
-  constructor(io: LineIo = processStdio(), lineBytesMax = MCP_MESSAGE_BYTES_MAX) {
+  readonly #drainAfterEofMs: number;
+
+  constructor(
+    io: LineIo = processStdio(),
+    lineBytesMax = MCP_MESSAGE_BYTES_MAX,
+    drainAfterEofMs = STDIO_DRAIN_AFTER_EOF_MS,
+  ) {
     if (!Number.isSafeInteger(lineBytesMax) || lineBytesMax < 2) {
       throw new RangeError(
         `Cannot frame stdio: lineBytesMax must be an integer >= 2, current value is ${lineBytesMax}`,
@@ -124,6 +134,7 @@ export class LineTransport implements Transport {
     }
     this.#io = io;
     this.#lineBytesMax = lineBytesMax;
+    this.#drainAfterEofMs = drainAfterEofMs;
     this.inputEnded = this.#inputEnded.promise;
     this.closed = this.#closed.promise;
   }
@@ -189,8 +200,22 @@ export class LineTransport implements Transport {
       if (!this.#isClosed) this.#report(err instanceof Error ? err : new Error(String(err)));
     } finally {
       this.#inputEnded.resolve();
-      void this.close();
+      void this.#drainThenClose();
     }
+  }
+
+  /** After the end of input: the requests already read get their answers (bounded), then close. */
+  async #drainThenClose(): Promise<void> {
+    if (this.#unanswered.size > 0 && !this.#isClosed) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => this.#drained = resolve),
+        new Promise<void>((resolve) => timer = setTimeout(resolve, this.#drainAfterEofMs)),
+      ]);
+      clearTimeout(timer);
+    }
+    await this.#writes; // answers already handed over are written before the close
+    await this.close();
   }
 
   #handleLine(bytes: Uint8Array): void {
@@ -230,6 +255,9 @@ export class LineTransport implements Transport {
       this.#answer(isId(id) ? id : null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${reason}`);
       return;
     }
+    // A request (method and id): answered before the transport closes at the end of input.
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    if (typeof method === "string" && isId(id)) this.#unanswered.add(id);
     this.onmessage?.(message);
   }
 
@@ -259,6 +287,10 @@ export class LineTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#isClosed) return Promise.reject(new Error("LineTransport is closed"));
+    const answered = (message as { id?: unknown; method?: unknown }).method === undefined
+      ? (message as { id?: unknown }).id
+      : undefined;
+    if (isId(answered) && this.#unanswered.delete(answered) && this.#unanswered.size === 0) this.#drained?.();
     const bytes = new TextEncoder().encode(serializeMessage(message));
     const write = this.#writes.then(() => this.#io.write(bytes));
     this.#writes = write.catch((err) => {
