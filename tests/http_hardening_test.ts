@@ -12,7 +12,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { AppError } from "../src/base/errors.ts";
 import { HTTP_PENDING_BODIES_PER_CLIENT_MAX, MCP_MESSAGE_BYTES_MAX } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
-import { httpTokenPath } from "../src/cli/http_token.ts";
+import { ensureHttpToken, httpTokenPath } from "../src/cli/http_token.ts";
 import { type HttpBounds, serveOnHttp } from "../src/mcp/transports.ts";
 import { denoExecPath, MODERN_PROTOCOL_VERSION, spawnHttpServer } from "./helpers/mcp_clients.ts";
 import { modernMeta, RawStdioServer, REPO_ROOT, serverArgs, spawnHttp, stdioServer } from "./helpers/longcall_procs.ts";
@@ -334,4 +334,51 @@ Deno.test("--http-no-auth: warned on every start, loopback only, and blind to jo
     assert.notEqual(out.code, 0);
     assert.match(new TextDecoder().decode(out.stderr), pattern);
   }
+});
+
+Deno.test("longcall serve --http-no-auth without --http is a usage error (exit 2)", async () => {
+  await using dir = await tempDir();
+  const out = await new Deno.Command(denoExecPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      `--allow-read=${dir.path},${REPO_ROOT}`,
+      "--allow-env",
+      "src/main.ts",
+      "serve",
+      "--http-no-auth",
+      "--db",
+      dir.file("x.db"),
+    ],
+    cwd: REPO_ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 2);
+  assert.match(new TextDecoder().decode(out.stderr), /--http-no-auth: it applies only with --http/);
+});
+
+Deno.test("ensureHttpToken() creates a 0600 token once, then refuses a directory, a symlink or an empty file", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("a.db");
+  const first = await ensureHttpToken(db);
+  assert.equal(first.created, true);
+  assert.equal(((await Deno.stat(first.path)).mode ?? 0) & 0o777, 0o600);
+  assert.deepEqual(await ensureHttpToken(db), { ...first, created: false });
+
+  const refused = async (make: (path: string) => Promise<void>, pattern: RegExp) => {
+    const other = dir.file(`${crypto.randomUUID()}.db`);
+    await make(httpTokenPath(other));
+    await assert.rejects(
+      ensureHttpToken(other),
+      (err: unknown) => err instanceof AppError && err.code === "access_denied" && pattern.test(err.message),
+    );
+  };
+  await refused((path) => Deno.mkdir(path), /not a regular file/);
+  await refused((path) => Deno.symlink(first.path, path), /not a regular file/);
+  await refused(async (path) => {
+    await Deno.writeTextFile(path, "\n", { mode: 0o600 });
+    await Deno.chmod(path, 0o600);
+  }, /it is empty/);
 });
