@@ -210,9 +210,9 @@ function forMode(spec: ScenarioSpec, mode: Mode): ScenarioSpec {
 /** The shipped flags (src/cli/permissions.ts), so conformance runs against the real configuration. */
 const PRODUCT_SERVER = `deno run ${
   permissionFlags().join(" ")
-} src/main.ts serve --http --listen 127.0.0.1:0 --db {db}`;
+} src/main.ts serve --http --http-no-auth --listen 127.0.0.1:0 --db {db}`;
 const FIXTURE_SERVER = "deno run --no-prompt --allow-net=127.0.0.1 --allow-read --allow-write --allow-env " +
-  "tests/helpers/conformance_fixture_server.ts --http --listen 127.0.0.1:0 --db {db}";
+  "tests/helpers/conformance_fixture_server.ts --http --http-no-auth --listen 127.0.0.1:0 --db {db}";
 const SPIKE_SERVER = "deno run --no-prompt --allow-net=127.0.0.1 tests/helpers/spike_server.ts --http 0";
 
 interface Options {
@@ -370,7 +370,15 @@ async function startServer(command: string, dbPath: string, startTimeoutMs: numb
   const argv = command.split(/\s+/).filter((s) => s !== "").map((s) => s.replaceAll("{db}", dbPath));
   const [program, ...rest] = argv;
   if (program === undefined) throw new TypeError(`Cannot start the server: current command is "${command}"`);
-  const child = new Deno.Command(program, { args: rest, stdin: "null", stdout: "null", stderr: "piped" }).spawn();
+  // The official suite sends no bearer token: the targets run with --http-no-auth, which refuses to
+  // start next to a LONGCALL_HTTP_TOKEN, so an exported token is not passed on.
+  const child = new Deno.Command(program, {
+    args: rest,
+    env: { LONGCALL_HTTP_TOKEN: "" },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
   let running = true;
   const exited = child.status.then((s) => {
     running = false;

@@ -20,6 +20,7 @@ import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
 import { defineJobKind } from "../src/jobs/kinds.ts";
 import { boundedResult } from "../src/jobs/views.ts";
 import { okResult } from "../src/mcp/tool_kit.ts";
+import { toolResultBytes } from "../src/mcp/fit_answer.ts";
 import type { GitHubClient } from "../src/github/client.ts";
 import type { CorpusRows } from "../src/store/corpus_rows.ts";
 import { openGitHubHarness, runJob } from "./helpers/github_jobs.ts";
@@ -31,24 +32,38 @@ function objectOfBytes(bytes: number): Record<string, unknown> {
   return { s: "x".repeat(bytes - '{"s":""}'.length) };
 }
 
+/**
+ * A JSON object whose whole tool result (structuredContent plus the same JSON as text) is exactly
+ * `bytes` bytes. Each "x" counts twice; one control character (6 + 7 bytes escaped) fixes the parity.
+ */
+function objectOfWireBytes(bytes: number): Record<string, unknown> {
+  for (const lead of ["", "\u0001"]) {
+    const base = toolResultBytes({ s: lead });
+    if ((bytes - base) % 2 === 0) return { s: lead + "x".repeat((bytes - base) / 2) };
+  }
+  throw new Error("unreachable: the two leads differ in parity");
+}
+
 Deno.test("okResult() sends a result of exactly MCP_RESULT_BYTES_MAX and refuses one byte more", () => {
-  const at = okResult(objectOfBytes(MCP_RESULT_BYTES_MAX));
+  const at = okResult(objectOfWireBytes(MCP_RESULT_BYTES_MAX));
   assert.equal(at.isError, undefined);
-  assert.equal(new TextEncoder().encode(at.content[0]?.text ?? "").length, MCP_RESULT_BYTES_MAX);
-  const past = okResult(objectOfBytes(MCP_RESULT_BYTES_MAX + 1));
+  assert.equal(new TextEncoder().encode(JSON.stringify(at)).length, MCP_RESULT_BYTES_MAX);
+  const past = okResult(objectOfWireBytes(MCP_RESULT_BYTES_MAX + 1));
   assert.equal(past.isError, true);
   assert.equal((past.structuredContent?.error as { code: string }).code, "internal");
 });
 
-Deno.test("boundedResult() keeps a result of exactly JOB_RESULT_VIEW_BYTES_MAX and truncates one byte more", () => {
+Deno.test("boundedResult() keeps a result of exactly JOB_RESULT_VIEW_BYTES_MAX and shortens one byte more", () => {
   const at = boundedResult(objectOfBytes(JOB_RESULT_VIEW_BYTES_MAX));
   assert.equal(at.truncated, false);
+  assert.equal(at.omittedBytes, 0);
   assert.deepEqual(at.result, objectOfBytes(JOB_RESULT_VIEW_BYTES_MAX));
   const past = boundedResult(objectOfBytes(JOB_RESULT_VIEW_BYTES_MAX + 1));
   assert.equal(past.truncated, true);
-  const prefix = (past.result as { truncated_json_prefix: string }).truncated_json_prefix;
-  assert.ok(new TextEncoder().encode(prefix).length < JOB_RESULT_VIEW_BYTES_MAX);
-  assert.ok(prefix.startsWith('{"s":"xxx'));
+  const shortened = (past.result as { s: string }).s;
+  assert.ok(shortened.startsWith("xxx"), "the same shape, a prefix of the string");
+  assert.ok(new TextEncoder().encode(JSON.stringify(past.result)).length <= JOB_RESULT_VIEW_BYTES_MAX);
+  assert.equal(past.omittedBytes, JOB_RESULT_VIEW_BYTES_MAX + 1 - JSON.stringify(past.result).length);
 });
 
 Deno.test("Executor stores a result of exactly JOB_RESULT_BYTES_MAX and fails a job whose result is one byte more", async () => {

@@ -383,7 +383,7 @@ function paddedLine(id: string, bytes: number): string {
   return line;
 }
 
-Deno.test("stdio server: bad input gets the right error, stdout stays pure, an oversized line closes the wire without losing queued work", async (t) => {
+Deno.test("stdio server: bad input gets the right error, stdout stays pure, an oversized line is skipped, shutdown keeps queued work", async (t) => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   const server = new RawStdioServer(stdioServer(dir.path, db, ["--running-max", "1", "--grace-ms", "200"]));
@@ -399,7 +399,7 @@ Deno.test("stdio server: bad input gets the right error, stdout stays pure, an o
     });
 
     await t.step(
-      "malformed JSON and non-JSON-RPC lines get no reply (SDK skips them); the next request is served",
+      "malformed JSON gets -32700 and non-JSON-RPC lines -32600 (tests/stdio_framing_test.ts has every case); the next request is served",
       async () => {
         const before = server.messages.length;
         await server.send("{not json");
@@ -408,8 +408,11 @@ Deno.test("stdio server: bad input gets the right error, stdout stays pure, an o
         await server.send("");
         const m = await server.request("tools/list", { _meta: modernMeta() });
         assert.equal((resultOf(m)["tools"] as unknown[]).length, 7);
-        // Exactly one message arrived since: the answer to the valid request.
-        assert.deepEqual(server.messages.slice(before), [m]);
+        // Each bad line got one error answer, in order, then the answer to the valid request.
+        const since = server.messages.slice(before, before + 3);
+        assert.deepEqual(since.map((x) => errorOf(x).code), [-32700, -32700, -32600]);
+        assert.deepEqual(since.map((x) => x.id), [null, null, null]);
+        assert.deepEqual(server.messages.slice(before + 3), [m]);
       },
     );
 
@@ -456,20 +459,24 @@ Deno.test("stdio server: bad input gets the right error, stdout stays pure, an o
       assert.equal((queued["structuredContent"] as Json)["status"], "queued");
     });
 
-    await t.step(`a line of ${MCP_MESSAGE_BYTES_MAX + 1} bytes closes the connection: no reply, exit 0`, async () => {
-      const before = server.messages.length;
-      await server.send(paddedLine("over-bound", MCP_MESSAGE_BYTES_MAX + 1));
-      const status = await server.exited();
-      assert.equal(status.code, 0);
-      assert.equal(server.messages.length, before, "nothing answered the oversized line");
-      assert.match(server.stderr(), /ReadBuffer exceeded maximum size of 1048576 bytes/);
-    });
+    await t.step(
+      `a line of ${MCP_MESSAGE_BYTES_MAX + 1} bytes is answered -32600 and skipped; the session stays open`,
+      async () => {
+        const over = server.waitFor("over-bound reply", (m) => m.id === "over-bound");
+        await server.send(paddedLine("over-bound", MCP_MESSAGE_BYTES_MAX + 1));
+        assert.equal(errorOf(await over).code, -32600);
+        const hang = resultOf(await server.modern("tools/call", { name: "jobs.get", arguments: { ids: [hangId] } }));
+        const v = ((hang["structuredContent"] as Json)["items"] as Json[])[0]?.["value"] as Json;
+        assert.equal(v["execution_state"], "running", "the running job was not interrupted");
+      },
+    );
 
     await t.step("every stdout line was a JSON-RPC message, and every request got exactly one response", () => {
       server.assertStdoutPure();
-      const ids = server.messages.filter((m) => "id" in m).map((m) => m.id);
+      const ids = server.messages.filter((m) => "id" in m && m.id !== null).map((m) => m.id);
       assert.equal(new Set(ids).size, ids.length, "no duplicate responses");
-      assert.ok(!ids.includes(null as unknown as string), "no id:null error replies");
+      const nulls = server.messages.filter((m) => "id" in m && m.id === null);
+      assert.equal(nulls.length, 3, "id:null only for the three lines without a readable id");
     });
   } finally {
     await server.close();

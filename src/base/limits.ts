@@ -295,3 +295,24 @@ export const GITHUB_ANONYMOUS_LIMIT_PER_HOUR = 60;
 export const GITHUB_HOST_CHARS_MAX = 253;
 /** Characters of one dot-separated label of a `--github-host` name: DNS's limit for a label. */
 export const GITHUB_HOST_LABEL_CHARS_MAX = 63;
+
+// ---------------------------------------------------------------- transports: slow clients and framing (issue 12)
+
+/** A request body must have arrived in full this long after its headers, or the request gets 408
+ * and its connection is closed: a client that sends headers and then trickles (or stops) cannot
+ * hold a request open. Deno.serve (2.9.6) has no header deadline of its own; a connection that
+ * never finishes its headers never reaches a handler and holds no request slot. */
+export const HTTP_BODY_TIMEOUT_MS = 10_000;
+/** Requests whose bodies are still arriving, in total (at most this many bodies of up to
+ * MCP_MESSAGE_BYTES_MAX are buffered). A request past the bound evicts the oldest pending one
+ * (408), so newcomers always get their turn and slow clients cannot lock everyone out. */
+export const HTTP_PENDING_BODIES_MAX = 128;
+/** Requests whose bodies are still arriving per client (its bearer authority and peer address);
+ * past it the client's own oldest pending request is evicted (408). */
+export const HTTP_PENDING_BODIES_PER_CLIENT_MAX = 16;
+/** Bytes kept from each end of an over-long stdio line to find its id (so the error answer can
+ * name the request it refuses). */
+export const STDIO_ID_PROBE_BYTES = 256;
+/** After stdin ends, requests already read are still answered for at most this long before the
+ * transport closes (a host that writes its requests and closes stdin at once still gets answers). */
+export const STDIO_DRAIN_AFTER_EOF_MS = 2_000;

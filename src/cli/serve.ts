@@ -16,7 +16,15 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import { createLogger, type Logger } from "../base/log.ts";
-import { JOB_RETENTION_MS_MAX, JOB_RETENTION_MS_MIN, LINGER_MS_DEFAULT, LINGER_MS_MAX } from "../base/limits.ts";
+import {
+  HTTP_BODY_TIMEOUT_MS,
+  HTTP_PENDING_BODIES_MAX,
+  HTTP_PENDING_BODIES_PER_CLIENT_MAX,
+  JOB_RETENTION_MS_MAX,
+  JOB_RETENTION_MS_MIN,
+  LINGER_MS_DEFAULT,
+  LINGER_MS_MAX,
+} from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
 import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
 import type { JobKindRegistry } from "../jobs/kinds.ts";
@@ -25,7 +33,8 @@ import { changeStamp } from "../store/change_stamp.ts";
 import { createServerFactory } from "../mcp/server.ts";
 import type { ToolDef } from "../mcp/tools.ts";
 import type { TaskInputs } from "../tasks/adapter.ts";
-import { serveOnHttp, serveOnStdio } from "../mcp/transports.ts";
+import { isLoopback, serveOnHttp, serveOnStdio } from "../mcp/transports.ts";
+import { ensureHttpToken } from "./http_token.ts";
 import type { GitHubConfig } from "./product.ts";
 import { netHostOf } from "./permissions.ts";
 import { databaseFiles, WorkerExecutor } from "./worker_executor.ts";
@@ -59,6 +68,8 @@ export interface ServerParts {
 export interface ServeFlags {
   db: string;
   http: boolean;
+  /** `--http-no-auth`: serve HTTP without a bearer token (loopback only; its own job scope). */
+  httpNoAuth?: boolean;
   listen: string;
   readOnly: boolean;
   admittedMax?: number;
@@ -106,6 +117,36 @@ export function parseListen(value: string): { hostname: string; port: number } {
     throw new UsageError(`Cannot use --listen: expected HOST:PORT such as 127.0.0.1:8765, current value is ${value}`);
   }
   return { hostname: m[1] ?? m[2] ?? "127.0.0.1", port };
+}
+
+/**
+ * The bearer token HTTP requires: LONGCALL_HTTP_TOKEN, or the generated one in the 0600 file next
+ * to the database (its path, never the token, is printed on stderr); none with `--http-no-auth`,
+ * which is refused off loopback and warned about on every start.
+ */
+async function httpToken(flags: ServeFlags): Promise<string | undefined> {
+  const fromEnv = envGet("LONGCALL_HTTP_TOKEN");
+  if (flags.httpNoAuth === true) {
+    if (fromEnv !== undefined) {
+      throw new UsageError("Cannot use --http-no-auth: LONGCALL_HTTP_TOKEN is set; unset one of them");
+    }
+    const { hostname } = parseListen(flags.listen);
+    if (!isLoopback(hostname)) {
+      throw new UsageError(`Cannot use --http-no-auth: it serves loopback only, current --listen is ${flags.listen}`);
+    }
+    console.error(
+      "longcall: WARNING: --http-no-auth: HTTP requests are NOT authenticated; any local user can call this " +
+        "server. Its requests see only the jobs they created themselves. Use it for local conformance runs only.",
+    );
+    return undefined;
+  }
+  if (fromEnv !== undefined) return fromEnv;
+  const file = await ensureHttpToken(flags.db);
+  console.error(
+    `longcall: HTTP bearer token ${file.created ? "written to" : "read from"} ${file.path} ` +
+      "(clients send Authorization: Bearer <its contents>)",
+  );
+  return file.token;
 }
 
 /** Runs a server until its transport closes or a signal arrives; returns the exit code. */
@@ -193,10 +234,19 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   let httpServing: ReturnType<typeof serveOnHttp> | undefined;
   if (flags.http) {
     const { hostname, port } = parseListen(flags.listen);
+    let token: string | undefined;
+    try {
+      token = await httpToken(flags);
+    } catch (err) {
+      await executor.stop();
+      store.close();
+      throw err;
+    }
     httpServing = serveOnHttp(factory, {
       hostname,
       port,
-      token: envGet("LONGCALL_HTTP_TOKEN"),
+      token,
+      noAuth: flags.httpNoAuth === true,
       log,
       gate: narrowed.promise,
       onListen: (p) => console.error(`LISTENING ${p}`),
@@ -303,13 +353,18 @@ export function serveCommand(parts: () => ServerParts): Command {
   return {
     name: "serve",
     summary: "Serve MCP over stdio (default) or streamable HTTP.",
-    usage: "longcall serve [--http] [--listen HOST:PORT] [--read-only] [--db PATH]",
+    usage: "longcall serve [--http [--http-no-auth]] [--listen HOST:PORT] [--read-only] [--db PATH]",
     description: [
       "Both protocol generations are served: 2026-07-28 clients (server/discover) get the",
       "io.modelcontextprotocol/tasks extension; legacy clients (initialize) get JobReferences and jobs.get,",
       "whose wait_ms (up to 45000) waits in the call until a job changes or ends (for hosts that cannot sleep).",
-      "Logs go to stderr (LONGCALL_LOG=debug|info|warn|error). With --http, a non-loopback --listen",
-      "requires LONGCALL_HTTP_TOKEN; clients then send Authorization: Bearer <token>.",
+      "Logs go to stderr (LONGCALL_LOG=debug|info|warn|error).",
+      "With --http every request needs Authorization: Bearer <token>: LONGCALL_HTTP_TOKEN, or else a token",
+      "generated into <db>.http-token (mode 0600; its path is printed on stderr, the token never). Only",
+      "--http-no-auth (loopback only, warned on every start; for local conformance runs) serves without a",
+      "token, and its requests see only the jobs they created. Slow clients are bounded: a body must arrive",
+      `within ${HTTP_BODY_TIMEOUT_MS} ms, and the oldest of too many pending bodies (${HTTP_PENDING_BODIES_PER_CLIENT_MAX} ` +
+      `per client, ${HTTP_PENDING_BODIES_MAX} in all) is answered 408.`,
       "",
       "Jobs outlive the session: when the host goes away (end of stdin, or SIGHUP when its terminal closes)",
       "a server with running jobs stops serving and claiming, stops writing to stdout and stderr, and keeps",
@@ -323,6 +378,10 @@ export function serveCommand(parts: () => ServerParts): Command {
     ].join("\n"),
     options: {
       http: { type: "boolean", help: "Serve streamable HTTP at /mcp instead of stdio" },
+      "http-no-auth": {
+        type: "boolean",
+        help: "INSECURE, loopback only: serve --http without a bearer token (local conformance runs)",
+      },
       listen: { type: "string", help: "Address for --http (default 127.0.0.1:8765; port 0 = any)", value: "HOST:PORT" },
       "read-only": { type: "boolean", help: "List only read-only tools (no job submission, no cancel)" },
       db: { type: "string", help: "Database path (default $LONGCALL_DB or the user data dir)", value: "PATH" },
@@ -351,11 +410,15 @@ export function serveCommand(parts: () => ServerParts): Command {
       if (sync !== undefined && sync !== "NORMAL" && sync !== "FULL") {
         throw new UsageError(`Cannot use --synchronous: expected NORMAL or FULL, current value is ${sync}`);
       }
+      if (values["http-no-auth"] === true && values.http !== true) {
+        throw new UsageError("Cannot use --http-no-auth: it applies only with --http");
+      }
       const retention = values["retention-ms"] ?? envGet("LONGCALL_RETENTION_MS");
       const linger = values["linger-ms"] ?? envGet("LONGCALL_LINGER_MS");
       return runServer({
         db: resolveDbPath(values.db as string | undefined),
         http: values.http === true,
+        httpNoAuth: values["http-no-auth"] === true,
         listen: (values.listen as string | undefined) ?? "127.0.0.1:8765",
         readOnly: values["read-only"] === true,
         ...(values["admitted-max"] === undefined

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { shrinkJson } from "../base/json_bound.ts";
 import { JOB_RESULT_VIEW_BYTES_MAX } from "../base/limits.ts";
 import type { JobRow } from "../store/job_rows.ts";
 
@@ -36,18 +37,16 @@ export function jobSummary(row: JobRow): string {
   }
 }
 
-/** Result JSON bounded for embedding in a view. */
+/**
+ * Result JSON bounded for embedding in a view: a result over `bytesMax` is shortened into a
+ * valid value of the same shape (strings keep a prefix, lists their first entries; see
+ * src/base/json_bound.ts), with `omittedBytes` saying how much was left out.
+ */
 export function boundedResult(result: unknown, bytesMax = JOB_RESULT_VIEW_BYTES_MAX): {
   result: unknown;
   truncated: boolean;
+  omittedBytes: number;
 } {
-  const json = JSON.stringify(result ?? null);
-  if (new TextEncoder().encode(json).length <= bytesMax) return { result, truncated: false };
-  return {
-    result: {
-      truncated_json_prefix: new TextDecoder().decode(new TextEncoder().encode(json).slice(0, bytesMax - 256))
-        .replace(/\uFFFD$/, ""),
-    },
-    truncated: true,
-  };
+  const { value, omittedBytes } = shrinkJson(result ?? null, bytesMax);
+  return { result: omittedBytes === 0 ? result : value, truncated: omittedBytes > 0, omittedBytes };
 }

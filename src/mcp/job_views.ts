@@ -49,6 +49,8 @@ export interface JobItem {
   request?: unknown;
   result?: unknown;
   result_truncated?: boolean;
+  /** JSON bytes of the stored result left out of `result` (only when `result_truncated`). */
+  result_omitted_bytes?: number;
 }
 
 /** One entry of a vectorized answer. */
@@ -109,9 +111,10 @@ export function jobItem(
   if (format === "detailed") {
     item.request = row.request;
     if (row.status === "succeeded") {
-      const { result, truncated } = boundedResult(row.result);
+      const { result, truncated, omittedBytes } = boundedResult(row.result);
       item.result = result;
       item.result_truncated = truncated;
+      if (truncated) item.result_omitted_bytes = omittedBytes;
     }
   }
   return item;

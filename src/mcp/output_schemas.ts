@@ -46,21 +46,22 @@ export const JobItemOutput = z.object({
   request: JsonValueOutput.optional(),
   result: JsonValueOutput.optional(),
   result_truncated: z.boolean().optional(),
+  result_omitted_bytes: Count.optional(),
 });
 
-/** A result over the view bound (src/jobs/views.ts `boundedResult`): a prefix of its JSON. */
-export const TruncatedResultOutput = z.object({ truncated_json_prefix: z.string() });
 
 /**
  * The final results a job-submitting tool's task can complete with (src/tasks/task_views.ts
  * `terminalToolResult`): the job's result within the view bound (`result` is `resultSchema`), the
- * truncated form past it, and a job that failed with an operation error (`isError: true`).
+ * shrunk form past it, and a job that failed with an operation error (`isError: true`).
  */
 export function jobResultOutputs(kind: string, resultSchema: z.ZodType = JsonValueOutput): z.ZodType[] {
   const base = { id: z.string(), kind: z.literal(kind), outcome: z.string() };
   return [
     z.object({ ...base, result: resultSchema, result_truncated: z.literal(false) }),
-    z.object({ ...base, result: TruncatedResultOutput, result_truncated: z.literal(true) }),
+    // Past the bound the result is shrunk (src/base/json_bound.ts: long strings cut, long lists shortened),
+    // so it keeps its JSON shape but need not satisfy every bound of `resultSchema`.
+    z.object({ ...base, result: JsonValueOutput, result_truncated: z.literal(true), result_omitted_bytes: Count }),
     z.object({ ...base, error: JobErrorOutput }),
   ];
 }

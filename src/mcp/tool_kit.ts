@@ -11,6 +11,7 @@ import { AppError, type JobError } from "../base/errors.ts";
 import { MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 import { zodToInvalidArgument } from "../base/validation.ts";
 import { isStorageFault, storageUnavailable } from "../store/tx.ts";
+import { fitItems, toolResultBytes } from "./fit_answer.ts";
 
 /** The Standard Schema shape the SDK reads (`~standard.validate` + `~standard.jsonSchema`). */
 export type AdvertisedSchema = z.ZodType;
@@ -45,20 +46,26 @@ export interface ToolResult {
 /**
  * A successful tool result carrying `structured` as structuredContent and, for clients
  * that read only text, the same JSON as text (no second copy in prose: model-visible
- * bytes matter).
+ * bytes matter). The whole result (both copies) stays within {@linkcode MCP_RESULT_BYTES_MAX}:
+ * an answer with an `items` list is fitted by shortening its largest items, each flagged
+ * `truncated: true` with `omitted_bytes` (see src/mcp/fit_answer.ts), never failed whole.
  */
 export function okResult(structured: Record<string, unknown>): ToolResult {
-  const json = JSON.stringify(structured);
-  const bytes = new TextEncoder().encode(json).length;
+  let answer = structured;
+  const bytes = toolResultBytes(answer);
   if (bytes > MCP_RESULT_BYTES_MAX) {
-    // Never exceed the result bound: callers bound their own payloads, so this is a last line.
-    return errorResult(
-      new AppError("internal", `Cannot return result: ${bytes} bytes is over the ${MCP_RESULT_BYTES_MAX}-byte limit`),
-    );
+    const fitted = fitItems(structured);
+    if (fitted === undefined) {
+      // Never exceed the result bound: callers bound their own payloads, so this is a last line.
+      return errorResult(
+        new AppError("internal", `Cannot return result: ${bytes} bytes is over the ${MCP_RESULT_BYTES_MAX}-byte limit`),
+      );
+    }
+    answer = fitted;
   }
   return {
-    content: [{ type: "text", text: json }],
-    structuredContent: structured,
+    content: [{ type: "text", text: JSON.stringify(answer) }],
+    structuredContent: answer,
   };
 }
 

@@ -90,6 +90,9 @@ const BatchOutput = z.object({
     reason: z.enum(["not_found", "terminal", "invalid_id"]).optional(),
     message: z.string().optional(),
     retry_after_ms: z.number().int().optional(),
+    /** Set when `value` was shortened to fit the answer bound (src/mcp/fit_answer.ts). */
+    truncated: z.literal(true).optional(),
+    omitted_bytes: z.number().int().optional(),
   })),
 });
 
@@ -129,7 +132,8 @@ export function jobsTools(control: JobControl): ToolDef[] {
       description: "Read jobs by id (up to 100 per call). Each id gets its own item in input order; an unknown id " +
         "is an item with reason not_found, never a failed call. Poll again after the item's retry_after_ms, or " +
         `pass wait_ms (up to ${JOB_WAIT_MS_MAX}) to wait in the call until a job changes or ends. ` +
-        "response_format detailed includes the typed result of a succeeded job.",
+        "response_format detailed includes the typed result of a succeeded job. An item too large for one answer " +
+        "is shortened and says so (truncated: true, omitted_bytes); ask for fewer ids to see more.",
       inputSchema: JobsGetInput,
       outputSchema: JobsGetOutput,
       annotations: { title: "Read jobs", ...LOCAL_READ },

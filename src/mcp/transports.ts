@@ -14,29 +14,18 @@ import {
   type McpServerFactory,
   originValidationResponse,
 } from "@modelcontextprotocol/server";
-import { serveStdio, StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { AppError } from "../base/errors.ts";
-import { HTTP_CONCURRENT_REQUESTS_MAX, LOG_TRANSPORT_ERROR_CHARS_MAX, MCP_MESSAGE_BYTES_MAX } from "../base/limits.ts";
+import {
+  HTTP_BODY_TIMEOUT_MS,
+  HTTP_CONCURRENT_REQUESTS_MAX,
+  HTTP_PENDING_BODIES_MAX,
+  HTTP_PENDING_BODIES_PER_CLIENT_MAX,
+  LOG_TRANSPORT_ERROR_CHARS_MAX,
+  MCP_MESSAGE_BYTES_MAX,
+} from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
-
-/** A stdio transport whose close (stdin end, overflow, explicit close) is observable. */
-class ObservedStdioTransport extends StdioServerTransport {
-  readonly closed: Promise<void>;
-  #resolve: () => void = () => {};
-
-  constructor(maxBufferSize: number) {
-    super(undefined, undefined, { maxBufferSize });
-    this.closed = new Promise((resolve) => this.#resolve = resolve);
-  }
-
-  override async close(): Promise<void> {
-    try {
-      await super.close();
-    } finally {
-      this.#resolve();
-    }
-  }
-}
+import { LineTransport, processStdio } from "./stdio_framing.ts";
 
 /** Transport errors can carry whole validation reports; a log line keeps the gist. */
 function firstLine(message: string): string {
@@ -50,27 +39,61 @@ export interface Serving {
   close(): Promise<void>;
 }
 
-/** Serves MCP on stdin/stdout. stdout carries only protocol messages. */
-export function serveOnStdio(factory: McpServerFactory, log: Logger): Serving {
-  const transport = new ObservedStdioTransport(MCP_MESSAGE_BYTES_MAX);
+/**
+ * Serves MCP on stdin/stdout through longcall's own line framing (src/mcp/stdio_framing.ts):
+ * every line that is not valid JSON-RPC is answered (-32700 / -32600) and an over-long line is
+ * skipped with an answer, never closing the session. stdout carries only protocol messages.
+ * `inputEnded` resolves when stdin ends; `closed` when the transport has closed (it closes itself
+ * right after the end of input).
+ */
+export function serveOnStdio(factory: McpServerFactory, log: Logger): Serving & { inputEnded: Promise<void> } {
+  const transport = new LineTransport(processStdio(), MCP_MESSAGE_BYTES_MAX);
   const handle = serveStdio(factory, {
     transport,
     onerror: (error) => log.warn("stdio transport error", { error: firstLine(error.message) }),
   });
-  return { closed: transport.closed, close: () => handle.close() };
+  return { closed: transport.closed, inputEnded: transport.inputEnded, close: () => handle.close() };
 }
 
 export interface HttpOptions {
   hostname: string;
   port: number;
-  /** Required unless bound to loopback. */
+  /** The bearer token every request must carry. Required unless `noAuth`. */
   token?: string | undefined;
+  /**
+   * Explicit opt-in to serve without a bearer token (loopback only, for local conformance runs).
+   * Such requests act as {@linkcode NO_AUTH_AUTHORITY}: they never see jobs created with a token
+   * or by the local authority (stdio, CLI).
+   */
+  noAuth?: boolean;
   log: Logger;
   /** Called with the bound port once listening. */
   onListen?: (port: number) => void;
   /** Requests wait for this before they are handled (the server narrows its permissions first). */
   gate?: Promise<void>;
+  /** Slow-client bounds (tests shorten them; defaults from src/base/limits.ts). */
+  bounds?: Partial<HttpBounds>;
 }
+
+/** The bounds on requests whose bodies are still arriving. */
+export interface HttpBounds {
+  bodyTimeoutMs: number;
+  pendingBodiesMax: number;
+  pendingBodiesPerClientMax: number;
+}
+
+/** Counters of the slow-client defences (observable by tests and logged on eviction). */
+export interface HttpStats {
+  /** Requests whose bodies are being read right now. */
+  pendingBodies: number;
+  /** Requests answered 408 because their body did not arrive within the deadline. */
+  timedOut: number;
+  /** Requests answered 408 because newer requests needed their place. */
+  evicted: number;
+}
+
+/** The authority of every request served under `--http-no-auth`: its own scope, never the local one. */
+export const NO_AUTH_AUTHORITY = "http-no-auth";
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
@@ -98,18 +121,131 @@ function jsonError(status: number, code: number, message: string, headers: Recor
   });
 }
 
+interface PendingBody {
+  client: string;
+  abort(why: "timeout" | "evicted"): void;
+}
+
 /**
- * Serves MCP at `/mcp` over streamable HTTP. Loopback only unless a bearer token is set;
- * `Host` and `Origin` are validated against the bound address (DNS-rebinding protection).
- *
- * @throws {AppError} `invalid_argument` when asked to bind a non-loopback address without a token.
+ * Reads request bodies under a deadline and two bounds (in total and per client). A request past
+ * a bound evicts the oldest pending one in that scope (it is answered 408), so a crowd of slow
+ * clients can delay nobody for longer than it takes to replace one of them.
  */
-export function serveOnHttp(factory: McpServerFactory, options: HttpOptions): Serving & { port: Promise<number> } {
-  if (!isLoopback(options.hostname) && options.token === undefined) {
+class BodyReader {
+  readonly stats: HttpStats = { pendingBodies: 0, timedOut: 0, evicted: 0 };
+  readonly #pending: PendingBody[] = [];
+  readonly #bounds: HttpBounds;
+  readonly #log: Logger;
+
+  constructor(bounds: HttpBounds, log: Logger) {
+    this.#bounds = bounds;
+    this.#log = log;
+  }
+
+  #admit(entry: PendingBody): void {
+    const ofClient = this.#pending.filter((p) => p.client === entry.client);
+    if (ofClient.length >= this.#bounds.pendingBodiesPerClientMax) ofClient[0]?.abort("evicted");
+    if (this.#pending.length >= this.#bounds.pendingBodiesMax) this.#pending[0]?.abort("evicted");
+    this.#pending.push(entry);
+    this.stats.pendingBodies = this.#pending.length;
+  }
+
+  #remove(entry: PendingBody): void {
+    const i = this.#pending.indexOf(entry);
+    if (i >= 0) this.#pending.splice(i, 1);
+    this.stats.pendingBodies = this.#pending.length;
+  }
+
+  /** The whole body, or the error response to send instead. */
+  async read(body: ReadableStream<Uint8Array>, client: string): Promise<Uint8Array<ArrayBuffer> | Response> {
+    const reader = body.getReader();
+    let reason: "timeout" | "evicted" | undefined;
+    const entry: PendingBody = {
+      client,
+      abort: (why) => {
+        if (reason !== undefined) return;
+        reason = why;
+        this.#remove(entry);
+        reader.cancel().catch(() => {});
+      },
+    };
+    this.#admit(entry);
+    const timer = setTimeout(() => entry.abort("timeout"), this.#bounds.bodyTimeoutMs);
+    const chunks: Uint8Array[] = [];
+    let length = 0;
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        length += value.length;
+        if (length > MCP_MESSAGE_BYTES_MAX) {
+          reader.cancel().catch(() => {});
+          return jsonError(413, -32000, `Payload too large: a request body is at most ${MCP_MESSAGE_BYTES_MAX} bytes`, {
+            connection: "close",
+          });
+        }
+        chunks.push(value);
+      }
+    } catch {
+      if (reason === undefined) return jsonError(400, -32000, "Bad request: the request body could not be read");
+    } finally {
+      clearTimeout(timer);
+      this.#remove(entry);
+    }
+    if (reason === "timeout") {
+      this.stats.timedOut++;
+      return jsonError(
+        408,
+        -32000,
+        `Request Timeout: the request body did not arrive within ${this.#bounds.bodyTimeoutMs} ms`,
+        { connection: "close" },
+      );
+    }
+    if (reason === "evicted") {
+      this.stats.evicted++;
+      this.#log.warn("http: a slow request body was dropped for a newer request", { client_pending: client });
+      return jsonError(
+        408,
+        -32000,
+        "Request Timeout: too many requests were still sending their bodies; this one had waited longest",
+        { connection: "close" },
+      );
+    }
+    const out = new Uint8Array(length);
+    let offset = 0;
+    for (const c of chunks) {
+      out.set(c, offset);
+      offset += c.length;
+    }
+    return out;
+  }
+}
+
+/**
+ * Serves MCP at `/mcp` over streamable HTTP. A bearer token is always required unless `noAuth`
+ * (loopback only) is set explicitly; `Host` and `Origin` are validated against the bound address
+ * (DNS-rebinding protection). Bodies are read under a deadline and per-client and total bounds
+ * before a request takes one of the {@linkcode HTTP_CONCURRENT_REQUESTS_MAX} handling slots, so
+ * slow clients cannot starve the others.
+ *
+ * @throws {AppError} `invalid_argument` without a token and without `noAuth`, or with `noAuth`
+ * on a non-loopback address.
+ */
+export function serveOnHttp(
+  factory: McpServerFactory,
+  options: HttpOptions,
+): Serving & { port: Promise<number>; stats: () => HttpStats } {
+  if (options.noAuth === true && options.token !== undefined) {
+    throw new AppError("invalid_argument", "Cannot serve HTTP: a bearer token and --http-no-auth exclude each other");
+  }
+  if (options.noAuth === true && !isLoopback(options.hostname)) {
     throw new AppError(
       "invalid_argument",
-      `Cannot listen on ${options.hostname}: a non-loopback address requires LONGCALL_HTTP_TOKEN (bearer authentication)`,
+      `Cannot listen on ${options.hostname} without authentication: --http-no-auth is for loopback addresses only`,
     );
+  }
+  if (options.noAuth !== true && options.token === undefined) {
+    throw new AppError("invalid_argument", "Cannot serve HTTP: a bearer token is required (or --http-no-auth)");
   }
   const handler = createMcpHandler(factory, {
     maxRequestBodySize: MCP_MESSAGE_BYTES_MAX,
@@ -121,7 +257,13 @@ export function serveOnHttp(factory: McpServerFactory, options: HttpOptions): Se
   const allowedOrigins = isLoopback(options.hostname)
     ? localhostAllowedOrigins()
     : [...localhostAllowedOrigins(), options.hostname];
-  const tokenAuthority = options.token === undefined ? undefined : authorityFor(options.token);
+  const token = options.token;
+  const tokenAuthority = token === undefined ? Promise.resolve(NO_AUTH_AUTHORITY) : authorityFor(token);
+  const bodies = new BodyReader({
+    bodyTimeoutMs: options.bounds?.bodyTimeoutMs ?? HTTP_BODY_TIMEOUT_MS,
+    pendingBodiesMax: options.bounds?.pendingBodiesMax ?? HTTP_PENDING_BODIES_MAX,
+    pendingBodiesPerClientMax: options.bounds?.pendingBodiesPerClientMax ?? HTTP_PENDING_BODIES_PER_CLIENT_MAX,
+  }, options.log);
   let inFlight = 0;
   let resolvePort: (port: number) => void = () => {};
   const port = new Promise<number>((resolve) => resolvePort = resolve);
@@ -133,7 +275,7 @@ export function serveOnHttp(factory: McpServerFactory, options: HttpOptions): Se
       resolvePort(port);
       options.onListen?.(port);
     },
-  }, async (req) => {
+  }, async (req, info) => {
     if (options.gate !== undefined) await options.gate;
     const url = new URL(req.url);
     if (url.pathname !== "/mcp") return jsonError(404, -32000, "Not found: MCP is served at /mcp");
@@ -141,34 +283,43 @@ export function serveOnHttp(factory: McpServerFactory, options: HttpOptions): Se
     if (badHost !== undefined) return badHost;
     const badOrigin = originValidationResponse(req, allowedOrigins);
     if (badOrigin !== undefined) return badOrigin;
-    let authority: string | undefined;
-    if (options.token !== undefined) {
+    if (token !== undefined) {
       const header = req.headers.get("authorization") ?? "";
       const presented = header.startsWith("Bearer ") ? header.slice(7) : "";
-      if (!timingSafeEqual(presented, options.token)) {
+      if (!timingSafeEqual(presented, token)) {
         return jsonError(401, -32001, "Unauthorized: a valid bearer token is required", {
           "www-authenticate": 'Bearer realm="longcall"',
         });
       }
-      authority = await tokenAuthority;
+    }
+    const authority = await tokenAuthority;
+    let forwarded = req;
+    if (req.body !== null) {
+      const declared = Number(req.headers.get("content-length") ?? "0");
+      if (declared > MCP_MESSAGE_BYTES_MAX) {
+        return jsonError(413, -32000, `Payload too large: a request body is at most ${MCP_MESSAGE_BYTES_MAX} bytes`, {
+          connection: "close",
+        });
+      }
+      const body = await bodies.read(req.body, `${authority}@${info.remoteAddr.hostname}`);
+      if (body instanceof Response) return body;
+      forwarded = new Request(req.url, { method: req.method, headers: req.headers, body });
     }
     if (inFlight >= HTTP_CONCURRENT_REQUESTS_MAX) {
       return jsonError(503, -32000, "Server busy: too many concurrent requests", { "retry-after": "1" });
     }
     inFlight++;
     try {
-      return await handler.fetch(
-        req,
-        authority === undefined ? {} : {
-          authInfo: { token: "[bearer]", clientId: "longcall-http", scopes: [], extra: { authority } },
-        },
-      );
+      return await handler.fetch(forwarded, {
+        authInfo: { token: "[bearer]", clientId: "longcall-http", scopes: [], extra: { authority } },
+      });
     } finally {
       inFlight--;
     }
   });
   return {
     port,
+    stats: () => ({ ...bodies.stats }),
     closed: server.finished,
     close: async () => {
       await handler.close();

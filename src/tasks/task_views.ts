@@ -24,6 +24,8 @@ import type {
   GetTaskResultV2,
 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import type { JobError } from "../base/errors.ts";
+import { jsonBytes } from "../base/json_bound.ts";
+import { JOB_RESULT_VIEW_BYTES_MAX, MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 import type { JobControl } from "../jobs/control.ts";
 import { boundedResult, jobSummary } from "../jobs/views.ts";
 import type { JobRow } from "../store/job_rows.ts";
@@ -55,7 +57,7 @@ export interface CompleteToolResult {
  * reconstructed for `jobs.get` parity. `structuredContent.result` is the same bounded
  * result `jobs.get` shows in its detailed view.
  */
-export function terminalToolResult(row: JobRow): CompleteToolResult {
+export function terminalToolResult(row: JobRow, resultBytesMax = JOB_RESULT_VIEW_BYTES_MAX): CompleteToolResult {
   if (row.status === "failed") {
     const error = row.error as JobError;
     const structured = { id: row.id, kind: row.kind, outcome: row.outcome ?? "failed", error };
@@ -66,13 +68,14 @@ export function terminalToolResult(row: JobRow): CompleteToolResult {
       resultType: "complete",
     };
   }
-  const { result, truncated } = boundedResult(row.result);
+  const { result, truncated, omittedBytes } = boundedResult(row.result, resultBytesMax);
   const structured = {
     id: row.id,
     kind: row.kind,
     outcome: row.outcome ?? "succeeded",
     result,
     result_truncated: truncated,
+    ...(truncated ? { result_omitted_bytes: omittedBytes } : {}),
   };
   return {
     content: [{ type: "text", text: JSON.stringify(structured) }],
@@ -113,7 +116,12 @@ function base(row: JobRow, control: JobControl) {
  * The detailed task for a job (what `tasks/get` returns, minus `resultType`). `inputs` is set
  * only by the conformance fixture: no product job waits for input.
  */
-export function detailedTask(row: JobRow, control: JobControl, inputs?: TaskInputs): DetailedTaskV2 {
+export function detailedTask(
+  row: JobRow,
+  control: JobControl,
+  inputs?: TaskInputs,
+  resultBytesMax = JOB_RESULT_VIEW_BYTES_MAX,
+): DetailedTaskV2 {
   const b = base(row, control);
   switch (row.status) {
     case "queued":
@@ -138,16 +146,29 @@ export function detailedTask(row: JobRow, control: JobControl, inputs?: TaskInpu
           },
         };
       }
-      return { ...b, status: "completed", result: toJson(terminalToolResult(row)) };
+      return { ...b, status: "completed", result: toJson(terminalToolResult(row, resultBytesMax)) };
     case "succeeded":
-      return { ...b, status: "completed", result: toJson(terminalToolResult(row)) };
+      return { ...b, status: "completed", result: toJson(terminalToolResult(row, resultBytesMax)) };
   }
 }
 
-/** `tasks/get` result. */
+/**
+ * `tasks/get` result, within {@linkcode MCP_RESULT_BYTES_MAX}: the embedded tool result carries
+ * its structuredContent twice (as JSON text too), and escaping can grow the text copy, so the
+ * embedded result's budget is halved until the whole answer fits (`result_truncated: true`,
+ * `result_omitted_bytes` inside the tool result say so).
+ */
 export function getTaskResult(row: JobRow, control: JobControl, inputs?: TaskInputs): GetTaskResultV2 {
-  return { ...detailedTask(row, control, inputs), resultType: "complete" } as GetTaskResultV2;
+  let budget = JOB_RESULT_VIEW_BYTES_MAX;
+  for (;;) {
+    const answer = { ...detailedTask(row, control, inputs, budget), resultType: "complete" } as GetTaskResultV2;
+    if (budget <= TASK_RESULT_BYTES_FLOOR || jsonBytes(answer) <= MCP_RESULT_BYTES_MAX) return answer;
+    budget = Math.floor(budget / 2);
+  }
 }
+
+/** Below this embedded-result budget halving stops (every other field of a task is bounded and small). */
+const TASK_RESULT_BYTES_FLOOR = 1024;
 
 /** The flat `CreateTaskResult` a job-submitting `tools/call` returns to a declaring client. */
 export function createTaskResult(row: JobRow, control: JobControl): CreateTaskResultV2 {

@@ -5,7 +5,7 @@
  * See docs/notes/conformance.md for what each scenario asserts.
  *
  *   deno run --no-prompt --allow-net=127.0.0.1 --allow-read --allow-write --allow-env \
- *     tests/helpers/conformance_fixture_server.ts --http --listen 127.0.0.1:0 --db DIR/x.db
+ *     tests/helpers/conformance_fixture_server.ts --http --http-no-auth --listen 127.0.0.1:0 --db DIR/x.db
  *
  * | tool | job kind | declaring request | other requests |
  * |---|---|---|---|
@@ -325,6 +325,7 @@ if (import.meta.main) {
     options: {
       db: { type: "string" },
       http: { type: "boolean" },
+      "http-no-auth": { type: "boolean" },
       listen: { type: "string" },
     },
   });
@@ -333,6 +334,7 @@ if (import.meta.main) {
   const code = await runServer({
     db: values.db ?? ":memory:",
     http: values.http === true,
+    httpNoAuth: values["http-no-auth"] === true,
     listen: values.listen ?? "127.0.0.1:0",
     readOnly: false,
   }, {

@@ -61,16 +61,21 @@ export function stdioServer(
   };
 }
 
-/** Starts the test server over streamable HTTP on a free loopback port; MCP is at `url`. */
+/**
+ * Starts the test server over streamable HTTP on a free loopback port; MCP is at `url`. Without a
+ * `LONGCALL_HTTP_TOKEN` in `env` it runs with `--http-no-auth` (the official clients here send no
+ * token); pass a token to test authentication.
+ */
 export async function spawnHttp(
   dir: string,
   db: string,
   flags: readonly string[] = [],
   env: Record<string, string> = {},
 ): Promise<SpawnedHttpServer & { mcpUrl: URL }> {
+  const noAuth = (env["LONGCALL_HTTP_TOKEN"] ?? "") === "" ? ["--http-no-auth"] : [];
   const server = await spawnHttpServer({
     command: denoExecPath(),
-    args: serverArgs(dir, db, ["--http", "--listen", "127.0.0.1:0", ...flags]),
+    args: serverArgs(dir, db, ["--http", ...noAuth, "--listen", "127.0.0.1:0", ...flags]),
     cwd: REPO_ROOT,
     env: { LONGCALL_LOG: CHILD_LOG, LONGCALL_HTTP_TOKEN: "", ...env },
   }, { path: "/mcp" });
@@ -161,6 +166,15 @@ export class RawStdioServer implements AsyncDisposable {
     const text = typeof line === "string" ? line : JSON.stringify(line);
     try {
       await this.#writer.write(new TextEncoder().encode(text + "\n"));
+    } catch (err) {
+      if (!(err instanceof Deno.errors.BrokenPipe) && !String(err).includes("closed")) throw err;
+    }
+  }
+
+  /** Writes raw bytes (no newline added): invalid UTF-8, partial lines. Ignores a closed pipe. */
+  async sendBytes(bytes: Uint8Array): Promise<void> {
+    try {
+      await this.#writer.write(bytes);
     } catch (err) {
       if (!(err instanceof Deno.errors.BrokenPipe) && !String(err).includes("closed")) throw err;
     }

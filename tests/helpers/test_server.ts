@@ -71,6 +71,7 @@ if (import.meta.main) {
     options: {
       db: { type: "string" },
       http: { type: "boolean" },
+      "http-no-auth": { type: "boolean" },
       listen: { type: "string" },
       "read-only": { type: "boolean" },
       "admitted-max": { type: "string" },
@@ -98,6 +99,7 @@ if (import.meta.main) {
     {
       db: values.db ?? ":memory:",
       http: values.http === true,
+      httpNoAuth: values["http-no-auth"] === true,
       listen: values.listen ?? "127.0.0.1:0",
       readOnly: values["read-only"] === true,
       ...(values["admitted-max"] === undefined ? {} : { admittedMax: Number(values["admitted-max"]) }),

@@ -1,0 +1,324 @@
+/**
+ * The stdio wire: newline-delimited JSON-RPC on stdin/stdout, handed to the SDK's `serveStdio`
+ * through its documented `transport` option. Unlike the SDK's default transport, every line
+ * that is not a valid JSON-RPC 2.0 message gets an answer instead of silence, and a line over
+ * the bound is skipped (with an answer) instead of closing the session:
+ *
+ * | line                                            | answer                                         |
+ * |-------------------------------------------------|------------------------------------------------|
+ * | not JSON, or not UTF-8                          | `-32700` Parse error, id `null`                |
+ * | JSON but not a request/notification/response    | `-32600` Invalid Request, its id when readable |
+ * | a batch (JSON array; MCP has no batches)        | `-32600` per element id (or one with `null`)   |
+ * | over {@linkcode MCP_MESSAGE_BYTES_MAX} bytes    | `-32600` Request too large, its id if readable |
+ * | an invalid response (no method)                 | none (a response is never answered); logged    |
+ * | blank                                           | none                                           |
+ *
+ * End of input: when stdin ends (EOF or a read error) `inputEnded` resolves; the requests already
+ * read are still answered (for at most {@linkcode STDIO_DRAIN_AFTER_EOF_MS}), then the transport
+ * closes itself (`onclose`, `closed`) as the SDK's own stdio transport does.
+ *
+ * @module
+ */
+
+import {
+  type JSONRPCMessage,
+  parseJSONRPCMessage,
+  serializeMessage,
+  type Transport,
+} from "@modelcontextprotocol/server";
+import { MCP_MESSAGE_BYTES_MAX, STDIO_DRAIN_AFTER_EOF_MS, STDIO_ID_PROBE_BYTES } from "../base/limits.ts";
+
+/** JSON-RPC 2.0 error codes this framing answers with. */
+export const JSONRPC_PARSE_ERROR = -32700;
+export const JSONRPC_INVALID_REQUEST = -32600;
+
+type Id = string | number;
+
+/** Where the transport reads and writes (the process's stdio by default; tests may pass streams). */
+export interface LineIo {
+  input: ReadableStream<Uint8Array>;
+  /** Writes all of `bytes` (or throws). */
+  write(bytes: Uint8Array): Promise<void>;
+}
+
+/** Writes every byte to stdout (Deno's `write` may write fewer than asked). */
+async function writeStdout(bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
+}
+
+/** The process's stdin and stdout. */
+export function processStdio(): LineIo {
+  return { input: Deno.stdin.readable, write: writeStdout };
+}
+
+const isId = (v: unknown): v is Id => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+
+/** Why a parsed JSON value is not a JSON-RPC message, in one sentence. */
+function invalidReason(value: unknown): string {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return "a message must be a JSON object";
+  }
+  const m = value as Record<string, unknown>;
+  if (m["jsonrpc"] !== "2.0") return `jsonrpc must be "2.0", current value is ${JSON.stringify(m["jsonrpc"])}`;
+  if ("method" in m && typeof m["method"] !== "string") return "method must be a string";
+  if ("params" in m && (m["params"] === null || typeof m["params"] !== "object" || Array.isArray(m["params"]))) {
+    return "params must be an object";
+  }
+  if ("id" in m && !isId(m["id"])) return "id must be a string or a number";
+  return "not a JSON-RPC 2.0 request, notification or response";
+}
+
+/** Whether an invalid message looks like a response (which is never answered). */
+function looksLikeResponse(value: unknown): boolean {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const m = value as Record<string, unknown>;
+  return !("method" in m) && ("result" in m || "error" in m);
+}
+
+const HEAD_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*[,}]/;
+const TAIL_ID = /[{,]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
+
+/**
+ * The id of an over-long line, read only where it is certainly a top-level member: first in the
+ * object (optionally after `"jsonrpc":"2.0"`) or last before the closing brace (where the SDK's
+ * clients put it). Anything else is `null`.
+ */
+export function probeId(head: string, tail: string): Id | null {
+  const m = HEAD_ID.exec(head) ?? TAIL_ID.exec(tail);
+  if (m?.[1] === undefined) return null;
+  try {
+    const id = JSON.parse(m[1]) as unknown;
+    return isId(id) ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A newline-delimited JSON-RPC transport that answers what it cannot deliver (see the module
+ * documentation). `lineBytesMax` counts the newline.
+ */
+export class LineTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: (<T extends JSONRPCMessage>(message: T) => void) | undefined;
+  /** Resolves once stdin has ended (EOF or a read error); the transport then closes itself. */
+  readonly inputEnded: Promise<void>;
+  /** Resolves once the transport is closed (end of input, `close()`, or a failed write). */
+  readonly closed: Promise<void>;
+
+  readonly #io: LineIo;
+  readonly #lineBytesMax: number;
+  readonly #inputEnded = Promise.withResolvers<void>();
+  readonly #closed = Promise.withResolvers<void>();
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #isClosed = false;
+  #writes: Promise<void> = Promise.resolve();
+  /** Ids of requests handed to the server and not answered yet (answered before closing at EOF). */
+  readonly #unanswered = new Set<Id>();
+  #drained: (() => void) | undefined;
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+
+  readonly #drainAfterEofMs: number;
+
+  constructor(
+    io: LineIo = processStdio(),
+    lineBytesMax = MCP_MESSAGE_BYTES_MAX,
+    drainAfterEofMs = STDIO_DRAIN_AFTER_EOF_MS,
+  ) {
+    if (!Number.isSafeInteger(lineBytesMax) || lineBytesMax < 2) {
+      throw new RangeError(
+        `Cannot frame stdio: lineBytesMax must be an integer >= 2, current value is ${lineBytesMax}`,
+      );
+    }
+    this.#io = io;
+    this.#lineBytesMax = lineBytesMax;
+    this.#drainAfterEofMs = drainAfterEofMs;
+    this.inputEnded = this.#inputEnded.promise;
+    this.closed = this.#closed.promise;
+  }
+
+  start(): Promise<void> {
+    if (this.#reader !== undefined) throw new Error("LineTransport already started");
+    this.#reader = this.#io.input.getReader();
+    void this.#pump(this.#reader);
+    return Promise.resolve();
+  }
+
+  async #pump(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    const contentMax = this.#lineBytesMax - 1; // the newline is part of the bound
+    let parts: Uint8Array[] = [];
+    let length = 0;
+    // Skipping an over-long line: its first and last bytes are kept to find its id.
+    let skipping = false, skipped = 0;
+    let head: Uint8Array = new Uint8Array(0), tail: Uint8Array = new Uint8Array(0);
+    const keepTail = (bytes: Uint8Array) => {
+      const joined = concat([tail, bytes]);
+      tail = joined.subarray(Math.max(0, joined.length - STDIO_ID_PROBE_BYTES));
+    };
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || this.#isClosed) break;
+        let chunk = value;
+        while (chunk.length > 0) {
+          const nl = chunk.indexOf(0x0a);
+          const piece = nl < 0 ? chunk : chunk.subarray(0, nl);
+          chunk = nl < 0 ? new Uint8Array(0) : chunk.subarray(nl + 1);
+          if (skipping) {
+            skipped += piece.length;
+            keepTail(piece);
+          } else if (length + piece.length > contentMax) {
+            const all = concat([...parts, piece]);
+            skipping = true;
+            skipped = all.length;
+            head = all.slice(0, STDIO_ID_PROBE_BYTES);
+            tail = all.slice(Math.max(0, all.length - STDIO_ID_PROBE_BYTES));
+            parts = [];
+            length = 0;
+          } else {
+            parts.push(piece);
+            length += piece.length;
+          }
+          if (nl < 0) break;
+          // A newline ends the line.
+          if (skipping) {
+            this.#answerOversized(skipped + 1, head, tail);
+            skipping = false;
+            skipped = 0;
+          } else {
+            const line = concat(parts);
+            parts = [];
+            length = 0;
+            this.#handleLine(line);
+          }
+        }
+      }
+      if (length > 0 || skipping) this.#report(new Error("stdin ended inside a line; the partial line was dropped"));
+    } catch (err) {
+      if (!this.#isClosed) this.#report(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      this.#inputEnded.resolve();
+      void this.#drainThenClose();
+    }
+  }
+
+  /** After the end of input: the requests already read get their answers (bounded), then close. */
+  async #drainThenClose(): Promise<void> {
+    if (this.#unanswered.size > 0 && !this.#isClosed) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => this.#drained = resolve),
+        new Promise<void>((resolve) => timer = setTimeout(resolve, this.#drainAfterEofMs)),
+      ]);
+      clearTimeout(timer);
+    }
+    await this.#writes; // answers already handed over are written before the close
+    await this.close();
+  }
+
+  #handleLine(bytes: Uint8Array): void {
+    let text: string;
+    try {
+      text = this.#decoder.decode(bytes);
+    } catch {
+      this.#answer(null, JSONRPC_PARSE_ERROR, "Parse error: the line is not valid UTF-8");
+      return;
+    }
+    if (text.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.#answer(null, JSONRPC_PARSE_ERROR, "Parse error: the line is not valid JSON");
+      return;
+    }
+    if (Array.isArray(value)) {
+      const ids = value.map((e) => (e !== null && typeof e === "object" ? (e as { id?: unknown }).id : undefined))
+        .filter(isId);
+      const message = "Invalid Request: JSON-RPC batches are not supported; send one message per line";
+      if (ids.length === 0) this.#answer(null, JSONRPC_INVALID_REQUEST, message);
+      for (const id of new Set(ids)) this.#answer(id, JSONRPC_INVALID_REQUEST, message);
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(value);
+    } catch {
+      const reason = invalidReason(value);
+      if (looksLikeResponse(value)) {
+        this.#report(new Error(`dropped an invalid response: ${reason}`));
+        return;
+      }
+      const id = (value as { id?: unknown }).id;
+      this.#answer(isId(id) ? id : null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${reason}`);
+      return;
+    }
+    // A request (method and id): answered before the transport closes at the end of input.
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    if (typeof method === "string" && isId(id)) this.#unanswered.add(id);
+    this.onmessage?.(message);
+  }
+
+  #answerOversized(bytes: number, head: Uint8Array, tail: Uint8Array): void {
+    const text = (b: Uint8Array) => new TextDecoder().decode(b);
+    const id = probeId(text(head), text(tail));
+    this.#answer(
+      id,
+      JSONRPC_INVALID_REQUEST,
+      `Request too large: a message line is at most ${this.#lineBytesMax} bytes (newline included); this one ` +
+        `(${bytes} bytes) was skipped`,
+    );
+  }
+
+  #answer(id: Id | null, code: number, message: string): void {
+    this.#report(new Error(`answered ${code}: ${message}`));
+    // A JSON-RPC error with id null is valid on the wire but not in the SDK's message type.
+    const error = { jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage;
+    this.send(error).catch((err) => this.#report(err instanceof Error ? err : new Error(String(err))));
+  }
+
+  #report(error: Error): void {
+    try {
+      this.onerror?.(error);
+    } catch { /* reporting only */ }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#isClosed) return Promise.reject(new Error("LineTransport is closed"));
+    const answered = (message as { id?: unknown; method?: unknown }).method === undefined
+      ? (message as { id?: unknown }).id
+      : undefined;
+    if (isId(answered) && this.#unanswered.delete(answered) && this.#unanswered.size === 0) this.#drained?.();
+    const bytes = new TextEncoder().encode(serializeMessage(message));
+    const write = this.#writes.then(() => this.#io.write(bytes));
+    this.#writes = write.catch((err) => {
+      // stdout is gone: nothing more can be answered.
+      this.#report(err instanceof Error ? err : new Error(String(err)));
+      void this.close();
+    });
+    return write;
+  }
+
+  async close(): Promise<void> {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    try {
+      await this.#reader?.cancel();
+    } catch { /* already released */ }
+    this.#closed.resolve();
+    this.onclose?.();
+  }
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}

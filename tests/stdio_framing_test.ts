@@ -1,0 +1,243 @@
+/**
+ * The stdio wire against a real server child (tests/helpers/test_server.ts) driven with raw
+ * bytes: every line that is not valid JSON-RPC 2.0 gets an answer (-32700 / -32600, with its id
+ * when one can be read), an over-long line is answered and skipped without closing the session
+ * or interrupting running jobs, and stdout carries nothing but JSON-RPC.
+ */
+
+import assert from "node:assert/strict";
+import { MCP_MESSAGE_BYTES_MAX } from "../src/base/limits.ts";
+import { LineTransport, probeId } from "../src/mcp/stdio_framing.ts";
+import { type Message, modernMeta, RawStdioServer, stdioServer } from "./helpers/longcall_procs.ts";
+import { tempDir } from "./helpers/temp.ts";
+
+type Json = Record<string, unknown>;
+
+function errorOf(m: Message): { code: number; message: string } {
+  const error = m["error"] as { code: number; message: string } | undefined;
+  assert.ok(error !== undefined, `expected a JSON-RPC error: ${JSON.stringify(m).slice(0, 300)}`);
+  return error;
+}
+
+/** The messages the server wrote after `before`, up to and including the answer to a sync request. */
+async function answersUntilSync(server: RawStdioServer, before: number): Promise<Message[]> {
+  const sync = await server.request("tools/list", { _meta: modernMeta() });
+  assert.ok(Array.isArray((sync["result"] as Json)["tools"]), "the session still serves requests");
+  const after = server.messages.slice(before);
+  assert.equal(after.at(-1), sync, "the sync answer comes last: lines are answered in order");
+  return after.slice(0, -1);
+}
+
+/** A modern tools/list line of exactly `bytes` bytes (newline included), its id first or last. */
+function lineOf(id: string, bytes: number, idLast = false): string {
+  const make = (pad: string) => {
+    const params = { _meta: { ...modernMeta(), "test/pad": pad } };
+    return JSON.stringify(
+      idLast
+        ? { method: "tools/list", params, jsonrpc: "2.0", id }
+        : { jsonrpc: "2.0", id, method: "tools/list", params },
+    );
+  };
+  const base = new TextEncoder().encode(make("")).length + 1;
+  const line = make("x".repeat(bytes - base));
+  assert.equal(new TextEncoder().encode(line).length + 1, bytes);
+  return line;
+}
+
+Deno.test("stdio framing: malformed JSON gets -32700 with id null, and the session goes on", async () => {
+  await using dir = await tempDir();
+  await using server = new RawStdioServer(stdioServer(dir.path, dir.file("jobs.db")));
+  const before = server.messages.length;
+  await server.send("{not json");
+  await server.send('{"jsonrpc":"2.0","id":"trunc","method":"tools/list"');
+  await server.sendBytes(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d, 0x0a])); // "{\xff\xfe}" is not UTF-8
+  await server.send("");
+  await server.send("   ");
+  const answers = await answersUntilSync(server, before);
+  assert.equal(answers.length, 3, "three unparseable lines, three answers; blank lines none");
+  for (const m of answers) {
+    assert.equal(m["jsonrpc"], "2.0");
+    assert.equal(m["id"], null);
+    assert.equal(errorOf(m).code, -32700);
+  }
+  assert.match(errorOf(answers[2]!).message, /UTF-8/);
+  server.assertStdoutPure();
+});
+
+Deno.test("stdio framing: invalid requests get -32600 with their id when it can be read", async () => {
+  await using dir = await tempDir();
+  await using server = new RawStdioServer(stdioServer(dir.path, dir.file("jobs.db")));
+  const before = server.messages.length;
+  const cases: [string, string | number | null, RegExp][] = [
+    ['{"jsonrpc":"1.0","id":1,"method":"tools/list"}', 1, /jsonrpc must be "2\.0"/],
+    ['{"jsonrpc":"2.0","id":"m","method":42}', "m", /method must be a string/],
+    ['{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"x"}', 3, /params must be an object/],
+    ['{"jsonrpc":"2.0","id":{"no":1},"method":"tools/list"}', null, /id must be a string or a number/],
+    ['{"hello":"world"}', null, /jsonrpc must be "2\.0"/],
+    ["42", null, /must be a JSON object/],
+    ["[]", null, /batches are not supported/],
+  ];
+  for (const [line] of cases) await server.send(line);
+  const answers = await answersUntilSync(server, before);
+  assert.equal(answers.length, cases.length, JSON.stringify(answers));
+  for (const [i, [line, id, message]] of cases.entries()) {
+    const m = answers[i]!;
+    assert.equal(m["id"], id, line);
+    assert.equal(errorOf(m).code, -32600, line);
+    assert.match(errorOf(m).message, message, line);
+  }
+  server.assertStdoutPure();
+});
+
+Deno.test("stdio framing: a batch array gets -32600 for each request id in it", async () => {
+  await using dir = await tempDir();
+  await using server = new RawStdioServer(stdioServer(dir.path, dir.file("jobs.db")));
+  const before = server.messages.length;
+  await server.send(JSON.stringify([
+    { jsonrpc: "2.0", id: "b1", method: "tools/list", params: { _meta: modernMeta() } },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta: modernMeta() } },
+  ]));
+  const answers = await answersUntilSync(server, before);
+  assert.deepEqual(answers.map((m) => m["id"]), ["b1", 7]);
+  for (const m of answers) assert.equal(errorOf(m).code, -32600);
+});
+
+Deno.test("stdio framing: an invalid response is never answered", async () => {
+  await using dir = await tempDir();
+  await using server = new RawStdioServer(stdioServer(dir.path, dir.file("jobs.db")));
+  const before = server.messages.length;
+  await server.send('{"jsonrpc":"2.0","id":true,"result":{}}');
+  await server.send('{"jsonrpc":"2.0","id":5,"error":"not an object"}');
+  assert.deepEqual(await answersUntilSync(server, before), []);
+});
+
+Deno.test(`stdio framing: a line of ${MCP_MESSAGE_BYTES_MAX} bytes is served; one byte more is answered and skipped while a job keeps running`, async () => {
+  await using dir = await tempDir();
+  await using server = new RawStdioServer(stdioServer(dir.path, dir.file("jobs.db")));
+  const started = await server.modern("tools/call", { name: "test.sleep", arguments: { ms: 60_000, steps: 600 } });
+  const jobId = ((started["result"] as Json)["structuredContent"] as Json)["id"] as string;
+  const stateOf = async () => {
+    const got = await server.modern("tools/call", { name: "jobs.get", arguments: { ids: [jobId] } });
+    const item = (((got["result"] as Json)["structuredContent"] as Json)["items"] as Json[])[0]!;
+    return item["value"] as Json;
+  };
+  for (let i = 0; (await stateOf())["execution_state"] !== "running"; i++) {
+    assert.ok(i < 500, "the job starts");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+
+  const at = server.waitFor("at-bound reply", (m) => m.id === "at-bound");
+  await server.send(lineOf("at-bound", MCP_MESSAGE_BYTES_MAX));
+  assert.ok(Array.isArray(((await at)["result"] as Json)["tools"]));
+
+  for (const [id, idLast] of [["over-first", false], ["over-last", true]] as const) {
+    const over = server.waitFor(`${id} reply`, (m) => m.id === id);
+    await server.send(lineOf(id, MCP_MESSAGE_BYTES_MAX + 1, idLast));
+    const e = errorOf(await over);
+    assert.equal(e.code, -32600);
+    assert.match(
+      e.message,
+      new RegExp(`at most ${MCP_MESSAGE_BYTES_MAX} bytes .*\\(${MCP_MESSAGE_BYTES_MAX + 1} bytes\\) was skipped`),
+    );
+  }
+  // Far over the bound, and split across many writes: still one answer, no id readable in the middle.
+  const before = server.messages.length;
+  const huge = new TextEncoder().encode(`{"pad":"${"y".repeat(3 * MCP_MESSAGE_BYTES_MAX)}"}\n`);
+  for (let i = 0; i < huge.length; i += 65_536) await server.sendBytes(huge.subarray(i, i + 65_536));
+  const answers = await answersUntilSync(server, before);
+  assert.equal(answers.length, 1);
+  assert.equal(answers[0]?.["id"], null);
+  assert.equal(errorOf(answers[0]!).code, -32600);
+
+  const state = await stateOf();
+  assert.equal(state["execution_state"], "running", "the running job was not interrupted");
+  assert.equal(state["error"], undefined);
+  await server.modern("tools/call", { name: "jobs.cancel", arguments: { ids: [jobId] } });
+  server.assertStdoutPure();
+});
+
+Deno.test("probeId() reads an id only where it is certainly top-level", () => {
+  assert.equal(probeId('{"jsonrpc":"2.0","id":12,"method":"x","params":{', ""), 12);
+  assert.equal(probeId('{"id":"a\\"b","method"', ""), 'a"b');
+  assert.equal(probeId('{"method":"x","params":{"id":3', ""), null);
+  assert.equal(probeId("", 'x"}},"jsonrpc":"2.0","id":"last"}'), "last");
+  assert.equal(probeId("", ',"id":4} '), 4);
+  assert.equal(probeId("", ',"id":4},"more":1}'), null);
+  assert.equal(probeId("", 'xx,\\"id\\":5}"}'), null);
+});
+
+Deno.test("stdio framing: requests written just before the end of stdin are still answered, then the server exits 0", async () => {
+  await using dir = await tempDir();
+  const server = new RawStdioServer(stdioServer(dir.path, dir.file("jobs.db")));
+  const ids = ["e1", "e2", "e3"];
+  await server.send(
+    ids.map((id) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: modernMeta() } })).join(
+      "\n",
+    ),
+  );
+  await server.endStdin();
+  const status = await server.exited();
+  assert.equal(status.code, 0);
+  assert.deepEqual(server.messages.map((m) => m.id), ids);
+});
+
+/** A LineTransport over in-memory streams: `feed` lines, then end the input. */
+function memoryTransport(lines: string[], drainMs: number) {
+  const written: string[] = [];
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode(lines.map((l) => l + "\n").join("")));
+      c.close();
+    },
+  });
+  const transport = new LineTransport(
+    {
+      input,
+      write: (bytes) => {
+        written.push(new TextDecoder().decode(bytes));
+        return Promise.resolve();
+      },
+    },
+    MCP_MESSAGE_BYTES_MAX,
+    drainMs,
+  );
+  return { transport, written };
+}
+
+Deno.test("LineTransport: after the end of input it waits for unanswered requests, at most the drain bound", async () => {
+  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+  // Answered in time: the answer is written, then the transport closes.
+  {
+    const { transport, written } = memoryTransport([request], 60_000);
+    let closedBeforeAnswer = false;
+    transport.onmessage = (m) => {
+      setTimeout(() => {
+        closedBeforeAnswer = written.length === 0 && transportClosed;
+        void transport.send({ jsonrpc: "2.0", id: (m as { id: number }).id, result: {} });
+      }, 50);
+    };
+    let transportClosed = false;
+    transport.onclose = () => transportClosed = true;
+    await transport.start();
+    await transport.inputEnded;
+    assert.equal(transportClosed, false, "input ended, but a request is still unanswered");
+    await transport.closed;
+    assert.equal(closedBeforeAnswer, false);
+    assert.deepEqual(written.map((w) => JSON.parse(w).id), [1]);
+  }
+  // Never answered: the transport closes once the bound has passed.
+  {
+    const { transport, written } = memoryTransport([request], 100);
+    let delivered = 0;
+    transport.onmessage = () => delivered++;
+    await transport.start();
+    await transport.inputEnded;
+    const ended = performance.now();
+    await transport.closed;
+    assert.ok(performance.now() - ended >= 90, "it waited for the bound");
+    assert.equal(delivered, 1);
+    assert.deepEqual(written, []);
+    await assert.rejects(transport.send({ jsonrpc: "2.0", id: 1, result: {} }), /closed/);
+  }
+});
