@@ -593,6 +593,7 @@ const NEVER_LINGERS: Record<string, string> = {
   "tests/distribution_test.ts": "its servers answer tools/list only: no job runs at close",
   "tests/release_test.ts": "its server answers tools/list only: no job runs at close",
   "tests/diagnostics_test.ts": "its `serve` runs against an unusable database and exits before serving",
+  "tests/http_hardening_test.ts": "its servers serve --http and are stopped with SIGTERM (no linger)",
   "tests/names_test.ts": "its server is tests/helpers/test_server.ts (runServer: no linger unless asked)",
   "tests/storage_full_disk_test.ts": "its server is tests/helpers/test_server.ts (runServer: no linger unless asked)",
   "tests/helpers/mcp_clients.ts": "names deno subcommands; starts no server",

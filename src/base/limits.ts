@@ -308,8 +308,10 @@ export const HTTP_BODY_TIMEOUT_MS = 10_000;
  * (408), so newcomers always get their turn and slow clients cannot lock everyone out. */
 export const HTTP_PENDING_BODIES_MAX = 128;
 /** Requests whose bodies are still arriving per client (its bearer authority and peer address);
- * past it the client's own oldest pending request is evicted (408). */
-export const HTTP_PENDING_BODIES_PER_CLIENT_MAX = 16;
+ * past it the client's own oldest pending request is evicted (408). As many as requests in flight
+ * ({@linkcode HTTP_CONCURRENT_REQUESTS_MAX}): a well-behaved client's own concurrent requests (e.g.
+ * 32 waiting jobs.get calls sent at once) must never evict each other while their bodies arrive. */
+export const HTTP_PENDING_BODIES_PER_CLIENT_MAX = 64;
 /** Bytes kept from each end of an over-long stdio line to find its id (so the error answer can
  * name the request it refuses). */
 export const STDIO_ID_PROBE_BYTES = 256;

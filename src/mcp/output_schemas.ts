@@ -49,7 +49,6 @@ export const JobItemOutput = z.object({
   result_omitted_bytes: Count.optional(),
 });
 
-
 /**
  * The final results a job-submitting tool's task can complete with (src/tasks/task_views.ts
  * `terminalToolResult`): the job's result within the view bound (`result` is `resultSchema`), the

@@ -303,7 +303,9 @@ export function serveOnHttp(
       }
       const body = await bodies.read(req.body, `${authority}@${info.remoteAddr.hostname}`);
       if (body instanceof Response) return body;
-      forwarded = new Request(req.url, { method: req.method, headers: req.headers, body });
+      // The original request's signal aborts when the client drops the connection; the SDK handler (and a
+      // waiting jobs.get) must still see that.
+      forwarded = new Request(req.url, { method: req.method, headers: req.headers, body, signal: req.signal });
     }
     if (inFlight >= HTTP_CONCURRENT_REQUESTS_MAX) {
       return jsonError(503, -32000, "Server busy: too many concurrent requests", { "retry-after": "1" });
