@@ -67,7 +67,7 @@ export interface SearchThreadsAnswer {
   interpreted_query: string;
   /**
    * Which matches were ranked: `all_matches`, or for a very broad query `newest_matches` (only
-   * the most recently stored 2,000 matches were ranked); refine the query or add filters to rank
+   * the most recently stored SEARCH_RANKED_MATCHES_MAX (1,000) matches were ranked); refine the query or add filters to rank
    * everything.
    */
   ranking: SearchRanking;

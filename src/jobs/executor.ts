@@ -64,7 +64,7 @@ export interface ExecutorOptions {
   pid?: number;
   /** Called after every terminal write this executor makes or observes through reconcile. */
   onTerminal?: (id: string) => void;
-  /** Called after a progress write (for task notifications). */
+  /** Called after a progress write (wakes waiting `jobs.get` calls at once). */
   onProgress?: (id: string) => void;
 }
 
