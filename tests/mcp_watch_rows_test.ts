@@ -97,6 +97,8 @@ Deno.test("MCP: every watcher row of issue 11 through tasks/get and jobs.get (de
       dir.file("mcp.db"),
       "--simulate-time-rate",
       String(RATE),
+      "--linger-ms",
+      "0", // a watch still running at close must not outlive the test
     ],
     cwd: REPO_ROOT,
     env: {
