@@ -9,8 +9,7 @@
  *   `/repos/{o}/{r}/actions/runs?head_sha=`, `/repos/{o}/{r}/check-runs/{id}/annotations`,
  *   `/repos/{o}/{r}/rules/branches/{branch}`,
  *   `/repos/{o}/{r}/issues` (state, since, sort, direction, per_page, page, `Link`),
- *   `/rate_limit`; minimal `/repos/{o}/{r}/commits/{ref}/check-suites`,
- *   `/repos/{o}/{r}/check-runs/{id}/annotations`, `/repos/{o}/{r}/rules/branches/{branch}`.
+ *   `/rate_limit`.
  * - Lists page as GitHub's do: `per_page` 30 by default, 100 at most, `Link` rels
  *   prev/next/last/first (the combined status pages its `statuses`; `total_count` and `state`
  *   cover all of them).
