@@ -26,14 +26,29 @@ const OTHER_TOKEN = "fake-token-b";
 const SHA = SCENARIO_SHA_FIRST;
 const BIG = "big/repo";
 
-/** A scenario with something on every endpoint: two apps' runs (one failed), 40 statuses (two pages of 30). */
+/**
+ * A scenario with something on every endpoint: two apps' runs (one failed, with an annotation), so
+ * two suites and one workflow run, a required check in the base branch's rules, 40 statuses (two
+ * pages of 30).
+ */
 const RICH: ScenarioStep[] = [{
   atMs: 0,
   checks: [
     { name: "build", status: "completed", conclusion: "success" },
-    { name: "lint", status: "completed", conclusion: "failure" },
+    {
+      name: "lint",
+      status: "completed",
+      conclusion: "failure",
+      annotations: [{
+        path: "src/chart.ts",
+        start_line: 12,
+        message: "'x' is never reassigned",
+        title: "prefer-const",
+      }],
+    },
     { name: "deploy", status: "in_progress", app: "vercel" },
   ],
+  requiredChecks: [{ context: "build", integration_id: 15368 }],
   statuses: Array.from({ length: 40 }, (_, i) => ({
     context: `ci/status-${String(i + 1).padStart(2, "0")}`,
     state: i === 34 ? "failure" as const : "success" as const,
@@ -83,9 +98,8 @@ function signal(): AbortSignal {
 }
 
 /**
- * Every endpoint longcall calls, by path template. Endpoints of issue 11's watcher (check suites,
- * annotations, branch rules) go through the client's generic `getPaginated` until the client has
- * its own method for them; the test below checks this table covers every path src/github/client.ts builds.
+ * Every endpoint longcall calls, by path template, through the client's own method for it; the
+ * test below checks this table covers every path src/github/client.ts builds.
  */
 const ENDPOINTS: ReadonlyArray<{ template: string; call: (c: GitHubClient) => Promise<unknown> }> = [
   { template: "GET /repos/{owner}/{repo}", call: (c) => c.getRepository("octo", "widgets", { signal: signal() }) },
@@ -108,11 +122,17 @@ const ENDPOINTS: ReadonlyArray<{ template: string; call: (c: GitHubClient) => Pr
   { template: "GET /rate_limit", call: (c) => c.getRateLimit({ signal: signal() }) },
   {
     template: "GET /repos/{owner}/{repo}/commits/{ref}/check-suites",
-    call: (c) =>
-      c.getPaginated(`/repos/octo/widgets/commits/${SHA}/check-suites?per_page=100`, {
-        signal: signal(),
-        extract: (b: { check_suites: unknown[] }) => b.check_suites,
-      }),
+    call: async (c) => {
+      const suites = await c.getCheckSuites("octo", "widgets", SHA, { signal: signal() });
+      assert.equal(suites.check_suites.length, 2, "one suite per app");
+    },
+  },
+  {
+    template: "GET /repos/{owner}/{repo}/actions/runs",
+    call: async (c) => {
+      const runs = await c.listWorkflowRuns("octo", "widgets", SHA, { signal: signal() });
+      assert.equal(runs.workflow_runs.length, 1, "the GitHub Actions suite has a workflow run");
+    },
   },
   {
     template: "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
@@ -120,15 +140,16 @@ const ENDPOINTS: ReadonlyArray<{ template: string; call: (c: GitHubClient) => Pr
       const runs = await c.getCheckRuns("octo", "widgets", SHA, { signal: signal() });
       const failed = runs.check_runs.find((r) => r.conclusion === "failure");
       assert.ok(failed !== undefined);
-      const page = await c.getPaginated(`/repos/octo/widgets/check-runs/${failed.id}/annotations?per_page=100`, {
-        signal: signal(),
-      });
-      assert.ok(page.items.length > 0, "a failed run has annotations");
+      const annotations = await c.getCheckRunAnnotations("octo", "widgets", failed.id, 100, { signal: signal() });
+      assert.ok(annotations.length > 0, "the failed run has annotations");
     },
   },
   {
     template: "GET /repos/{owner}/{repo}/rules/branches/{branch}",
-    call: (c) => c.getPaginated("/repos/octo/widgets/rules/branches/main?per_page=100", { signal: signal() }),
+    call: async (c) => {
+      const rules = await c.getBranchRules("octo", "widgets", "main", { signal: signal() });
+      assert.equal(rules.rules.length, 1, "the required status checks rule");
+    },
   },
 ];
 

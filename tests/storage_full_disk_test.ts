@@ -97,6 +97,8 @@ Deno.test({
   const names = Array.from({ length: 40 }, (_, i) => `integration / linux-x64 / shard ${i} ${"x".repeat(120)}`);
   const fake = await startFakeGitHub({
     scenario: [{ atMs: 0, checks: names.map(running) }, { atMs: 600_000, checks: names.map(done) }],
+    // The server runs anonymous: at GitHub's 60/h the watch would pace its polls minutes apart.
+    rateLimit: { anonymousLimit: 5_000 },
   });
   const client = await connectLegacyV1({
     command: denoExecPath(),

@@ -9,8 +9,7 @@
  *   `/repos/{o}/{r}/actions/runs?head_sha=`, `/repos/{o}/{r}/check-runs/{id}/annotations`,
  *   `/repos/{o}/{r}/rules/branches/{branch}`,
  *   `/repos/{o}/{r}/issues` (state, since, sort, direction, per_page, page, `Link`),
- *   `/rate_limit`; minimal `/repos/{o}/{r}/commits/{ref}/check-suites`,
- *   `/repos/{o}/{r}/check-runs/{id}/annotations`, `/repos/{o}/{r}/rules/branches/{branch}`.
+ *   `/rate_limit`.
  * - Lists page as GitHub's do: `per_page` 30 by default, 100 at most, `Link` rels
  *   prev/next/last/first (the combined status pages its `statuses`; `total_count` and `state`
  *   cover all of them).
@@ -681,7 +680,7 @@ interface IssueOverride {
 }
 
 /** A complete `simple-user` (every property GitHub's description requires). */
-function userPayload(login: string, id: number): JsonObject {
+function userPayload(login: string, id: number, type: "User" | "Organization" = "User"): JsonObject {
   const api = `https://api.github.com/users/${login}`;
   return {
     login,
@@ -700,7 +699,7 @@ function userPayload(login: string, id: number): JsonObject {
     repos_url: `${api}/repos`,
     events_url: `${api}/events{/privacy}`,
     received_events_url: `${api}/received_events`,
-    type: "User",
+    type,
     site_admin: false,
   };
 }
@@ -795,7 +794,7 @@ function appPayload(slug: string): JsonObject {
     id,
     slug,
     node_id: `MDM6QXBw${digest(`app:${slug}`)}`,
-    owner: { login: slug === "github-actions" ? "github" : "octo", id: 9919, type: "Organization" },
+    owner: slug === "github-actions" ? userPayload("github", 9919, "Organization") : clone(repositoryFixture.owner),
     name,
     description: "",
     external_url: `https://github.com/apps/${slug}`,
@@ -820,6 +819,21 @@ function repositoryPayload(fullName: string, id: number, openIssues: number): Js
   repo.open_issues = openIssues;
   if (fullName !== FIXTURE_REPO) repo.description = `Generated repository ${fullName} for benchmarks.`;
   return repo;
+}
+
+/**
+ * A `minimal-repository`, as GitHub nests it in check suites and workflow runs: the identity,
+ * owner and URL-template properties of the repository (no counts, dates or clone URLs).
+ */
+function minimalRepositoryPayload(fullName: string): JsonObject {
+  const repo = repositoryPayload(fullName, Number(repositoryFixture.id), 0);
+  const identity = ["id", "node_id", "name", "full_name", "private", "owner", "html_url", "description", "fork", "url"];
+  return Object.fromEntries(
+    Object.entries(repo).filter(([k]) =>
+      identity.includes(k) ||
+      (k.endsWith("_url") && !["git_url", "ssh_url", "clone_url", "svn_url", "mirror_url"].includes(k))
+    ),
+  ) as JsonObject;
 }
 
 // ---------------------------------------------------------------- server
@@ -1059,7 +1073,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           author: { name: "Octo Cat", email: "octocat@github.com" },
           committer: { name: "Octo Cat", email: "octocat@github.com" },
         },
-        repository: { id: Number(repositoryFixture.id), full_name: FIXTURE_REPO, name: "widgets" },
+        repository: minimalRepositoryPayload(FIXTURE_REPO),
         // Not part of GitHub's payload: used to build workflow runs.
         _key: key,
         _workflow: x?.workflow ?? key,
