@@ -477,7 +477,9 @@ export class Executor {
       }
     }
     await progress.flush();
-    await this.#finish(entry, terminal);
+    // Progress a storage fault kept from its own write goes out with the end, in the same statement.
+    const unwritten = progress.unwritten();
+    await this.#finish(entry, unwritten === undefined ? terminal : { ...terminal, progress: unwritten });
   }
 
   async #finish(entry: Running, terminal: TerminalWrite): Promise<void> {
@@ -572,6 +574,8 @@ export class Executor {
 /** Throttled progress writes for one running job; phase changes are written at once. */
 class ProgressWriter {
   #pending: ProgressWrite = {};
+  /** The newest value reported for each field, so a failed older write never restores a stale one. */
+  #latest: ProgressWrite = {};
   #hasPending = false;
   #lastWriteAt = -Infinity;
   #lastPhase: string | null;
@@ -599,6 +603,7 @@ class ProgressWriter {
       const delay = (p.nextPollAt - this.handlerClock.now()) * realMsPer(this.handlerClock);
       this.#pending.nextPollAt = Math.round(this.clock.now() + delay);
     }
+    this.#latest = { ...this.#latest, ...this.#pending };
     this.#hasPending = true;
     const phaseChanged = p.phase !== undefined && p.phase !== this.#lastPhase;
     const since = this.clock.now() - this.#lastWriteAt;
@@ -631,12 +636,27 @@ class ProgressWriter {
         if (ok) this.onProgress?.(this.row.id);
       } catch {
         // The store already retried (busy lock, storage fault) for a bounded time. Keep what was
-        // not written: the next write carries it, newer values first.
-        this.#pending = { ...p, ...this.#pending };
-        this.#hasPending = true;
+        // not written and is still the newest value: the next write (or the end) carries it. A field
+        // a newer write already took is not put back with this older value.
+        const kept: Record<string, unknown> = {};
+        const latest = this.#latest as Record<string, unknown>;
+        for (const [key, value] of Object.entries(p)) {
+          if (latest[key] === value && !(key in this.#pending)) kept[key] = value;
+        }
+        if (Object.keys(kept).length > 0) {
+          this.#pending = { ...kept, ...this.#pending };
+          this.#hasPending = true;
+        }
       }
     });
     return this.#chain;
+  }
+
+  /** Progress reported but not stored (its writes failed), or undefined. Read after {@linkcode flush}. */
+  unwritten(): ProgressWrite | undefined {
+    if (!this.#hasPending) return undefined;
+    const { nextPollAt: _ignored, ...rest } = this.#pending;
+    return rest;
   }
 
   /** Writes anything pending and waits for earlier writes. */

@@ -117,6 +117,8 @@ export interface TerminalWrite {
   outcome: string;
   resultJson: string | null;
   error: JobError | null;
+  /** Progress the job reported that no progress write could store (a storage fault): written with the end. */
+  progress?: ProgressWrite;
 }
 
 /** What a cancellation request did to one job. */
@@ -592,7 +594,11 @@ export class JobRows {
   #terminalStmt(returning: string) {
     return this.conn.stmt(
       `UPDATE jobs SET status = ?1, outcome = ?2, result = ?3, error = ?4, completed_at = ?5, updated_at = ?5,
-         expires_at = ?5 + retention_ms, next_poll_at = NULL
+         expires_at = ?5 + retention_ms, next_poll_at = NULL,
+         phase = CASE WHEN ?9 THEN ?10 ELSE phase END,
+         progress_message = CASE WHEN ?11 THEN ?12 ELSE progress_message END,
+         completed_items = coalesce(?13, completed_items),
+         total_items = CASE WHEN ?14 THEN ?15 ELSE total_items END
        WHERE id = ?6 AND status = 'running' AND owner_id = ?7 AND attempt = ?8
          AND (CASE WHEN ?1 = 'cancelled' THEN cancel_requested_at IS NOT NULL ELSE cancel_requested_at IS NULL END)
          AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?7 AND heartbeat_at + lease_ms > ?5)${returning}`,
@@ -600,6 +606,7 @@ export class JobRows {
   }
 
   #terminalParams(id: string, ownerId: string, attempt: number, t: TerminalWrite, now: number) {
+    const p = t.progress;
     return [
       t.status,
       t.outcome,
@@ -609,6 +616,13 @@ export class JobRows {
       id,
       ownerId,
       attempt,
+      p?.phase !== undefined ? 1 : 0,
+      p?.phase ?? null,
+      p?.message !== undefined ? 1 : 0,
+      p?.message ?? null,
+      p?.completedItems ?? null,
+      p?.totalItems !== undefined ? 1 : 0,
+      p?.totalItems ?? null,
     ] as const;
   }
 
