@@ -203,7 +203,7 @@ console.log("  and the model reads only the final result.");
 console.log("");
 console.log(
   `${bold("GitHub is simulated")}: a fake GitHub REST API on 127.0.0.1 (tests/helpers/fake_github.ts), no network, ` +
-    "no token.",
+    "a placeholder token the fake accepts.",
 );
 console.log(
   `Scenario "${scenario.id}" (scripts/lib/scenarios.ts): ${scenario.title}` +
