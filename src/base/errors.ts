@@ -13,8 +13,6 @@ export type AppErrorCode =
   | "store_busy"
   | "storage_unavailable"
   | "store_incompatible"
-  | "terminal"
-  | "cancelled"
   | "process_lost"
   | "interrupted"
   | "internal"
@@ -23,7 +21,6 @@ export type AppErrorCode =
   | "transient"
   | "request_failed"
   | "budget_exhausted"
-  | "timeout"
   | "github_invalid"
   /** A watch of the required checks only, on a repository whose branch rules cannot be read. */
   | "required_checks_unavailable";

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { isLoopbackHost } from "../base/net.ts";
 import { AppError } from "../base/errors.ts";
 import { isCommitSha, isOwnerName, isRepoName } from "../base/names.ts";
 import type { Clock } from "../base/clock.ts";
@@ -222,10 +223,6 @@ export function isResponseTooLarge(err: unknown): boolean {
   return err instanceof AppError && err.code === "request_failed" && err.data?.reason === RESPONSE_TOO_LARGE;
 }
 
-function isLoopback(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "127.0.0.1" || hostname === "[::1]" || hostname === "::1";
-}
-
 function describe(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`;
   return String(err);
@@ -325,7 +322,7 @@ export class GitHubClient {
       );
     }
     const token = options.token === undefined || options.token === "" ? undefined : options.token;
-    if (token !== undefined && base.protocol === "http:" && !isLoopback(base.hostname)) {
+    if (token !== undefined && base.protocol === "http:" && !isLoopbackHost(base.hostname)) {
       throw new TypeError(
         `Cannot send a token over plain http: current value of the API URL is ${JSON.stringify(raw)}`,
       );

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isLoopbackHost } from "../base/net.ts";
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
@@ -95,12 +96,8 @@ export interface HttpStats {
 /** The authority of every request served under `--http-no-auth`: its own scope, never the local one. */
 export const NO_AUTH_AUTHORITY = "http-no-auth";
 
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
-
-/** Whether an address is loopback. */
-export function isLoopback(hostname: string): boolean {
-  return LOOPBACK.has(hostname) || hostname.startsWith("127.");
-}
+/** Whether an address is loopback (one rule for binding and connecting: src/base/net.ts). */
+export const isLoopback = isLoopbackHost;
 
 async function authorityFor(token: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`longcall-authority:${token}`));
