@@ -1,6 +1,7 @@
 /**
  * The official MCP Inspector CLI (npm `@modelcontextprotocol/inspector@2.12.0`, `--cli --protocol-era
- * modern`) drives the shipped server (`src/main.ts serve`, with the shipped permission flags) over
+ * modern`) drives the shipped server (`src/main.ts serve` with the shipped permission flags and `--linger-ms 0`, from
+ * shippedServeArgs) over
  * stdio and over `serve --http`: it calls `github.wait_pull_request_checks` as a task against the
  * fake GitHub, polls `tasks/get` itself and validates the completed result against the tool's
  * `outputSchema` with Ajv. It must print the verdict, not a schema error. `--strict` must find
@@ -13,13 +14,12 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { permissionFlags } from "../src/cli/permissions.ts";
 import { type FakeCheck, type FakeGitHub, SCENARIO_PULL, startFakeGitHub } from "./helpers/fake_github.ts";
 import { spawnHttpServer } from "./helpers/mcp_clients.ts";
+import { shippedServeArgs } from "./helpers/longcall_procs.ts";
 import { tempDir } from "./helpers/temp.ts";
 
 const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
-const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
 /** Simulated time rate of the server's job clock: a 5 s watch poll interval takes 0.5 s. */
 const TIME_RATE = 10;
@@ -74,21 +74,8 @@ async function inspector(args: readonly string[]): Promise<Run> {
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
 }
 
-/** The shipped server's `deno run` arguments (src/cli/permissions.ts) with the fake as GitHub host. */
 function serveArgs(fake: FakeGitHub, db: string, extra: readonly string[] = []): string[] {
-  return [
-    "run",
-    ...permissionFlags({ githubHosts: [new URL(fake.url).host] }),
-    MAIN,
-    "serve",
-    "--db",
-    db,
-    "--simulate-time-rate",
-    String(TIME_RATE),
-    "--linger-ms",
-    "0", // a watch still running at close must not outlive the test
-    ...extra,
-  ];
+  return shippedServeArgs(new URL(fake.url).host, db, { timeRate: TIME_RATE, extra });
 }
 
 const WATCH_ARGS = JSON.stringify({ ...SCENARIO_PULL, poll_interval_ms: 5_000, timeout_ms: 600_000 });

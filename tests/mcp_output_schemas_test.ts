@@ -13,7 +13,6 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { permissionFlags } from "../src/cli/permissions.ts";
 import { JOB_RESULT_VIEW_BYTES_MAX, POLL_INTERVAL_MS_MIN } from "../src/base/limits.ts";
 import { WatchResultOutput } from "../src/github/result_schemas.ts";
 import { jobReference } from "../src/mcp/job_views.ts";
@@ -34,9 +33,9 @@ import {
   type TaskHost,
 } from "./helpers/mcp_clients.ts";
 import { observeTransport, OutputSchemaValidator } from "./helpers/output_schemas.ts";
+import { shippedServeArgs } from "./helpers/longcall_procs.ts";
 import { tempDir } from "./helpers/temp.ts";
 
-const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
 const TIME_RATE = 10;
 const POLL_INTERVAL_MS = 5_000;
@@ -52,19 +51,7 @@ const SHORT_CI = [{ atMs: 0, checks: PENDING }, { atMs: 1_000, checks: GREEN }];
 const ENDLESS_CI = [{ atMs: 0, checks: PENDING }];
 
 function serveArgs(fake: FakeGitHub, db: string, extra: readonly string[] = []): string[] {
-  return [
-    "run",
-    ...permissionFlags({ githubHosts: [new URL(fake.url).host] }),
-    MAIN,
-    "serve",
-    "--db",
-    db,
-    "--simulate-time-rate",
-    String(TIME_RATE),
-    "--linger-ms",
-    "0", // a watch still running at close must not outlive the test
-    ...extra,
-  ];
+  return shippedServeArgs(new URL(fake.url).host, db, { timeRate: TIME_RATE, extra });
 }
 
 const SERVER_ENV = (fake: FakeGitHub): Record<string, string> => ({

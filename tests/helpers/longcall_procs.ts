@@ -9,6 +9,7 @@
  */
 
 import assert from "node:assert/strict";
+import { permissionFlags } from "../../src/cli/permissions.ts";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import {
   assertExplicitPermissionFlags,
@@ -21,6 +22,31 @@ import {
 } from "./mcp_clients.ts";
 
 export const REPO_ROOT = fromFileUrl(new URL("../../", import.meta.url));
+
+/**
+ * `deno run` arguments of the shipped server (`src/main.ts serve` with src/cli/permissions.ts's flags)
+ * granted `githubHost` instead of api.github.com, on simulated time, with the linger off (a watch still
+ * running when a test closes the server must not outlive the test).
+ */
+export function shippedServeArgs(
+  githubHost: string,
+  db: string,
+  options: { timeRate: number; extra?: readonly string[] },
+): string[] {
+  return [
+    "run",
+    ...permissionFlags({ githubHosts: [githubHost] }),
+    `${REPO_ROOT}src/main.ts`,
+    "serve",
+    "--db",
+    db,
+    "--simulate-time-rate",
+    String(options.timeRate),
+    "--linger-ms",
+    "0",
+    ...(options.extra ?? []),
+  ];
+}
 export const TEST_SERVER = fromFileUrl(new URL("./test_server.ts", import.meta.url));
 
 /** Server logs are kept quiet unless a test run asks for them. */
