@@ -311,12 +311,18 @@ Deno.test("jobs.get wait_ms over MCP: past JOB_WAITERS_MAX answers at once; a cl
   try {
     const id = await startSleep(client, 120_000);
     const aborts = Array.from({ length: JOB_WAITERS_MAX }, () => new AbortController());
-    const parked = aborts.map((a) =>
-      call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" }, a.signal).then(
-        () => "answered",
-        (err: unknown) => (err instanceof Error ? err.name : String(err)),
-      )
-    );
+    // A parked call that lost the race for a slot to a probe (waiters_full) parks again.
+    const park = async (signal: AbortSignal): Promise<string> => {
+      try {
+        for (;;) {
+          const r = await call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" }, signal);
+          if (waitOf(r).ended !== "waiters_full") return "answered";
+        }
+      } catch (err) {
+        return err instanceof Error ? err.name : String(err);
+      }
+    };
+    const parked = aborts.map((a) => park(a.signal));
     // Requests on one stdio connection are handled in order: once this answers, all are parked.
     const full = await call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" });
     assert.equal(waitOf(full).ended, "waiters_full");
@@ -408,12 +414,18 @@ Deno.test("jobs.get wait_ms over streamable HTTP: the waiter bound holds and a c
   try {
     const id = await startSleep(client, 120_000);
     const aborts = Array.from({ length: JOB_WAITERS_MAX }, () => new AbortController());
-    const parked = aborts.map((a) =>
-      call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" }, a.signal).then(
-        () => "answered",
-        (err: unknown) => (err instanceof Error ? err.name : String(err)),
-      )
-    );
+    // A parked call that lost the race for a slot to a probe (waiters_full) parks again.
+    const park = async (signal: AbortSignal): Promise<string> => {
+      try {
+        for (;;) {
+          const r = await call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" }, signal);
+          if (waitOf(r).ended !== "waiters_full") return "answered";
+        }
+      } catch (err) {
+        return err instanceof Error ? err.name : String(err);
+      }
+    };
+    const parked = aborts.map((a) => park(a.signal));
     // HTTP requests race each other: probe with 1-ms waits until the bound is reached (bounded in
     // time, not in probes, so a slow machine that registers the parked calls late still gets there).
     let ended: WaitEnd | undefined;
@@ -447,32 +459,40 @@ Deno.test("jobs.get wait_ms over streamable HTTP: a client that drops its connec
     const id = await startSleep(client, 120_000);
     // Modern-era requests (one HTTP request per call, no session), each on a connection the test then drops.
     const drops = Array.from({ length: JOB_WAITERS_MAX }, () => new AbortController());
-    const sent = drops.map((d, i) =>
-      fetch(server.mcpUrl, {
-        method: "POST",
-        signal: d.signal,
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": MODERN_PROTOCOL_VERSION,
-          "mcp-method": "tools/call",
-          "mcp-name": "jobs.get",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1000 + i,
-          method: "tools/call",
-          params: {
-            name: "jobs.get",
-            arguments: { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" },
-            _meta: modernMeta(),
-          },
-        }),
-      }).then(async (r) => {
-        await r.body?.cancel();
-        return "answered";
-      }, () => "dropped")
-    );
+    // Each parks on a connection of its own; one that lost the race for a slot to a probe (answered
+    // at once with waiters_full) parks again, so all of them end up holding a slot.
+    const parkRaw = async (d: AbortController, i: number): Promise<string> => {
+      try {
+        for (;;) {
+          const r = await fetch(server.mcpUrl, {
+            method: "POST",
+            signal: d.signal,
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "mcp-protocol-version": MODERN_PROTOCOL_VERSION,
+              "mcp-method": "tools/call",
+              "mcp-name": "jobs.get",
+            },
+            body: JSON.stringify({
+              jsonrpc: "2.0",
+              id: 1000 + i,
+              method: "tools/call",
+              params: {
+                name: "jobs.get",
+                arguments: { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" },
+                _meta: modernMeta(),
+              },
+            }),
+          });
+          const text = await r.text();
+          if (!text.includes('"waiters_full"')) return "answered";
+        }
+      } catch {
+        return "dropped";
+      }
+    };
+    const sent = drops.map((d, i) => parkRaw(d, i));
     let ended: WaitEnd | undefined;
     for (const until = Date.now() + 20_000; Date.now() < until && ended !== "waiters_full";) {
       ended = waitOf(await call(client, "jobs.get", { ids: [id], wait_ms: 1 })).ended;
