@@ -5,12 +5,12 @@
  * @module
  */
 
+import { batchOf } from "../base/answers.ts";
 import { systemClock } from "../base/clock.ts";
 import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
-import type { JobKindRegistry } from "../jobs/kinds.ts";
-import { batchOf } from "../base/answers.ts";
 import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, jobItem } from "../jobs/job_items.ts";
+import type { JobKindRegistry } from "../jobs/kinds.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { openStore } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
