@@ -22,3 +22,92 @@ Deno.test("checkLayers() reports a store module importing mcp and a fetch outsid
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** Runs checkLayers over a temp src/ holding `files` (path under src/ -> text). */
+async function problemsIn(files: Record<string, string>): Promise<string[]> {
+  const dir = await Deno.makeTempDir();
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      await Deno.mkdir(`${dir}/src/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/src/${path}`, text);
+    }
+    return await checkLayers(`${dir}/src`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("checkLayers() lets only serve.ts and product.ts of cli/ import mcp/", async () => {
+  const imports = 'import { x } from "../mcp/x.ts";\nexport const y = x;\n';
+  const problems = await problemsIn({
+    "mcp/x.ts": "export const x = 1;\n",
+    "cli/serve.ts": imports,
+    "cli/product.ts": imports,
+    "cli/jobs_cmd.ts": imports,
+    "cli/network_worker.ts": 'export { x } from "../mcp/x.ts";\n',
+    // Other arrows out of cli/ stay open to every cli/ module.
+    "jobs/j.ts": "export const j = 1;\n",
+    "cli/other.ts": 'import { j } from "../jobs/j.ts";\nexport const k = j;\n',
+  });
+  assert.equal(problems.length, 2, problems.join("\n"));
+  assert.match(problems[0] ?? "", /^cli\/(jobs_cmd|network_worker)\.ts: cli may not import mcp .*only the modules/);
+  assert.match(problems.join("\n"), /cli\/jobs_cmd\.ts: cli may not import mcp/);
+  assert.match(problems.join("\n"), /cli\/network_worker\.ts: cli may not import mcp/);
+});
+
+Deno.test("checkLayers() reports stdout written outside the terminal commands and the stdio framing", async () => {
+  const problems = await problemsIn({
+    "mcp/stdio_framing.ts": "export const w = (b: Uint8Array) => Deno.stdout.write(b);\n",
+    "cli/jobs_cmd.ts": 'console.log("ok");\n',
+    "cli/serve.ts": 'console.log("corrupts the protocol stream");\n',
+    "jobs/a.ts": 'console.info("info goes to stdout in Deno");\n',
+    "corpus/b.ts": "export const w = (b: Uint8Array) => Deno.stdout.write(b);\n",
+    "github/c.ts": 'import process from "node:process";\nprocess.stdout.write("x");\n',
+    "store/d.ts":
+      'console.error("stderr is fine");\nconsole.warn("so is this");\n// console.log("a comment is not code")\n',
+    "mcp/transports.ts": 'import { serveStdio } from "@modelcontextprotocol/server/stdio";\nexport { serveStdio };\n',
+    "mcp/other.ts": 'import { serveStdio } from "@modelcontextprotocol/server/stdio";\nexport { serveStdio };\n',
+  });
+  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  assert.deepEqual(
+    flagged,
+    ["cli/serve.ts", "corpus/b.ts", "github/c.ts", "jobs/a.ts", "mcp/other.ts"],
+    problems.join("\n"),
+  );
+  assert.match(problems.join("\n"), /cli\/serve\.ts: a stdout write belongs to mcp\/stdio_framing\.ts, cli\/main\.ts/);
+  assert.match(problems.join("\n"), /mcp\/other\.ts: the SDK's stdio server belongs to mcp\/transports\.ts/);
+});
+
+Deno.test("checkLayers() reports a signal handler outside serve.ts and github_cmd.ts", async () => {
+  const listen = 'Deno.addSignalListener("SIGINT", () => {});\n';
+  const problems = await problemsIn({
+    "cli/serve.ts": listen,
+    "cli/github_cmd.ts": listen + 'Deno.removeSignalListener("SIGINT", () => {});\n',
+    "cli/jobs_cmd.ts": listen,
+    "jobs/e.ts": 'Deno.removeSignalListener("SIGTERM", () => {});\n',
+    "github/f.ts": 'import process from "node:process";\nprocess.on("SIGINT", () => {});\n',
+  });
+  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  assert.deepEqual(flagged, ["cli/jobs_cmd.ts", "github/f.ts", "jobs/e.ts"], problems.join("\n"));
+  assert.match(problems.join("\n"), /a signal handler belongs to cli\/serve\.ts, cli\/github_cmd\.ts/);
+});
+
+Deno.test("checkLayers() reports new Worker( outside worker_executor.ts", async () => {
+  const start = 'export const w = () => new Worker(new URL("./m.ts", import.meta.url), { type: "module" });\n';
+  const problems = await problemsIn({ "cli/worker_executor.ts": start, "cli/serve.ts": start, "jobs/g.ts": start });
+  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  assert.deepEqual(flagged, ["cli/serve.ts", "jobs/g.ts"], problems.join("\n"));
+  assert.match(problems.join("\n"), /new Worker\( belongs to cli\/worker_executor\.ts/);
+});
+
+Deno.test("checkLayers() reports Deno.permissions.revoke outside serve.ts", async () => {
+  const revoke = 'export const r = () => Deno.permissions.revoke({ name: "net" });\n';
+  const query = 'export const q = () => Deno.permissions.query({ name: "net" });\n';
+  const problems = await problemsIn({
+    "cli/serve.ts": revoke,
+    "cli/permissions_cmd.ts": revoke + query,
+    "cli/q.ts": query,
+  });
+  assert.deepEqual(problems.map((p) => p.slice(0, p.indexOf(":"))), ["cli/permissions_cmd.ts"], problems.join("\n"));
+  assert.match(problems[0] ?? "", /Deno\.permissions\.revoke belongs to cli\/serve\.ts \(the serving thread narrows/);
+});

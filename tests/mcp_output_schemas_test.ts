@@ -15,7 +15,7 @@ import { z } from "zod";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { JOB_RESULT_VIEW_BYTES_MAX, POLL_INTERVAL_MS_MIN } from "../src/base/limits.ts";
 import { WatchResultOutput } from "../src/github/result_schemas.ts";
-import { jobReference } from "../src/mcp/job_views.ts";
+import { jobReference } from "../src/mcp/job_reference.ts";
 import { INSTRUCTIONS } from "../src/mcp/server.ts";
 import { withErrorOutput } from "../src/mcp/tool_kit.ts";
 import { jobTool } from "../src/mcp/tools.ts";

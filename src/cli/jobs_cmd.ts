@@ -5,19 +5,12 @@
  * @module
  */
 
+import { batchOf } from "../base/answers.ts";
 import { systemClock } from "../base/clock.ts";
 import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
+import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, jobItem } from "../jobs/job_items.ts";
 import type { JobKindRegistry } from "../jobs/kinds.ts";
-import {
-  type BatchItem,
-  batchOf,
-  jobCancelItems,
-  jobGetItems,
-  jobIdsOf,
-  type JobItem,
-  jobItem,
-} from "../mcp/job_views.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { openStore } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
@@ -38,7 +31,7 @@ function openControl(values: Record<string, unknown>, registry: JobKindRegistry)
   return { store, control: new JobControl(store.rows, registry, { clock: systemClock }) };
 }
 
-function printItems(items: BatchItem<JobItem>[], json: boolean): void {
+function printItems(items: JobBatchItem[], json: boolean): void {
   if (json) {
     console.log(JSON.stringify(batchOf(items), null, 2));
     return;

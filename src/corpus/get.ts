@@ -6,6 +6,7 @@
  * @module
  */
 
+import { batchOf } from "../base/answers.ts";
 import { CORPUS_ITEMS_PER_CALL_MAX } from "../base/limits.ts";
 import type { CorpusRows, ThreadRow } from "../store/corpus_rows.ts";
 import {
@@ -20,7 +21,6 @@ import {
   type CompactThread,
   compactThread,
   type CorpusBatch,
-  corpusBatchOf,
   type FullThread,
   fullThread,
   type PullRequestChecksView,
@@ -56,7 +56,7 @@ function answerEach<R, V>(
   view: (row: R) => V,
   missing: (key: string, index: number) => string,
 ): CorpusBatch<V> {
-  return corpusBatchOf(keys.map((key, i) => {
+  return batchOf(keys.map((key, i) => {
     const row = found[i];
     return row === undefined
       ? { key, item_status: "unavailable", reason: "not_synced", message: missing(key, i) }

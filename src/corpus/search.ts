@@ -7,6 +7,7 @@
  * @module
  */
 
+import { iso } from "../base/answers.ts";
 import { SEARCH_LABEL_CHARS_MAX } from "../base/limits.ts";
 export { SEARCH_LABEL_CHARS_MAX };
 import {
@@ -24,7 +25,7 @@ import {
 } from "../store/corpus_rows.ts";
 import { decodeSearchCursor, encodeSearchCursor, hash53 } from "./cursor.ts";
 import { EXAMPLE_REPOSITORY, invalidArgument, parseRepositoryName, requireList } from "./refs.ts";
-import { type CompactThread, compactThread, iso } from "./views.ts";
+import { type CompactThread, compactThread } from "./views.ts";
 
 /** Input of {@linkcode searchThreads}. */
 export interface SearchThreadsInput {

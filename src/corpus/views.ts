@@ -5,10 +5,9 @@
  * @module
  */
 
+import { type Batch, type BatchItem, iso } from "../base/answers.ts";
 import type { PullRequestChecksRow, RepositoryRow, ThreadKind, ThreadRow, ThreadState } from "../store/corpus_rows.ts";
 
-/** ISO 8601 of epoch milliseconds. */
-export const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => ms === null ? null : iso(ms);
 
 /** A thread without its body (search hits and `view: "compact"`). */
@@ -58,25 +57,8 @@ export interface PullRequestChecksView {
 /** Why an item is unavailable. `not_synced`: the corpus has no data for it (unknown, not absent). */
 export type CorpusUnavailableReason = "not_synced";
 
-/** One entry of a vectorized corpus answer (same shape as the job reads' items). */
-export interface CorpusBatchItem<T> {
-  key: string;
-  item_status: "complete" | "unavailable";
-  value?: T;
-  reason?: CorpusUnavailableReason;
-  message?: string;
-}
-
-/** A vectorized corpus answer: one item per input, in input order. */
-export interface CorpusBatch<T> {
-  batch_status: "complete" | "partial";
-  items: CorpusBatchItem<T>[];
-}
-
-/** Builds a batch, deriving `batch_status` from its items. */
-export function corpusBatchOf<T>(items: CorpusBatchItem<T>[]): CorpusBatch<T> {
-  return { batch_status: items.every((i) => i.item_status === "complete") ? "complete" : "partial", items };
-}
+/** A vectorized corpus answer: the shared batch (src/base/answers.ts), one item per input, in input order. */
+export type CorpusBatch<T> = Batch<BatchItem<T, CorpusUnavailableReason>>;
 
 /** The compact view of a stored thread. */
 export function compactThread(row: Omit<ThreadRow, "body">): CompactThread {

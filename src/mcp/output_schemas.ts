@@ -1,5 +1,5 @@
 /**
- * Output schemas of the job views (src/mcp/job_views.ts, src/tasks/task_views.ts): what a
+ * Output schemas of the job views (src/jobs/job_items.ts, src/tasks/task_views.ts): what a
  * `jobs.get` / `jobs.cancel` item holds and what a job-submitting tool's final result holds (the
  * `structuredContent` of a completed task). Clients that validate `structuredContent` against the
  * advertised `outputSchema` (MCP Inspector, the Python SDK, the v1 TypeScript SDK) see these.
@@ -12,7 +12,7 @@
 
 import { z } from "zod";
 import { JsonObjectOutput, JsonValueOutput } from "./tool_kit.ts";
-import type { JobItem } from "./job_views.ts";
+import type { JobItem } from "../jobs/job_items.ts";
 
 const Count = z.number().int().min(0);
 

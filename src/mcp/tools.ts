@@ -7,11 +7,13 @@
  */
 
 import { z } from "zod";
+import { batchOf } from "../base/answers.ts";
 import { AppError } from "../base/errors.ts";
 import { IDS_PER_CALL_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
+import { jobCancelItems, jobGetItems, jobIdsOf } from "../jobs/job_items.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import { createTaskResult } from "../tasks/task_views.ts";
-import { batchOf, jobCancelItems, jobGetItems, jobIdsOf, jobReference } from "./job_views.ts";
+import { jobReference } from "./job_reference.ts";
 import { JobItemOutput, jobResultOutputs } from "./output_schemas.ts";
 import { errorResult, okResult, parseArgs, type ToolResult } from "./tool_kit.ts";
 

@@ -23,6 +23,7 @@ import type {
   DetailedTaskV2,
   GetTaskResultV2,
 } from "@modelcontextprotocol/ext-tasks/core/v2";
+import { iso } from "../base/answers.ts";
 import type { JobError } from "../base/errors.ts";
 import { jsonBytes } from "../base/json_bound.ts";
 import { JOB_RESULT_VIEW_BYTES_MAX, MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
@@ -88,8 +89,6 @@ export function terminalToolResult(row: JobRow, resultBytesMax = JOB_RESULT_VIEW
 export function isExecutionFailure(row: JobRow): boolean {
   return row.status === "failed" && EXECUTION_FAILURE_CODES.has(row.error?.code ?? "internal");
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Fields every task view shares. */
 function base(row: JobRow, control: JobControl) {

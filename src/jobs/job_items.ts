@@ -1,31 +1,17 @@
 /**
- * Projections of stored jobs onto the JobReference and `jobs.get` / `jobs.cancel`
- * shapes every MCP client understands. Pure functions over rows plus guidance.
+ * Protocol-neutral projections of stored jobs: the job item and the `jobs.get` / `jobs.cancel`
+ * batches, shared by the MCP tools (src/mcp/tools.ts) and the CLI (src/cli/jobs_cmd.ts). Pure
+ * functions over rows plus guidance. The MCP-only JobReference is in src/mcp/job_reference.ts.
  *
  * @module
  */
 
+import { type BatchItem, iso } from "../base/answers.ts";
 import type { JobError } from "../base/errors.ts";
 import { isJobId } from "../base/ids.ts";
-import { JOB_WAIT_MS_MAX } from "../base/limits.ts";
-import type { Authority, JobControl } from "../jobs/control.ts";
-import { boundedResult, jobSummary } from "../jobs/views.ts";
 import type { CancelEffect, JobRow } from "../store/job_rows.ts";
-
-/** Returned at once by every job-submitting tool. */
-export interface JobReference {
-  id: string;
-  ref: string;
-  kind: string;
-  status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
-  message: string;
-  poll_after_ms: number;
-  follow_up: {
-    /** `poll_job` is the `jobs.get` arguments to send; `wait_ms` lets a host that cannot sleep wait in the call. */
-    action: { type: "poll_job"; poll_job: { ids: string[]; wait_ms?: number } };
-    retry_after_ms: number;
-  };
-}
+import type { Authority, JobControl } from "./control.ts";
+import { boundedResult, jobSummary } from "./views.ts";
 
 /** One job as `jobs.get` shows it. */
 export interface JobItem {
@@ -53,28 +39,14 @@ export interface JobItem {
   result_omitted_bytes?: number;
 }
 
-/** One entry of a vectorized answer. */
-export interface BatchItem<T> {
-  key: string;
-  item_status: "complete" | "unavailable";
-  value?: T;
-  reason?: "not_found" | "terminal" | "invalid_id";
-  message?: string;
+/** Why a job read or cancel has no job to show for a key. */
+export type JobUnavailableReason = "not_found" | "terminal" | "invalid_id";
+
+/** One entry of a `jobs.get` / `jobs.cancel` answer. */
+export interface JobBatchItem extends BatchItem<JobItem, JobUnavailableReason> {
+  /** The job's poll guidance, while it can still change. */
   retry_after_ms?: number;
 }
-
-/** A vectorized answer: one item per input, in input order. */
-export interface Batch<T> {
-  batch_status: "complete" | "partial";
-  items: BatchItem<T>[];
-}
-
-/** Builds a batch, deriving `batch_status` from its items. */
-export function batchOf<T>(items: BatchItem<T>[]): Batch<T> {
-  return { batch_status: items.every((i) => i.item_status === "complete") ? "complete" : "partial", items };
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The `jobs.get` item for a row. */
 export function jobItem(
@@ -120,27 +92,8 @@ export function jobItem(
   return item;
 }
 
-/** The JobReference for a freshly admitted job. */
-export function jobReference(row: JobRow, control: JobControl): JobReference {
-  const pollMs = control.pollAfterMs(row) ?? 0;
-  return {
-    id: row.id,
-    ref: `job:${row.id}`,
-    kind: row.kind,
-    status: row.status,
-    message:
-      `Started ${row.kind} as job ${row.id}. Call the jobs.get tool (jobs_get in hosts that rename tools) with ` +
-      `ids ["${row.id}"] after ${pollMs} ms to follow it; the jobs.cancel tool (jobs_cancel) stops it.`,
-    poll_after_ms: pollMs,
-    follow_up: {
-      action: { type: "poll_job", poll_job: { ids: [row.id], wait_ms: JOB_WAIT_MS_MAX } },
-      retry_after_ms: pollMs,
-    },
-  };
-}
-
 /** The `jobs.cancel` item for a cancellation effect. */
-export function cancelItem(key: string, effect: CancelEffect, control: JobControl): BatchItem<JobItem> {
+export function cancelItem(key: string, effect: CancelEffect, control: JobControl): JobBatchItem {
   switch (effect.kind) {
     case "not_found":
       return { key, item_status: "unavailable", reason: "not_found", message: `No job ${key} is visible here` };
@@ -167,7 +120,7 @@ export function jobIdsOf(keys: readonly string[]): string[] {
   return [...new Set(keys.map(idOf).filter(isJobId))];
 }
 
-const INVALID = (key: string): BatchItem<JobItem> => ({
+const INVALID = (key: string): JobBatchItem => ({
   key,
   item_status: "unavailable",
   reason: "invalid_id",
@@ -180,7 +133,7 @@ export function jobGetItems(
   keys: readonly string[],
   authority: Authority,
   format: "concise" | "detailed",
-): BatchItem<JobItem>[] {
+): JobBatchItem[] {
   // One read for the whole batch, and guidance inputs (queue, recent run times) read once.
   const ids = keys.map(idOf);
   const rows = control.getMany([...new Set(ids.filter(isJobId))], authority, format === "detailed" ? "all" : "concise");
@@ -207,8 +160,8 @@ export async function jobCancelItems(
   control: JobControl,
   keys: readonly string[],
   authority: Authority,
-): Promise<BatchItem<JobItem>[]> {
-  const items: BatchItem<JobItem>[] = [];
+): Promise<JobBatchItem[]> {
+  const items: JobBatchItem[] = [];
   for (const key of keys) {
     const id = idOf(key);
     items.push(isJobId(id) ? { ...cancelItem(id, await control.cancel(id, authority), control), key } : INVALID(key));
