@@ -310,6 +310,8 @@ Deno.test("deno task bundle --github-host writes a launch line that serves with 
     const rows = (JSON.parse(audit.stdout) as { rows: { descriptor: string; network_worker: string }[] }).rows;
     assert.equal(rows.find((x) => x.descriptor === `net ${host}:443`)?.network_worker, "granted");
     assert.equal(rows.find((x) => x.descriptor === "net example.com:443")?.network_worker, "denied");
+    // The built bundle starts its worker from memory: the worker cannot read the bundle file.
+    assert.equal(rows.find((x) => x.descriptor === `read ${dir}/longcall.js`)?.network_worker, "denied");
     const served = await probeToolsList(Deno.execPath(), [
       "run",
       ...flags,
