@@ -18,6 +18,7 @@
  * @module
  */
 
+import { dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import {
@@ -108,7 +109,10 @@ export function bundleEntries(root: string = ROOT): Record<string, string> {
  * first src/cli/network_worker_entry.ts on its own (no MCP code), then the generated entry.
  */
 export async function bundleTo(out: string): Promise<void> {
-  const tmp = await Deno.makeTempDir({ prefix: "longcall-build-" });
+  // A fixed directory next to the output (not a random temp name): the bundle's module comments
+  // name it, and the same sources must give the same bytes (the release publishes checksums).
+  const tmp = `${dirname(out)}/.longcall-build`;
+  await Deno.mkdir(tmp, { recursive: true });
   try {
     const config = ["--config", `${ROOT}deno.json`];
     const worker = await deno([

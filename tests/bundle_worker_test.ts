@@ -10,6 +10,13 @@
 
 import assert from "node:assert/strict";
 import { bundleEntries, bundleTo } from "../scripts/build.ts";
+import { AppError } from "../src/base/errors.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { productRegistry } from "../src/cli/product.ts";
+import { productRegistry as runOnlyRegistry } from "../src/cli/product_kinds.ts";
+import { systemClock } from "../src/base/clock.ts";
+import { SYNC_KIND } from "../src/github/sync_kind.ts";
+import { openStore } from "../src/store/store.ts";
 import { netHostOf, permissionFlags } from "../src/cli/permissions.ts";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
 import { SCENARIO_PULL, startFakeGitHub } from "./helpers/fake_github.ts";
@@ -42,6 +49,45 @@ Deno.test("bundleEntries(): the generated entry embeds the worker before any lon
   assert.ok(entry.indexOf(`import "./embed_worker.ts"`) < entry.indexOf("src/cli/main.ts"), entry);
   assert.match(entries["embed_worker.ts"] ?? "", /import code from "\.\/network_worker\.js" with \{ type: "text" \}/);
   assert.match(entries["embed_worker.ts"] ?? "", /"file:\/\/\/repo\/src\/cli\/worker_script\.ts"/);
+});
+
+Deno.test("the network worker's code loads no zod: its bundle has the kinds and no zod module", async () => {
+  await using dir = await tempDir("longcall-worker-code-");
+  const out = await new Deno.Command(denoExecPath(), {
+    args: ["bundle", "--platform", "deno", "--quiet", "-o", dir.file("w.js"), "src/cli/network_worker_entry.ts"],
+    cwd: REPO_ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  // The bundler names each module it includes in a `// path` comment line.
+  const modules = (await Deno.readTextFile(dir.file("w.js"))).split("\n").filter((l) => /^\/\/ \S+$/.test(l));
+  assert.ok(modules.includes("// src/github/watch_kind.ts"), "the worker bundle has the kinds");
+  assert.deepEqual(modules.filter((l) => /zod|_input\.ts$/.test(l)), []);
+});
+
+Deno.test("the worker's run-only kinds refuse admission; the serving side's kinds validate with zod", async () => {
+  await using dir = await tempDir("longcall-run-only-");
+  const store = openStore(dir.file("x.db"));
+  try {
+    const gh = { baseUrl: "http://127.0.0.1:1" };
+    const request = { owner: "octo", repo: "widgets", number: 42 };
+    const admitting = productRegistry(store, gh, silentLogger);
+    assert.equal((admitting.get(WATCH_KIND)?.parse(request) as { until: string }).until, "terminal");
+    assert.throws(
+      () => admitting.get(WATCH_KIND)?.parse({ ...request, number: 0 }),
+      (err) => err instanceof AppError && err.code === "invalid_argument",
+    );
+    const running = runOnlyRegistry(store, gh, silentLogger, systemClock, "run_only");
+    for (const kind of [WATCH_KIND, SYNC_KIND]) {
+      assert.throws(
+        () => running.get(kind)?.parse(request),
+        (err) => err instanceof AppError && err.code === "internal" && /only runs jobs/.test(err.message),
+      );
+    }
+  } finally {
+    store.close();
+  }
 });
 
 Deno.test("the shipped bundle's worker starts from memory: it cannot read the bundle or any file but the database", async () => {
