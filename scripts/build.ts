@@ -21,13 +21,7 @@
 import { dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import {
-  auditFlags,
-  GITHUB_API_HOST,
-  githubApiUrlFor,
-  parseGitHubHost,
-  permissionFlags,
-} from "../src/cli/permissions.ts";
+import { auditFlags, GITHUB_API_HOST, githubApiUrlFor, launchFlags, parseGitHubHost } from "../src/cli/permissions.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -65,9 +59,9 @@ async function deno(args: string[]): Promise<{ code: number; stderr: string }> {
   return { code: out.code, stderr };
 }
 
-/** The flags for a GitHub host, refused when the audit finds a problem. */
+/** The launch flags for a GitHub host (permissions, then V8 flags), refused when the audit finds a problem. */
 export function buildFlags(githubHost: string = GITHUB_API_HOST): string[] {
-  const flags = permissionFlags({ githubHosts: [parseGitHubHost(githubHost)] });
+  const flags = launchFlags({ githubHosts: [parseGitHubHost(githubHost)] });
   const problems = auditFlags(flags);
   if (problems.length > 0) throw new Error(`Cannot build: the permission flags have problems: ${problems.join("; ")}`);
   return flags;
