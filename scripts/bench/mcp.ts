@@ -30,6 +30,7 @@ import {
   type TaskHost,
   type V2Connection,
 } from "../../tests/helpers/mcp_clients.ts";
+import { rememberTaskTool } from "../../tests/helpers/output_schemas.ts";
 import type { BenchSection } from "./store.ts";
 
 export type { BenchSection };
@@ -141,7 +142,12 @@ async function submitJobs(conn: V2Connection, tool: string, count: number): Prom
     const refs = await Promise.all(
       Array.from({ length: wave }, (_, i) => callTool(conn, tool, tool === "test.echo" ? { n: done + i } : {})),
     );
-    for (const ref of refs) ids.push((resultOf(ref, tool)["structuredContent"] as { id: string }).id);
+    for (const ref of refs) {
+      const id = (resultOf(ref, tool)["structuredContent"] as { id: string }).id;
+      // Submitted as JobReferences: tell the clients' output-schema check which tool made each task.
+      rememberTaskTool(id, tool);
+      ids.push(id);
+    }
     done += wave;
   }
   return ids;
