@@ -15,7 +15,7 @@
  * See docs/notes/conformance.md for what each scenario checks and which fixture tools it needs.
  */
 
-import { permissionFlags } from "../src/cli/permissions.ts";
+import { launchFlags } from "../src/cli/permissions.ts";
 
 type PackageVersion = "0.1.16" | "0.2.0-alpha.12";
 type Wire = "2025-11-25" | "2026-07-28";
@@ -209,7 +209,7 @@ function forMode(spec: ScenarioSpec, mode: Mode): ScenarioSpec {
 
 /** The shipped flags (src/cli/permissions.ts), so conformance runs against the real configuration. */
 const PRODUCT_SERVER = `deno run ${
-  permissionFlags().join(" ")
+  launchFlags().join(" ")
 } src/main.ts serve --http --http-no-auth --listen 127.0.0.1:0 --db {db}`;
 const FIXTURE_SERVER = "deno run --no-prompt --allow-net=127.0.0.1 --allow-read --allow-write --allow-env " +
   "tests/helpers/conformance_fixture_server.ts --http --http-no-auth --listen 127.0.0.1:0 --db {db}";

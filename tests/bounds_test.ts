@@ -4,6 +4,7 @@
  * in a watch result.
  */
 
+import { parseSyncInput } from "../src/github/sync_input.ts";
 import assert from "node:assert/strict";
 import { AppError } from "../src/base/errors.ts";
 import {
@@ -111,6 +112,7 @@ Deno.test("progress messages are cut at JOB_PROGRESS_MESSAGE_CHARS_MAX character
 
 Deno.test("github.sync_threads accepts SYNC_REPOSITORIES_MAX repositories and refuses one more", () => {
   const kind = syncKind({
+    parse: parseSyncInput,
     client: () => ({}) as GitHubClient,
     corpus: () => ({}) as CorpusRows,
   });

@@ -11,6 +11,7 @@ import {
   auditFlags,
   GITHUB_API_HOST,
   githubApiUrlFor,
+  launchFlags,
   netHostOf,
   parseGitHubHost,
   permissionFlags,
@@ -91,7 +92,7 @@ Deno.test("isEphemeralPath() recognizes npm's npx cache and nothing else", () =>
 Deno.test("launchCommand() keeps a stable deno and the source path, with the shipped flags", () => {
   const l = launchCommand(ctx({}));
   assert.equal(l.command, "/usr/local/bin/deno");
-  assert.deepEqual(l.args, ["run", ...permissionFlags(), "/src/longcall/src/main.ts", "serve"]);
+  assert.deepEqual(l.args, ["run", ...launchFlags(), "/src/longcall/src/main.ts", "serve"]);
   assert.deepEqual(l.env, {});
   assert.equal(l.warning, undefined);
 });
@@ -275,7 +276,7 @@ Deno.test("deno task compile --github-host builds each target with the one host 
     assert.deepEqual(auditFlags(line), []);
     assert.match(line[line.indexOf("--output") + 1] ?? "", /dist\/github-host-ghe\.example\.com\/longcall-/);
   }
-  assert.deepEqual(compileArgs("x86_64-pc-windows-msvc").slice(1, 1 + permissionFlags().length), permissionFlags());
+  assert.deepEqual(compileArgs("x86_64-pc-windows-msvc").slice(1, 1 + launchFlags().length), launchFlags());
 });
 
 Deno.test("deno task compile and bundle refuse a --github-host that is not one host (exit 2, nothing built)", async () => {
@@ -295,7 +296,7 @@ Deno.test("deno task bundle --github-host writes a launch line that serves with 
   assert.equal(
     line,
     `LONGCALL_GITHUB_API_URL=https://${host}/api/v3 deno run ${
-      permissionFlags({ githubHosts: [host] }).map((f) => f.includes(",") ? `'${f}'` : f).join(" ")
+      launchFlags({ githubHosts: [host] }).map((f) => f.includes(",") ? `'${f}'` : f).join(" ")
     } dist/github-host-${host}/longcall.js serve`,
   );
   const tmp = await Deno.makeTempDir();
@@ -310,6 +311,8 @@ Deno.test("deno task bundle --github-host writes a launch line that serves with 
     const rows = (JSON.parse(audit.stdout) as { rows: { descriptor: string; network_worker: string }[] }).rows;
     assert.equal(rows.find((x) => x.descriptor === `net ${host}:443`)?.network_worker, "granted");
     assert.equal(rows.find((x) => x.descriptor === "net example.com:443")?.network_worker, "denied");
+    // The built bundle starts its worker from memory: the worker cannot read the bundle file.
+    assert.equal(rows.find((x) => x.descriptor === `read ${dir}/longcall.js`)?.network_worker, "denied");
     const served = await probeToolsList(Deno.execPath(), [
       "run",
       ...flags,

@@ -7,6 +7,7 @@
  *
  *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/job_wait_test.ts
  */
+import { parseWatchInput } from "../src/github/watch_input.ts";
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { JOB_WAIT_MS_MAX, JOB_WAIT_PROBE_MS, JOB_WAITERS_MAX } from "../src/base/limits.ts";
@@ -153,6 +154,7 @@ Deno.test("JobWaits.close: ends every waiter with shutdown; later waits answer s
 Deno.test("materialKey: a watch's poll counter is not material; its CI signature (transitions), counts and state are", () => {
   const registry = new JobKindRegistry([
     watchKind({
+      parse: parseWatchInput,
       observer: () => {
         throw new Error("never observed");
       },

@@ -5,7 +5,14 @@
  */
 
 import assert from "node:assert/strict";
-import { auditFlags, FORBIDDEN_FLAGS, GITHUB_API_HOST, permissionFlags } from "../src/cli/permissions.ts";
+import {
+  auditFlags,
+  FORBIDDEN_FLAGS,
+  GITHUB_API_HOST,
+  launchFlags,
+  permissionFlags,
+  V8_FLAGS,
+} from "../src/cli/permissions.ts";
 import { startFakeGitHub } from "./helpers/fake_github.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -52,9 +59,20 @@ Deno.test("auditFlags() flags every forbidden or unscoped permission", () => {
   assert.deepEqual(auditFlags(["--allow-env"]), ["unscoped --allow-env"]);
 });
 
+Deno.test("launchFlags() is the permission flags then V8_FLAGS; auditFlags() refuses any other --v8-flags", () => {
+  assert.deepEqual(launchFlags(), [...permissionFlags(), ...V8_FLAGS]);
+  assert.deepEqual(auditFlags(launchFlags()), []);
+  assert.deepEqual(auditFlags(["--v8-flags=--allow-natives-syntax"]), [
+    "unexpected flag --v8-flags=--allow-natives-syntax",
+  ]);
+  assert.deepEqual(auditFlags(["--v8-flags=--max-semi-space-size=1,--expose-gc"]), [
+    "unexpected flag --v8-flags=--max-semi-space-size=1,--expose-gc",
+  ]);
+});
+
 Deno.test("deno task serve uses exactly the flags of the single source of truth", async () => {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as { tasks: Record<string, string> };
-  assert.equal(config.tasks.serve, `deno run ${permissionFlags().join(" ")} src/main.ts serve`);
+  assert.equal(config.tasks.serve, `deno run ${launchFlags().join(" ")} src/main.ts serve`);
 });
 
 Deno.test("the serving thread cannot reach the network, run a process or touch files after narrowing", async () => {

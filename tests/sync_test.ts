@@ -7,6 +7,7 @@
  *
  *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/sync_test.ts
  */
+import { parseSyncInput } from "../src/github/sync_input.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { silentLogger } from "../src/base/log.ts";
@@ -168,6 +169,7 @@ Deno.test("sync: one batch with 404, private 403, retry-after and success ends p
       };
       return [
         syncKind({
+          parse: parseSyncInput,
           client: () => new GitHubClient({ baseUrl, clock, log: silentLogger, etagCache: etags, fetch: arming }),
           corpus: () => corpus,
         }),

@@ -8,6 +8,7 @@
  *
  *   deno test --allow-read --allow-write --allow-env --allow-net=127.0.0.1 tests/watch_rows_test.ts
  */
+import { parseWatchInput } from "../src/github/watch_input.ts";
 import assert from "node:assert/strict";
 import {
   GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
@@ -64,6 +65,7 @@ function statusRewritingHarness(rewrite: (body: Record<string, unknown>, res: Re
   return {
     kinds: (store: Parameters<NonNullable<GitHubHarnessOptions["kinds"]>>[0], baseUrl: string, clock: never) => [
       watchKind({
+        parse: parseWatchInput,
         observer: () =>
           clientObserver(
             new GitHubClient({
@@ -525,6 +527,7 @@ Deno.test("watch rows: without rate-limit headers an anonymous watch's cost assu
     scenario: "checks_pass",
     kinds: (store, baseUrl, clock) => [
       watchKind({
+        parse: parseWatchInput,
         observer: () =>
           clientObserver(
             new GitHubClient({
@@ -556,6 +559,7 @@ Deno.test("watch rows: workflow runs that cannot be read leave re-runs uncollaps
     scenario: "rerun_passed",
     kinds: (store, baseUrl, clock) => [
       watchKind({
+        parse: parseWatchInput,
         observer: () =>
           clientObserver(
             new GitHubClient({

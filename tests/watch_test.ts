@@ -10,6 +10,7 @@
  *
  *   deno test --allow-read --allow-write --allow-env --allow-net=127.0.0.1 tests/watch_test.ts
  */
+import { parseWatchInput } from "../src/github/watch_input.ts";
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { POLL_INTERVAL_MS_MIN, WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
@@ -230,6 +231,7 @@ Deno.test("watch: coverage that cannot be proven (total_count > fetched) ends in
     scenario: "checks_pass",
     kinds: (store, baseUrl, clock) => [
       watchKind({
+        parse: parseWatchInput,
         observer: () =>
           clientObserver(
             new GitHubClient({
@@ -348,6 +350,7 @@ Deno.test("watch: a rate limit that outlasts the deadline mid-watch ends timed_o
       };
       return [
         watchKind({
+          parse: parseWatchInput,
           observer: () =>
             clientObserver(
               new GitHubClient({

@@ -87,7 +87,7 @@ Deno.test("the tasks the workflows run build with the flags of src/cli/permissio
   assert.match(known.bundle ?? "", /scripts\/build\.ts bundle$/);
   assert.match(known.smoke ?? "", /scripts\/smoke\.ts$/);
   const build = await Deno.readTextFile(`${ROOT}scripts/build.ts`);
-  assert.match(build, /permissionFlags\(\{ githubHosts: \[parseGitHubHost\(githubHost\)\] \}\)/);
+  assert.match(build, /launchFlags\(\{ githubHosts: \[parseGitHubHost\(githubHost\)\] \}\)/);
   assert.doesNotMatch(build, /"--allow-(net|env|read|write)[="]/, "build.ts types no permission flag of its own");
 });
 

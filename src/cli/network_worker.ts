@@ -68,7 +68,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
           const store = openStore(msg.db, msg.synchronous === undefined ? {} : { synchronous: msg.synchronous });
           closeStore = () => store.close();
           const handlerClock: Clock = msg.timeRate === undefined ? systemClock : new ScaledClock(msg.timeRate);
-          const registry = productRegistry(store, msg.github, log, handlerClock);
+          const registry = productRegistry(store, msg.github, log, handlerClock, "run_only");
           executor = new Executor(store.rows, registry, {
             ...msg.executor,
             clock: systemClock,

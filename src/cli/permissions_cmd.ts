@@ -6,7 +6,6 @@
  * @module
  */
 
-import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger } from "../base/log.ts";
 import type { Command } from "./command.ts";
@@ -17,6 +16,7 @@ import { FLAG_REASONS, netHostOf, permissionFlags } from "./permissions.ts";
 import { githubConfigFromEnv } from "./product.ts";
 import { narrowServingThread } from "./serve.ts";
 import { databaseFiles, WorkerExecutor } from "./worker_executor.ts";
+import { networkWorkerScript } from "./worker_script.ts";
 
 /** One row of the report. */
 export interface PermissionRow {
@@ -55,6 +55,7 @@ export function auditDescriptors(
   db: string,
   githubHost: string,
   home: string | undefined,
+  code?: string,
 ): Deno.PermissionDescriptor[] {
   return [
     { name: "net", host: githubHost },
@@ -62,6 +63,8 @@ export function auditDescriptors(
     { name: "net", host: "127.0.0.1:1" },
     { name: "read", path: db },
     { name: "write", path: db },
+    // longcall's own code (the bundle file, or src/main.ts): a worker started from memory cannot read it.
+    ...(code === undefined ? [] : [{ name: "read" as const, path: code }]),
     { name: "read", path: home ?? "/etc" },
     { name: "write", path: home ?? "/tmp" },
     { name: "env", variable: "GITHUB_TOKEN" },
@@ -89,15 +92,23 @@ export interface PermissionReport {
 export async function auditPermissions(db: string): Promise<PermissionReport> {
   const github = githubConfigFromEnv();
   const githubHost = netHostOf(github.baseUrl);
-  const descriptors = auditDescriptors(db, githubHost.includes(":") ? githubHost : `${githubHost}:443`, envGet("HOME"));
+  const code = Deno.mainModule.startsWith("file:") ? fileURLToPath(Deno.mainModule) : undefined;
+  const descriptors = auditDescriptors(
+    db,
+    githubHost.includes(":") ? githubHost : `${githubHost}:443`,
+    envGet("HOME"),
+    code,
+  );
   const atStart: Deno.PermissionState[] = [];
   for (const d of descriptors) atStart.push((await Deno.permissions.query(d)).state);
   // Queried before anything is revoked: what the process was started with. Creating the worker
   // below with its own permission set needs --unstable-worker-options (it throws otherwise).
   const inEffect = await effectiveFlags({ githubHost, db, workerStarted: true });
-  const worker = new WorkerExecutor(Deno.mainModule, {
+  // The same worker script and grants as `serve` (from memory in the bundle).
+  const script = networkWorkerScript(Deno.mainModule);
+  const worker = new WorkerExecutor(script.url, {
     net: [githubHost],
-    read: [...databaseFiles(db), Deno.mainModule.startsWith("file:") ? dirname(fileURLToPath(Deno.mainModule)) : "."],
+    read: [...databaseFiles(db), ...script.codeReads],
     write: databaseFiles(db),
   }, createLogger(logLevel(), "longcall:permissions"));
   let workerStates: Deno.PermissionState[];
@@ -105,6 +116,7 @@ export async function auditPermissions(db: string): Promise<PermissionReport> {
     workerStates = await worker.audit(descriptors);
   } finally {
     await worker.stop();
+    script.release();
   }
   await narrowServingThread();
   const rows: PermissionRow[] = [];

@@ -10,8 +10,13 @@ import { SEARCH_LIMIT_MAX } from "../base/limits.ts";
 import { getPullRequestChecks, getRepositories, getThreads } from "../corpus/get.ts";
 import { searchThreads } from "../corpus/search.ts";
 import { SyncResultOutput, WatchResultOutput } from "../github/result_schemas.ts";
-import { SYNC_KIND, SyncInput } from "../github/sync_kind.ts";
-import { WATCH_KIND, WatchInput } from "../github/watch_kind.ts";
+import { type Clock, systemClock } from "../base/clock.ts";
+import type { Logger } from "../base/log.ts";
+import { parseSyncInput, SyncInput } from "../github/sync_input.ts";
+import { SYNC_KIND } from "../github/sync_kind.ts";
+import { parseWatchInput, WatchInput } from "../github/watch_input.ts";
+import { WATCH_KIND } from "../github/watch_kind.ts";
+import type { AnyJobKind, JobKindRegistry } from "../jobs/kinds.ts";
 import type { JobControl } from "../jobs/control.ts";
 import {
   GetPullRequestChecksOutput,
@@ -23,7 +28,21 @@ import { okResult, parseArgs } from "../mcp/tool_kit.ts";
 import { ALWAYS_LOAD_META, GITHUB_READ, jobsTools, jobTool, LOCAL_READ, type ToolDef } from "../mcp/tools.ts";
 import { CorpusRows } from "../store/corpus_rows.ts";
 import type { Store } from "../store/store.ts";
-export { type GitHubConfig, githubConfigFromEnv, productKinds, productRegistry } from "./product_kinds.ts";
+import * as kinds from "./product_kinds.ts";
+export { type GitHubConfig, githubConfigFromEnv } from "./product_kinds.ts";
+
+/** Where jobs are admitted, each kind validates its request with its zod schema. */
+const PRODUCT_INPUTS: kinds.ProductInputs = { watch: parseWatchInput, sync: parseSyncInput };
+
+/** The product's job kinds over one store, validating requests at admission. */
+export function productKinds(store: Store, gh: kinds.GitHubConfig, log: Logger, clock?: Clock): AnyJobKind[] {
+  return kinds.productKinds(store, gh, log, clock ?? systemClock, PRODUCT_INPUTS);
+}
+
+/** A registry of the product kinds, validating requests at admission. */
+export function productRegistry(store: Store, gh: kinds.GitHubConfig, log: Logger, clock?: Clock): JobKindRegistry {
+  return kinds.productRegistry(store, gh, log, clock, PRODUCT_INPUTS);
+}
 
 const ThreadRefs = z.array(z.string()).min(1).max(100);
 

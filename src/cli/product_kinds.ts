@@ -1,6 +1,7 @@
 /**
  * The shipped job kinds and the GitHub configuration, wired to one store. Kept apart from
- * the tools (src/cli/product.ts) so the network worker loads no MCP code.
+ * the tools (src/cli/product.ts) so the network worker loads no MCP code, and apart from the
+ * kinds' zod input schemas (src/github/*_input.ts, which product.ts passes in) so it loads no zod.
  *
  * @module
  */
@@ -9,9 +10,11 @@ import { type Clock, systemClock } from "../base/clock.ts";
 import type { Logger } from "../base/log.ts";
 import { GITHUB_API_URL_DEFAULT, GitHubClient, SqliteEtagCache } from "../github/client.ts";
 import { clientObserver } from "../github/observer.ts";
-import { syncKind } from "../github/sync_kind.ts";
-import { checksObservationOf, watchKind } from "../github/watch_kind.ts";
-import { type AnyJobKind, JobKindRegistry } from "../jobs/kinds.ts";
+import type { SyncRequest } from "../github/sync_input.ts";
+import { SYNC_KIND, syncKind } from "../github/sync_kind.ts";
+import type { WatchRequest } from "../github/watch_input.ts";
+import { checksObservationOf, WATCH_KIND, watchKind } from "../github/watch_kind.ts";
+import { type AnyJobKind, JobKindRegistry, runOnlyParse } from "../jobs/kinds.ts";
 import { CorpusRows } from "../store/corpus_rows.ts";
 import type { Store } from "../store/store.ts";
 import { envGet } from "./config.ts";
@@ -32,12 +35,23 @@ export function githubConfigFromEnv(): GitHubConfig {
   return { baseUrl: envGet("LONGCALL_GITHUB_API_URL") ?? GITHUB_API_URL_DEFAULT, token };
 }
 
+/**
+ * How the product's kinds validate requests at admission (src/cli/product.ts passes the zod
+ * parsers of src/github/*_input.ts), or `"run_only"` for a registry that never admits (the
+ * network worker: each job's request was validated when it was admitted).
+ */
+export type ProductInputs = {
+  watch(input: unknown): WatchRequest;
+  sync(input: unknown): SyncRequest;
+} | "run_only";
+
 /** The product's job kinds over one store. GitHub clients are created per job (per-job counters). */
 export function productKinds(
   store: Store,
   gh: GitHubConfig,
   log: Logger,
-  clock: Clock = systemClock,
+  clock: Clock,
+  inputs: ProductInputs,
 ): AnyJobKind[] {
   const corpus = new CorpusRows(store.conn);
   const etags = new SqliteEtagCache(store.conn, clock);
@@ -51,16 +65,23 @@ export function productKinds(
     });
   return [
     watchKind({
+      parse: inputs === "run_only" ? runOnlyParse(WATCH_KIND) : inputs.watch,
       observer: () => clientObserver(client()),
       saveObservation: async (r) => {
         await corpus.pullRequestChecksPut(checksObservationOf(r));
       },
     }),
-    syncKind({ client, corpus: () => corpus }),
+    syncKind({ parse: inputs === "run_only" ? runOnlyParse(SYNC_KIND) : inputs.sync, client, corpus: () => corpus }),
   ];
 }
 
 /** A registry of the product kinds. */
-export function productRegistry(store: Store, gh: GitHubConfig, log: Logger, clock?: Clock): JobKindRegistry {
-  return new JobKindRegistry(productKinds(store, gh, log, clock));
+export function productRegistry(
+  store: Store,
+  gh: GitHubConfig,
+  log: Logger,
+  clock: Clock = systemClock,
+  inputs: ProductInputs,
+): JobKindRegistry {
+  return new JobKindRegistry(productKinds(store, gh, log, clock, inputs));
 }

@@ -12,8 +12,6 @@
  * @module
  */
 
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import { createLogger, type Logger } from "../base/log.ts";
 import {
@@ -38,6 +36,7 @@ import { ensureHttpToken } from "./http_token.ts";
 import type { GitHubConfig } from "./product.ts";
 import { netHostOf } from "./permissions.ts";
 import { databaseFiles, WorkerExecutor } from "./worker_executor.ts";
+import { networkWorkerScript } from "./worker_script.ts";
 import type { Synchronous } from "../store/db.ts";
 import { openStore, type Store } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
@@ -89,13 +88,6 @@ type StopReason = "wire_closed" | "hangup" | "interrupt" | "worker_failed";
 
 /** What runs jobs for a server: an in-process Executor or the network worker. */
 type Runner = Executor | WorkerExecutor;
-
-/** The directory of a module (the network worker must be able to load its own code). */
-function moduleDir(moduleUrl: string): string {
-  // fileURLToPath, not URL.pathname: on Windows the path is C:\..., not /C:/...
-  if (moduleUrl.startsWith("file:")) return dirname(fileURLToPath(moduleUrl));
-  return moduleUrl.slice(0, moduleUrl.lastIndexOf("/") + 1) || ".";
-}
 
 /**
  * Drops every permission the serving thread no longer needs once the database is open,
@@ -170,6 +162,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   const registry = parts.registry({ store, log, clock: handlerClock });
   // Waiting jobs.get calls share one change probe; the executor's own events wake them sooner.
   const waits = new JobWaits({ probe: () => changeStamp(store.conn), clock: systemClock });
+  // The bundle's worker starts from memory (src/cli/worker_script.ts) and needs no read of its code.
+  const script = parts.networkWorker === undefined ? undefined : networkWorkerScript(parts.networkWorker.moduleUrl);
   const executor: Runner = parts.networkWorker === undefined
     ? new Executor(store.rows, registry, {
       clock: systemClock,
@@ -186,10 +180,10 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       },
     })
     : new WorkerExecutor(
-      parts.networkWorker.moduleUrl,
+      (script as { url: string }).url,
       {
         net: [netHostOf(parts.networkWorker.github.baseUrl)],
-        read: [...databaseFiles(flags.db), moduleDir(parts.networkWorker.moduleUrl)],
+        read: [...databaseFiles(flags.db), ...(script?.codeReads ?? [])],
         write: databaseFiles(flags.db),
       },
       log,
@@ -254,16 +248,22 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     await httpServing.port;
   }
   if (executor instanceof WorkerExecutor) {
-    // The worker's permissions were fixed when it was created, but its own module loads can
-    // fail once this thread has revoked read: narrow only after it has loaded its code.
-    try {
-      await executor.loaded();
-    } catch (err) {
-      log.error("the network worker could not load; stopping", { error: String(err) });
-      await httpServing?.close().catch(() => {});
-      await executor.stop();
-      store.close();
-      return EXIT_ERROR;
+    if (script?.fromMemory === true) {
+      // From memory (the bundle) the worker reads no file to load: nothing to wait for. A load
+      // failure still stops the server (the worker then never answers init: workerReady rejects).
+      void executor.loaded().then(() => script.release(), () => script.release());
+    } else {
+      // The worker's permissions were fixed when it was created, but its own module loads can
+      // fail once this thread has revoked read: narrow only after it has loaded its code.
+      try {
+        await executor.loaded();
+      } catch (err) {
+        log.error("the network worker could not load; stopping", { error: String(err) });
+        await httpServing?.close().catch(() => {});
+        await executor.stop();
+        store.close();
+        return EXIT_ERROR;
+      }
     }
     await narrowServingThread();
   }

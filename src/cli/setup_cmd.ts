@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "./command.ts";
 import { envGet } from "./config.ts";
 import { EXIT_OK, UsageError } from "./exit.ts";
-import { GITHUB_API_HOST, githubApiUrlFor, parseGitHubHost, permissionFlags } from "./permissions.ts";
+import { GITHUB_API_HOST, githubApiUrlFor, launchFlags, parseGitHubHost } from "./permissions.ts";
 
 export const HOSTS = ["claude-code", "claude-desktop", "vscode", "codex", "cursor"] as const;
 export type Host = typeof HOSTS[number];
@@ -106,7 +106,7 @@ export function launchCommand(ctx: LaunchContext = currentLaunchContext(), githu
     return { command: ctx.execPath, args: ["serve"], env };
   }
   const script = ctx.mainModule.startsWith("file:") ? fileURLToPath(ctx.mainModule) : ctx.mainModule;
-  const runArgs = ["run", ...permissionFlags({ githubHosts: [host] }), script, "serve"];
+  const runArgs = ["run", ...launchFlags({ githubHosts: [host] }), script, "serve"];
   const deno = isEphemeralPath(ctx.execPath) ? denoOnPath(ctx) : ctx.execPath;
   if (deno !== undefined) return { command: deno, args: runArgs, env };
   return {

@@ -7,52 +7,19 @@
  * @module
  */
 
-import { z } from "zod";
 import { AppError } from "../base/errors.ts";
-import {
-  GITHUB_PAGES_MAX,
-  SYNC_LIMIT_PER_REPOSITORY_DEFAULT,
-  SYNC_LIMIT_PER_REPOSITORY_MAX,
-  SYNC_RATE_LIMIT_WAIT_MS_MAX,
-  SYNC_REPOSITORIES_MAX,
-  SYNC_REQUESTS_DEFAULT,
-  SYNC_REQUESTS_MAX,
-} from "../base/limits.ts";
-import { zodToInvalidArgument } from "../base/validation.ts";
-import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN, isFullRepositoryName } from "../base/names.ts";
+import { GITHUB_PAGES_MAX, SYNC_RATE_LIMIT_WAIT_MS_MAX, SYNC_REQUESTS_DEFAULT } from "../base/limits.ts";
 import { defineJobKind, type JobContext } from "../jobs/kinds.ts";
 import type { CorpusRows, ThreadObservation } from "../store/corpus_rows.ts";
 import { type GitHubClient, RequestBudget } from "./client.ts";
 import { listIssuesStable } from "./sync_listing.ts";
 import type { GitHubIssue } from "./types.ts";
+import type { SyncRequest } from "./sync_input.ts";
 
 export const SYNC_KIND = "github.sync_threads";
 export { SYNC_RATE_LIMIT_WAIT_MS_MAX, SYNC_REQUESTS_DEFAULT };
 
-/** `owner/repo` by GitHub's rules (src/base/names.ts); the pattern is advertised, `.`/`..` refused on top. */
-const REPOSITORY = new RegExp(`${GITHUB_OWNER_PATTERN.slice(0, -1)}/${GITHUB_REPO_PATTERN.slice(1)}`);
-
-export const SyncInput = z.object({
-  repositories: z.array(
-    z.string().regex(REPOSITORY, "expected owner/repo by GitHub's naming rules").refine(
-      isFullRepositoryName,
-      "expected owner/repo; the repository name may not be '.' or '..'",
-    ),
-  ).min(1).max(SYNC_REPOSITORIES_MAX)
-    .describe(`Repositories as owner/repo (1..${SYNC_REPOSITORIES_MAX})`),
-  kind: z.enum(["issue", "pull_request", "both"]).default("both"),
-  state: z.enum(["open", "closed", "all"]).default("all"),
-  updated_after: z.iso.datetime({ offset: true }).optional()
-    .describe("Only threads updated at or after this ISO 8601 time"),
-  limit_per_repository: z.number().int().min(1).max(SYNC_LIMIT_PER_REPOSITORY_MAX)
-    .default(SYNC_LIMIT_PER_REPOSITORY_DEFAULT).describe("Newest threads read per repository"),
-  max_requests: z.number().int().min(1).max(SYNC_REQUESTS_MAX).default(SYNC_REQUESTS_DEFAULT)
-    .describe("Counted GitHub requests this job may spend (free 304s do not count)"),
-}).strict();
-
-export type SyncRequest = z.output<typeof SyncInput>;
-
-export const SYNC_EXAMPLE = { repositories: ["denoland/deno"], kind: "both", state: "open" };
+export type { SyncRequest };
 
 /** One repository's outcome. */
 export interface SyncItem {
@@ -86,6 +53,11 @@ export interface SyncResult {
 }
 
 export interface SyncDeps {
+  /**
+   * Validates and normalizes a request at admission: `parseSyncInput` (src/github/sync_input.ts,
+   * zod) where jobs are admitted, `runOnlyParse` in the network worker, which only runs them.
+   */
+  parse(input: unknown): SyncRequest;
   client(): GitHubClient;
   corpus(): CorpusRows;
 }
@@ -94,11 +66,7 @@ export interface SyncDeps {
 export function syncKind(deps: SyncDeps) {
   return defineJobKind<SyncRequest, SyncResult>({
     kind: SYNC_KIND,
-    parse(input) {
-      const parsed = SyncInput.safeParse(input);
-      if (!parsed.success) throw zodToInvalidArgument(parsed.error, SYNC_EXAMPLE);
-      return parsed.data;
-    },
+    parse: (input) => deps.parse(input),
     run: (ctx) => runSync(ctx, deps),
     outcome: (result) => result.batch_status === "complete" ? "succeeded" : "partial",
   });

@@ -6,7 +6,6 @@
  * @module
  */
 
-import { z } from "zod";
 import { AppError } from "../base/errors.ts";
 import {
   GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
@@ -15,14 +14,7 @@ import {
   WATCH_FAILURE_DETAILS_MAX,
   WATCH_FAILURE_SUMMARY_CHARS_MAX,
   WATCH_FAILURE_TITLE_CHARS_MAX,
-  WATCH_FIRST_CHECK_GRACE_MS_DEFAULT,
-  WATCH_FIRST_CHECK_GRACE_MS_MAX,
-  WATCH_POLL_INTERVAL_MS_DEFAULT,
-  WATCH_POLL_INTERVAL_MS_MAX,
-  WATCH_POLL_INTERVAL_MS_MIN,
   WATCH_SETTLE_POLL_INTERVALS,
-  WATCH_TIMEOUT_MS_DEFAULT,
-  WATCH_TIMEOUT_MS_MAX,
   WATCH_TRANSITIONS_MAX,
 } from "../base/limits.ts";
 import { defineJobKind, type JobContext } from "../jobs/kinds.ts";
@@ -46,43 +38,12 @@ import {
   verdictDetail,
 } from "./checks_state.ts";
 import type { GitHubCheckAnnotation } from "./types.ts";
-import { zodToInvalidArgument } from "../base/validation.ts";
-import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN, isCommitSha } from "../base/names.ts";
+import { isCommitSha } from "../base/names.ts";
+import type { WatchRequest } from "./watch_input.ts";
 
 export const WATCH_KIND = "github.wait_pull_request_checks";
 
-/** The tool's input, durations in integer milliseconds. Names follow GitHub's rules (src/base/names.ts). */
-export const WatchInput = z.object({
-  owner: z.string().regex(
-    new RegExp(GITHUB_OWNER_PATTERN),
-    "expected a GitHub owner: 1-39 letters, digits or single hyphens, not starting or ending with a hyphen",
-  ).describe("Repository owner, e.g. denoland"),
-  repo: z.string().regex(
-    new RegExp(GITHUB_REPO_PATTERN),
-    "expected a GitHub repository name: 1-100 letters, digits, '.', '_' or '-', not starting with '-'",
-  ).refine((v) => v !== "." && v !== "..", "expected a GitHub repository name, not '.' or '..'")
-    .describe("Repository name, e.g. deno"),
-  number: z.number().int().min(1).max(2_147_483_647).describe("Pull request number"),
-  expected_head_sha: z.string().regex(/^[0-9a-f]{40}$/).optional()
-    .describe("Head commit to watch (40 hex). Default: the head seen at the first poll"),
-  until: z.enum(["terminal", "change"]).default("terminal")
-    .describe("terminal: wait for a verdict; change: return at the first material CI change"),
-  timeout_ms: z.number().int().min(1_000).max(WATCH_TIMEOUT_MS_MAX).default(WATCH_TIMEOUT_MS_DEFAULT)
-    .describe(`Give up after this long (default 30 min, max 24 h)`),
-  poll_interval_ms: z.number().int().min(WATCH_POLL_INTERVAL_MS_MIN).max(WATCH_POLL_INTERVAL_MS_MAX)
-    .default(WATCH_POLL_INTERVAL_MS_DEFAULT).describe("Time between GitHub polls (default 10 s, 5 s .. 5 min)"),
-  fail_fast: z.boolean().default(false).describe("Return failed as soon as any check fails"),
-  first_check_grace_ms: z.number().int().min(0).max(WATCH_FIRST_CHECK_GRACE_MS_MAX)
-    .default(WATCH_FIRST_CHECK_GRACE_MS_DEFAULT)
-    .describe("How long to wait for the first check to register before answering no_checks (default 3 min)"),
-  required_only: z.boolean().default(false)
-    .describe(
-      "Watch only the checks the base branch requires (its rules' required_status_checks); " +
-        "a required check that has not reported is pending",
-    ),
-}).strict();
-
-export type WatchRequest = z.output<typeof WatchInput>;
+export type { WatchRequest };
 
 /** Every outcome, distinct in the result and in the job's outcome. */
 export type WatchOutcome =
@@ -284,6 +245,11 @@ export interface WatchResult {
 
 /** Dependencies of the watch kind. */
 export interface WatchDeps {
+  /**
+   * Validates and normalizes a request at admission: `parseWatchInput` (src/github/watch_input.ts,
+   * zod) where jobs are admitted, `runOnlyParse` in the network worker, which only runs them.
+   */
+  parse(input: unknown): WatchRequest;
   observer(): PullObserver;
   /** Stores the last complete observation in the corpus (readable offline later). */
   saveObservation?(result: WatchResult): Promise<void>;
@@ -293,11 +259,7 @@ export interface WatchDeps {
 export function watchKind(deps: WatchDeps) {
   return defineJobKind<WatchRequest, WatchResult>({
     kind: WATCH_KIND,
-    parse(input) {
-      const parsed = WatchInput.safeParse(input);
-      if (!parsed.success) throw zodToInvalidArgument(parsed.error, WATCH_EXAMPLE);
-      return parsed.data;
-    },
+    parse: (input) => deps.parse(input),
     run: (ctx) => runWatch(ctx, deps),
     outcome: (result) => result.outcome,
     firstPollAfterMs: watchFirstPollMs,
@@ -315,8 +277,6 @@ export function watchKind(deps: WatchDeps) {
 export function watchFirstPollMs(req: Pick<WatchRequest, "poll_interval_ms" | "timeout_ms">): number {
   return Math.min(req.poll_interval_ms, req.timeout_ms);
 }
-
-export const WATCH_EXAMPLE = { owner: "denoland", repo: "deno", number: 123, until: "terminal" };
 
 /** Outcomes a late-registering check could still change: confirmed by a re-read after the settle delay
  * (the others, facts about the pull request or a failure, by an immediate re-read). */

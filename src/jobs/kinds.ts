@@ -7,6 +7,7 @@
  */
 
 import type { Clock } from "../base/clock.ts";
+import { AppError } from "../base/errors.ts";
 import type { Logger } from "../base/log.ts";
 
 /** Progress a handler reports; writes are throttled by the executor. */
@@ -62,6 +63,19 @@ export interface AnyJobKind {
   outcome?(result: unknown): string;
   firstPollAfterMs?(request: unknown): number;
   materialProgress?(message: string | null): string | undefined;
+}
+
+/**
+ * The `parse` of a kind in a registry that only runs jobs (the network worker): requests were
+ * validated and normalized when admitted, so this one refuses to admit anything.
+ */
+export function runOnlyParse(kind: string): (input: unknown) => never {
+  return () => {
+    throw new AppError(
+      "internal",
+      `Cannot admit a ${kind} job here: this registry only runs jobs; requests are validated when admitted`,
+    );
+  };
 }
 
 /** Erases a kind's types for registration. */

@@ -1,0 +1,62 @@
+/**
+ * The input of `github.wait_pull_request_checks`: its zod schema (the tool's `inputSchema`), the
+ * normalized request type and the parse used at admission. Apart from the kind
+ * (src/github/watch_kind.ts) so the network worker, which only runs admitted jobs, loads no zod.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import {
+  WATCH_FIRST_CHECK_GRACE_MS_DEFAULT,
+  WATCH_FIRST_CHECK_GRACE_MS_MAX,
+  WATCH_POLL_INTERVAL_MS_DEFAULT,
+  WATCH_POLL_INTERVAL_MS_MAX,
+  WATCH_POLL_INTERVAL_MS_MIN,
+  WATCH_TIMEOUT_MS_DEFAULT,
+  WATCH_TIMEOUT_MS_MAX,
+} from "../base/limits.ts";
+import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN } from "../base/names.ts";
+import { zodToInvalidArgument } from "../base/validation.ts";
+
+/** The tool's input, durations in integer milliseconds. Names follow GitHub's rules (src/base/names.ts). */
+export const WatchInput = z.object({
+  owner: z.string().regex(
+    new RegExp(GITHUB_OWNER_PATTERN),
+    "expected a GitHub owner: 1-39 letters, digits or single hyphens, not starting or ending with a hyphen",
+  ).describe("Repository owner, e.g. denoland"),
+  repo: z.string().regex(
+    new RegExp(GITHUB_REPO_PATTERN),
+    "expected a GitHub repository name: 1-100 letters, digits, '.', '_' or '-', not starting with '-'",
+  ).refine((v) => v !== "." && v !== "..", "expected a GitHub repository name, not '.' or '..'")
+    .describe("Repository name, e.g. deno"),
+  number: z.number().int().min(1).max(2_147_483_647).describe("Pull request number"),
+  expected_head_sha: z.string().regex(/^[0-9a-f]{40}$/).optional()
+    .describe("Head commit to watch (40 hex). Default: the head seen at the first poll"),
+  until: z.enum(["terminal", "change"]).default("terminal")
+    .describe("terminal: wait for a verdict; change: return at the first material CI change"),
+  timeout_ms: z.number().int().min(1_000).max(WATCH_TIMEOUT_MS_MAX).default(WATCH_TIMEOUT_MS_DEFAULT)
+    .describe(`Give up after this long (default 30 min, max 24 h)`),
+  poll_interval_ms: z.number().int().min(WATCH_POLL_INTERVAL_MS_MIN).max(WATCH_POLL_INTERVAL_MS_MAX)
+    .default(WATCH_POLL_INTERVAL_MS_DEFAULT).describe("Time between GitHub polls (default 10 s, 5 s .. 5 min)"),
+  fail_fast: z.boolean().default(false).describe("Return failed as soon as any check fails"),
+  first_check_grace_ms: z.number().int().min(0).max(WATCH_FIRST_CHECK_GRACE_MS_MAX)
+    .default(WATCH_FIRST_CHECK_GRACE_MS_DEFAULT)
+    .describe("How long to wait for the first check to register before answering no_checks (default 3 min)"),
+  required_only: z.boolean().default(false)
+    .describe(
+      "Watch only the checks the base branch requires (its rules' required_status_checks); " +
+        "a required check that has not reported is pending",
+    ),
+}).strict();
+
+export type WatchRequest = z.output<typeof WatchInput>;
+
+export const WATCH_EXAMPLE = { owner: "denoland", repo: "deno", number: 123, until: "terminal" };
+
+/** Validates and normalizes a watch request; throws `AppError("invalid_argument")` with an example. */
+export function parseWatchInput(input: unknown): WatchRequest {
+  const parsed = WatchInput.safeParse(input);
+  if (!parsed.success) throw zodToInvalidArgument(parsed.error, WATCH_EXAMPLE);
+  return parsed.data;
+}
