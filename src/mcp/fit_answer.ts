@@ -14,7 +14,19 @@ import { MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 
 /** Wire bytes of a tool result carrying `structured` as structuredContent and as text. */
 export function toolResultBytes(structured: Record<string, unknown>): number {
-  return jsonBytes({ content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured });
+  return toolResultBytesOfText(JSON.stringify(structured));
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * {@linkcode toolResultBytes} from the structured answer's JSON text, which the tool result carries
+ * anyway: the same bytes as serializing `{content: [{type: "text", text}], structuredContent}`,
+ * without serializing the answer two more times (the hot path of every tool call).
+ */
+export function toolResultBytesOfText(text: string): number {
+  const envelope = '{"content":[{"type":"text","text":"","structuredContent":}]}'.length;
+  return envelope + encoder.encode(JSON.stringify(text)).length - 2 + encoder.encode(text).length;
 }
 
 /** Bytes reserved per entry for the flags `,"truncated":true,"omitted_bytes":N`. */

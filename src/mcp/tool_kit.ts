@@ -11,7 +11,7 @@ import { AppError, type JobError } from "../base/errors.ts";
 import { MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 import { zodToInvalidArgument } from "../base/validation.ts";
 import { isStorageFault, storageUnavailable } from "../store/tx.ts";
-import { fitItems, toolResultBytes } from "./fit_answer.ts";
+import { fitItems, toolResultBytesOfText } from "./fit_answer.ts";
 
 /** The Standard Schema shape the SDK reads (`~standard.validate` + `~standard.jsonSchema`). */
 export type AdvertisedSchema = z.ZodType;
@@ -52,7 +52,10 @@ export interface ToolResult {
  */
 export function okResult(structured: Record<string, unknown>): ToolResult {
   let answer = structured;
-  const bytes = toolResultBytes(answer);
+  // Serialized once: the text content is this JSON, and the size check reads it instead of
+  // serializing the answer again.
+  let text = JSON.stringify(answer);
+  const bytes = toolResultBytesOfText(text);
   if (bytes > MCP_RESULT_BYTES_MAX) {
     const fitted = fitItems(structured);
     if (fitted === undefined) {
@@ -62,11 +65,9 @@ export function okResult(structured: Record<string, unknown>): ToolResult {
       );
     }
     answer = fitted;
+    text = JSON.stringify(answer);
   }
-  return {
-    content: [{ type: "text", text: JSON.stringify(answer) }],
-    structuredContent: answer,
-  };
+  return { content: [{ type: "text", text }], structuredContent: answer };
 }
 
 /**
