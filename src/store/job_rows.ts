@@ -75,23 +75,26 @@ export interface JobEvent {
 
 type Raw = Record<string, unknown>;
 
+// node:sqlite returns rows with a null prototype; giving them Object's prototype in place (instead of
+// spreading 22 columns into a new object) keeps rows plain objects for callers at a fraction of the cost.
 function parseRow(raw: Raw): JobRow {
-  const row = raw as unknown as JobRow & {
+  const row = Object.setPrototypeOf(raw, Object.prototype) as JobRow & {
     request: string;
     result: string | null;
     error: string | null;
   };
-  return {
-    ...row,
-    request: JSON.parse(row.request),
-    result: row.result === null ? null : JSON.parse(row.result),
-    error: row.error === null ? null : JSON.parse(row.error) as JobError,
-  };
+  const parsed = row as unknown as JobRow;
+  parsed.request = JSON.parse(row.request);
+  parsed.result = row.result === null ? null : JSON.parse(row.result);
+  parsed.error = row.error === null ? null : JSON.parse(row.error) as JobError;
+  return parsed;
 }
 
 function parseConciseRow(raw: Raw): JobRow {
-  const row = raw as unknown as JobRow & { error: string | null };
-  return { ...row, request: null, result: null, error: row.error === null ? null : JSON.parse(row.error) as JobError };
+  const row = Object.setPrototypeOf(raw, Object.prototype) as JobRow & { error: string | null };
+  const parsed = row as unknown as JobRow;
+  parsed.error = row.error === null ? null : JSON.parse(row.error) as JobError;
+  return parsed;
 }
 
 export interface JobInsert {
@@ -133,7 +136,7 @@ export type CancelEffect =
 const COLUMNS = "*";
 /** Every column but the request and the result, read back as SQL NULL. */
 const CONCISE_COLUMNS =
-  "id, kind, status, outcome, 'null' AS request, NULL AS result, error, phase, progress_message, " +
+  "id, kind, status, outcome, NULL AS request, NULL AS result, error, phase, progress_message, " +
   "completed_items, total_items, next_poll_at, created_at, started_at, updated_at, completed_at, cancel_requested_at, " +
   "owner_id, attempt, retention_ms, expires_at, authority";
 
