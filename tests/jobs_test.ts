@@ -272,7 +272,9 @@ Deno.test("JobControl.cancel: a queued job is cancelled at once; repeats are ide
   assert.equal((await h.control.cancel(job.id)).kind, "already_cancelled");
   assert.deepEqual(h.store.rows.jobGet(job.id), row);
   await h.executor!.start();
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // Claims are FIFO: a job submitted after it that runs to its end proves the cancelled one was passed over.
+  const later = await h.control.submit("echo", { after: true });
+  await waitForStatus(h.store, later.id, "succeeded");
   assert.deepEqual(h.store.rows.jobGet(job.id), row, "never claimed");
   assert.equal((await h.control.cancel("00000000-0000-4000-8000-000000000000")).kind, "not_found");
 });
@@ -451,8 +453,8 @@ Deno.test("Executor: after losing its lease it aborts its jobs and its terminal 
   assert.notEqual(h.executor!.ownerId, oldOwner, "re-registered under a new owner id");
 
   release.open(); // the stale handler now returns success: its write must be refused
+  // A run leaves runningIds() only after its terminal write was attempted (and here refused).
   await waitFor("the stale run to end", () => !h.executor!.runningIds().includes(job.id), 3_000);
-  await new Promise((resolve) => setTimeout(resolve, 50));
   assert.deepEqual(h.store.rows.jobGet(job.id), lost);
   assert.equal(h.terminal.filter((id) => id === job.id).length, 1, "only the reconciliation ended it");
 
@@ -475,7 +477,8 @@ Deno.test("Executor: a blocked event loop past the lease loses the job; the late
   const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"], 3_000);
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "process_lost");
-  await new Promise((resolve) => setTimeout(resolve, 250)); // the stubborn handler returns meanwhile
+  // The stubborn handler then returns success; its run ends only after its (fenced) write was tried.
+  await waitFor("the stubborn run to end", () => !h.executor!.runningIds().includes(job.id), 3_000);
   assert.deepEqual(h.store.rows.jobGet(job.id), row);
 });
 
