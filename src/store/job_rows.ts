@@ -135,8 +135,7 @@ export type CancelEffect =
 
 const COLUMNS = "*";
 /** Every column but the request and the result, read back as SQL NULL. */
-const CONCISE_COLUMNS =
-  "id, kind, status, outcome, NULL AS request, NULL AS result, error, phase, progress_message, " +
+const CONCISE_COLUMNS = "id, kind, status, outcome, NULL AS request, NULL AS result, error, phase, progress_message, " +
   "completed_items, total_items, next_poll_at, created_at, started_at, updated_at, completed_at, cancel_requested_at, " +
   "owner_id, attempt, retention_ms, expires_at, authority";
 
