@@ -17,3 +17,11 @@ export function zodToInvalidArgument(error: z.ZodError, example?: unknown): AppE
     data: { path, ...(example === undefined ? {} : { example }) },
   });
 }
+
+/**
+ * Compile-time check that an output schema declares every field of a result type: `true` when it
+ * does, else the names of the missing fields (so `const ok: Covers<S, T> = true` fails to compile
+ * and says which fields a closed schema would reject at run time).
+ */
+export type Covers<Schema, T> = [Exclude<keyof T, keyof Schema>] extends [never] ? true
+  : Exclude<keyof T, keyof Schema>;

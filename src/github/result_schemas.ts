@@ -8,6 +8,7 @@
  */
 
 import { z } from "zod";
+import type { Covers } from "../base/validation.ts";
 import {
   SYNC_REPOSITORIES_MAX,
   WATCH_CHECKS_MAX,
@@ -170,7 +171,6 @@ export const SyncResultOutput = z.object({
 // Compile-time checks: every field of a result type is declared by its schema (an undeclared field
 // would be rejected at runtime: the objects are closed, `additionalProperties: false`), and every
 // value of a result type is a value of its schema.
-type Covers<Schema, T> = [Exclude<keyof T, keyof Schema>] extends [never] ? true : Exclude<keyof T, keyof Schema>;
 const covered: [
   Covers<z.output<typeof WatchResultOutput>, WatchResult>,
   Covers<z.output<typeof TransitionOutput>, Transition>,

@@ -7,6 +7,7 @@
  */
 
 import { z } from "zod";
+import type { Covers } from "../base/validation.ts";
 import type { RepositoryCoverage, SearchThreadsAnswer, SearchThreadsHit } from "../corpus/search.ts";
 import type { CompactThread, FullThread, PullRequestChecksView, RepositoryView } from "../corpus/views.ts";
 import { CheckEntryOutput } from "../github/result_schemas.ts";
@@ -101,7 +102,6 @@ export const GetRepositoriesOutput = corpusBatch(RepositoryOutput);
 export const GetPullRequestChecksOutput = corpusBatch(PullRequestChecksOutput);
 
 // Compile-time checks: every field of a view is declared by its (closed) schema.
-type Covers<Schema, T> = [Exclude<keyof T, keyof Schema>] extends [never] ? true : Exclude<keyof T, keyof Schema>;
 const covered: [
   Covers<z.output<typeof CompactThreadOutput>, CompactThread>,
   Covers<z.output<typeof FullThreadOutput>, FullThread>,

@@ -11,6 +11,7 @@
  */
 
 import { z } from "zod";
+import type { Covers } from "../base/validation.ts";
 import { JsonObjectOutput, JsonValueOutput } from "./tool_kit.ts";
 import type { JobItem } from "../jobs/job_items.ts";
 
@@ -66,6 +67,5 @@ export function jobResultOutputs(kind: string, resultSchema: z.ZodType = JsonVal
 }
 
 // Compile-time check: every field of a JobItem is declared (the object is closed).
-type Missing = Exclude<keyof JobItem, keyof z.output<typeof JobItemOutput>>;
-const covered: [Missing] extends [never] ? true : Missing = true;
+const covered: Covers<z.output<typeof JobItemOutput>, JobItem> = true;
 void covered;
