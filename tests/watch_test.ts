@@ -262,10 +262,13 @@ Deno.test("watch: transitions are bounded at 64 with transitions_truncated", asy
   }));
   steps.push({ atMs: 700_000, checks: [{ name: "build", status: "completed", conclusion: "success" }] });
   await using h = await openWatchHarness({ scenario: steps });
-  const { result } = await watch(h);
+  const { row, result } = await watch(h);
   assert.equal(result.outcome, "succeeded");
   assert.equal(result.polls, 72, "polls at 0..700 s plus the confirming re-read");
   assert.equal(result.transitions.length, WATCH_TRANSITIONS_MAX);
+  // Waiting readers hear of every change, also past the kept list: the progress counts all of them.
+  const seen = Number(/\b(\d+) transitions\b/.exec(row.progress_message ?? "")?.[1]);
+  assert.ok(seen > WATCH_TRANSITIONS_MAX, `progress counts ${seen} transitions: ${row.progress_message}`);
   assert.equal(result.transitions_truncated, true);
   assert.equal(result.transitions[0]?.at, new Date(Date.parse(result.started_at)).toISOString());
   // The stored observation carries the final signature, not the last transition kept.

@@ -263,8 +263,8 @@ export function watchKind(deps: WatchDeps) {
     run: (ctx) => runWatch(ctx, deps),
     outcome: (result) => result.outcome,
     firstPollAfterMs: watchFirstPollMs,
-    // The CI signature moves exactly when a transition is recorded (the progress message below
-    // counts them); the poll count beside it is not material to a waiting reader.
+    // The CI signature moves exactly when a transition is seen (the progress message counts every
+    // one, also past the kept list's bound); the poll count beside it is not material to a waiting reader.
     materialProgress: (message) => /\b(\d+) transitions\b/.exec(message ?? "")?.[1],
   });
 }
@@ -305,6 +305,9 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     requireSha(await gh.headSha(req.owner, req.repo, req.number, signal, bounded()), "the pull request's head SHA");
   const transitions: Transition[] = [];
   let transitionsTruncated = false;
+  // Every material change seen, also past the {@linkcode WATCH_TRANSITIONS_MAX} kept: waiting readers
+  // (jobs.get wait_ms, via materialProgress) must hear of each one.
+  let changesSeen = 0;
   let previousSignature: string | undefined;
   let polls = 0;
   let pacedPolls = 0;
@@ -511,6 +514,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     } else {
       const signature = await checksSignature(entries);
       if (signature !== previousSignature) {
+        changesSeen++;
         if (transitions.length < WATCH_TRANSITIONS_MAX) {
           transitions.push({ at: new Date(now).toISOString(), signature, summary: summarize(entries) });
         } else transitionsTruncated = true;
@@ -562,7 +566,9 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       }
       ctx.report({
         phase: "confirming",
-        message: `${polls} polls; ${candidate} unless a check registers within ${Math.ceil(wait / 1000)} s`,
+        message: `${polls} polls, ${changesSeen} transitions; ${candidate} unless a check registers within ${
+          Math.ceil(wait / 1000)
+        } s`,
         nextPollAt: now + wait,
       });
       await clock.sleep(wait, signal);
@@ -583,7 +589,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     ctx.report({
       phase: "waiting_for_checks",
       message:
-        `${polls} polls, ${transitions.length} transitions; ${s.passed} passed, ${s.failed} failed, ${s.pending} pending`,
+        `${polls} polls, ${changesSeen} transitions; ${s.passed} passed, ${s.failed} failed, ${s.pending} pending`,
       completedItems: s.passed + s.failed,
       totalItems: s.total,
       nextPollAt: now + wait,
