@@ -511,8 +511,15 @@ Deno.test("JobControl.getMany: one read for many ids; hides other authorities' a
   const concise = h.control.getMany([mine.id, local.id], null, "concise");
   assert.equal(concise.size, 2, "the local authority sees every job");
   const row = concise.get(local.id);
-  assert.equal(row?.request, null, "concise rows carry no request");
+  assert.deepEqual(row?.request, { i: 2 }, "a queued concise row keeps its request (its poll guidance reads it)");
+  assert.equal(row?.result, null, "concise rows carry no result");
   assert.equal(row?.status, "queued");
+  await h.control.cancel(local.id);
+  assert.equal(
+    h.control.getMany([local.id], null, "concise").get(local.id)?.request,
+    null,
+    "nor, once past queued, a request",
+  );
   assert.deepEqual(h.control.getMany([], null, "all"), new Map());
   assert.throws(() => h.control.getMany(Array.from({ length: 101 }, () => newJobId()), null, "all"), RangeError);
   assert.equal(
@@ -525,9 +532,17 @@ Deno.test("JobControl.getMany: one read for many ids; hides other authorities' a
 Deno.test("JobControl.guidanceFor: the batch guidance equals each row's own pollAfterMs", async () => {
   await using dir = await tempDir();
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  await using h = await openHarness(dir.file("a.db"), { executor: false, clock });
+  // A kind that, like the watcher, derives its first poll from its request.
+  const firstPoll = defineJobKind<{ first_ms: number }, null>({
+    kind: "first_poll",
+    parse: (input) => ({ first_ms: Number((input as { first_ms?: unknown }).first_ms) }),
+    run: () => Promise.resolve(null),
+    firstPollAfterMs: (req) => req.first_ms,
+  });
+  await using h = await openHarness(dir.file("a.db"), { executor: false, clock, extraKinds: [firstPoll] });
   const ids: string[] = [];
   for (let i = 0; i < 12; i++) ids.push((await h.control.submit("echo", { i })).id);
+  for (let i = 0; i < 3; i++) ids.push((await h.control.submit("first_poll", { first_ms: 7_000 + i })).id);
   const owner = newOwnerId();
   await h.store.rows.ownerRegister(owner, 1, clock.now(), 10_000);
   await h.store.rows.jobClaimBatchIfOwnerLive(owner, ["echo"], clock.now(), 3);

@@ -159,6 +159,7 @@ export class JobControl {
           queue: { ahead: queue.positions.get(row.id) ?? 0, running: queue.running },
           recentRunMs: recentRunMs(row.kind),
           runningMax: this.runningMax,
+          firstPollMs: this.#firstPollMs(row),
         });
       }
       const recentMs = row.status === "running" && row.next_poll_at === null ? recentRunMs(row.kind) : undefined;
@@ -193,7 +194,11 @@ export class JobControl {
     options: { ms: number; until: "change" | "terminal"; signal?: AbortSignal },
   ): Promise<WaitReport> {
     const start = this.clock.now();
-    const read = () => ids.map((id) => this.get(id, authority));
+    // One statement per re-read; concise rows carry every field materialKey reads.
+    const read = () => {
+      const rows = this.getMany(ids, authority, "concise");
+      return ids.map((id) => rows.get(id));
+    };
     let before: string[] | undefined;
     const ended = await this.waits.wait(options.ms, () => {
       const rows = read();
@@ -210,19 +215,24 @@ export class JobControl {
   pollAfterMs(row: JobRow): number | undefined {
     const now = this.clock.now();
     if (row.status === "queued") {
-      const first = this.registry.get(row.kind)?.firstPollAfterMs?.(row.request);
       return pollAfterMs(row, {
         now,
         queue: this.rows.jobQueuePosition(row.id),
         recentRunMs: this.rows.jobRecentRunMs(row.kind),
         runningMax: this.runningMax,
-        firstPollMs: first === undefined ? undefined : first * realMsPer(this.#handlerClock),
+        firstPollMs: this.#firstPollMs(row),
       });
     }
     const recent = row.status === "running" && row.next_poll_at === null
       ? this.rows.jobRecentRunMs(row.kind)
       : undefined;
     return pollAfterMs(row, { now, recentRunMs: recent, runningMax: this.runningMax });
+  }
+
+  /** A queued job's kind's own time to its first useful observation, in real milliseconds, if it says. */
+  #firstPollMs(row: JobRow): number | undefined {
+    const first = this.registry.get(row.kind)?.firstPollAfterMs?.(row.request);
+    return first === undefined ? undefined : first * realMsPer(this.#handlerClock);
   }
 
   /** Milliseconds from creation until a job's result may be purged (grows while it runs). */

@@ -234,7 +234,7 @@ export class Executor {
     if (this.#claimTimer !== undefined) clearTimeout(this.#claimTimer);
     this.#claimTimer = undefined;
     this.#idle ??= Promise.withResolvers<void>();
-    if (this.#running.size === 0) this.#idle.resolve();
+    this.#resolveIdleIfDone();
     return { running: this.#running.size, idle: this.#idle.promise };
   }
 
@@ -320,8 +320,14 @@ export class Executor {
       this.#log.warn("claim failed; retrying", { error: String(err) });
     } finally {
       this.#claiming = false;
+      this.#resolveIdleIfDone();
     }
     this.#armClaimPoll();
+  }
+
+  /** Lingering with nothing running and no claim in flight (whose rows would start): idle. */
+  #resolveIdleIfDone(): void {
+    if (this.#state === "lingering" && this.#running.size === 0 && !this.#claiming) this.#idle?.resolve();
   }
 
   /**
@@ -385,9 +391,11 @@ export class Executor {
     // could not be written) are released in the same transaction, so they are recorded now
     // rather than left running under a live owner. Not while a claim is in flight: its rows
     // are about to start.
-    const release = this.#state === "started" && !this.#claiming
-      ? { ownerId: this.#ownerId, keep: [...this.#running.keys()] }
-      : undefined;
+    // Decided inside the write transaction (a busy store may run it later, after a claim started jobs).
+    const release = () =>
+      (this.#state === "started" || this.#state === "lingering") && !this.#claiming
+        ? { ownerId: this.#ownerId, keep: [...this.#running.keys()] }
+        : undefined;
     const ids = await this.#rows.jobReconcileLost(this.#clock.now(), release);
     if (ids.length > 0) this.#log.warn("recorded jobs of lost processes", { ids });
     for (const id of ids) this.#onTerminal?.(id);
@@ -425,7 +433,7 @@ export class Executor {
           this.#log.warn("could not release a job yet; the next reconciliation retries", { error: String(err) })
         );
       }
-      if (this.#state === "lingering" && this.#running.size === 0) this.#idle?.resolve();
+      this.#resolveIdleIfDone();
       this.wake();
     });
   }
@@ -566,6 +574,7 @@ export class Executor {
       if (refill > 0) {
         this.#claiming = false;
         if (this.#claimAgain) this.wake();
+        this.#resolveIdleIfDone();
       }
     }
   }

@@ -53,6 +53,12 @@ export interface JobRow {
   authority: string | null;
 }
 
+/** An owner's running jobs to release in a reconciliation: all but `keep` (those its handlers still run). */
+export interface ReconcileRelease {
+  ownerId: string;
+  keep: readonly string[];
+}
+
 /** Which queued jobs an executor's owner may claim, and how many at most. */
 export interface ClaimRequest {
   ownerId: string;
@@ -91,8 +97,9 @@ function parseRow(raw: Raw): JobRow {
 }
 
 function parseConciseRow(raw: Raw): JobRow {
-  const row = Object.setPrototypeOf(raw, Object.prototype) as JobRow & { error: string | null };
+  const row = Object.setPrototypeOf(raw, Object.prototype) as JobRow & { request: string | null; error: string | null };
   const parsed = row as unknown as JobRow;
+  parsed.request = row.request === null ? null : JSON.parse(row.request);
   parsed.error = row.error === null ? null : JSON.parse(row.error) as JobError;
   return parsed;
 }
@@ -134,8 +141,10 @@ export type CancelEffect =
   | { kind: "not_found" };
 
 const COLUMNS = "*";
-/** Every column but the request and the result, read back as SQL NULL. */
-const CONCISE_COLUMNS = "id, kind, status, outcome, NULL AS request, NULL AS result, error, phase, progress_message, " +
+/** Every column but the result, and the request only of queued jobs (their poll guidance reads it), read
+ * back as SQL NULL otherwise. */
+const CONCISE_COLUMNS =
+  "id, kind, status, outcome, CASE WHEN status = 'queued' THEN request END AS request, NULL AS result, error, phase, progress_message, " +
   "completed_items, total_items, next_poll_at, created_at, started_at, updated_at, completed_at, cancel_requested_at, " +
   "owner_id, attempt, retention_ms, expires_at, authority";
 
@@ -684,7 +693,10 @@ export class JobRows {
    * first (their owner could not record their end, e.g. after a storage fault) and recorded
    * the same way, with a message saying so.
    */
-  jobReconcileLost(now: number, release?: { ownerId: string; keep: readonly string[] }): Promise<string[]> {
+  jobReconcileLost(
+    now: number,
+    release?: ReconcileRelease | (() => ReconcileRelease | undefined),
+  ): Promise<string[]> {
     const lost: JobError = {
       code: "process_lost",
       message: "The process running this job stopped before it finished; the work was not replayed",
@@ -697,11 +709,13 @@ export class JobRows {
       retryable: true,
     };
     return this.conn.write(() => {
-      if (release !== undefined) {
+      // A function is asked inside the transaction: what the caller runs may change while a busy store waits.
+      const r = typeof release === "function" ? release() : release;
+      if (r !== undefined) {
         this.conn.stmt(
           `UPDATE jobs SET owner_id = NULL WHERE ${ACTIVE} AND status = 'running' AND owner_id = ?1
              AND id NOT IN (SELECT value FROM json_each(?2))`,
-        ).run(release.ownerId, JSON.stringify(release.keep));
+        ).run(r.ownerId, JSON.stringify(r.keep));
       }
       const rows = this.conn.stmt(
         `UPDATE jobs SET
