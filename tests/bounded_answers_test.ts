@@ -12,11 +12,12 @@ import { productTools } from "../src/cli/product.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
 import { fitItems, toolResultBytes } from "../src/mcp/fit_answer.ts";
 import type { ToolDef } from "../src/mcp/tools.ts";
-import type { ToolResult } from "../src/mcp/tool_kit.ts";
+import { type ToolResult, withErrorOutput } from "../src/mcp/tool_kit.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import { getTaskResult } from "../src/tasks/task_views.ts";
 import { type GitHubHarness, openGitHubHarness, TERMINAL } from "./helpers/github_jobs.ts";
 import { type FakeCheck, SCENARIO_PULL } from "./helpers/fake_github.ts";
+import { assertMatchesAdvertised } from "./helpers/output_schemas.ts";
 import { waitForStatus } from "./helpers/temp.ts";
 
 type Json = Record<string, unknown>;
@@ -101,6 +102,9 @@ async function callBounded(t: ToolDef, args: Json): Promise<{ items: Json[] } & 
   assert.equal(result.isError, undefined, JSON.stringify(result.structuredContent).slice(0, 500));
   assert.ok(jsonBytes(result) <= MCP_RESULT_BYTES_MAX, `${jsonBytes(result)} bytes`);
   assert.deepEqual(JSON.parse(result.content[0]!.text), result.structuredContent, "text and structured agree");
+  // The shortened answer is still what the tool advertises: clients that validate must accept it.
+  assert.ok(t.outputSchema !== undefined, `${t.name} advertises an outputSchema`);
+  assertMatchesAdvertised(withErrorOutput(t.outputSchema), result.structuredContent, `${t.name} answer`);
   return result.structuredContent as { items: Json[] } & Json;
 }
 

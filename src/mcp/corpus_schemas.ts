@@ -11,6 +11,7 @@ import type { Covers } from "../base/validation.ts";
 import type { RepositoryCoverage, SearchThreadsAnswer, SearchThreadsHit } from "../corpus/search.ts";
 import type { CompactThread, FullThread, PullRequestChecksView, RepositoryView } from "../corpus/views.ts";
 import { CheckEntryOutput } from "../github/result_schemas.ts";
+import { JsonValueOutput } from "./tool_kit.ts";
 
 const Count = z.number().int().min(0);
 
@@ -71,23 +72,33 @@ const CoverageOutput = z.object({
   threads_synced_at: orNull(z.string(), "never synced"),
 });
 
-/** A vectorized corpus answer of `value` items (src/corpus/views.ts `CorpusBatch`). */
+/**
+ * A vectorized corpus answer of `value` items (src/corpus/views.ts `CorpusBatch`). An item shortened to
+ * fit the answer bound (src/mcp/fit_answer.ts) says so, and its value is then shrunk JSON of the same
+ * shape that need not meet every bound of `value`.
+ */
 function corpusBatch(value: z.ZodType) {
+  const base = {
+    key: z.string(),
+    item_status: z.enum(["complete", "unavailable"]),
+    reason: z.literal("not_synced").optional(),
+    message: z.string().optional(),
+  };
   return z.object({
     batch_status: z.enum(["complete", "partial"]),
-    items: z.array(z.object({
-      key: z.string(),
-      item_status: z.enum(["complete", "unavailable"]),
-      value: value.optional(),
-      reason: z.literal("not_synced").optional(),
-      message: z.string().optional(),
-    })),
+    items: z.array(z.union([
+      z.object({ ...base, value: value.optional() }),
+      z.object({ ...base, value: JsonValueOutput, truncated: z.literal(true), omitted_bytes: Count }),
+    ])),
   });
 }
 
+/** A search hit shortened to fit the answer bound: its own fields shrunk, flagged in place. */
+const ShrunkHitOutput = z.object({ truncated: z.literal(true), omitted_bytes: Count }).catchall(JsonValueOutput);
+
 /** `corpus.search_threads`. */
 export const SearchThreadsOutput = z.object({
-  items: z.array(SearchHitOutput),
+  items: z.array(z.union([SearchHitOutput, ShrunkHitOutput])),
   next_cursor: orNull(z.string(), "last page"),
   interpreted_query: z.string(),
   ranking: z.enum(["all_matches", "newest_matches"]),

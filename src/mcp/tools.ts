@@ -15,7 +15,7 @@ import type { Authority, JobControl } from "../jobs/control.ts";
 import { createTaskResult } from "../tasks/task_views.ts";
 import { jobReference } from "./job_reference.ts";
 import { JobItemOutput, jobResultOutputs } from "./output_schemas.ts";
-import { errorResult, okResult, parseArgs, type ToolResult } from "./tool_kit.ts";
+import { errorResult, JsonValueOutput, okResult, parseArgs, type ToolResult } from "./tool_kit.ts";
 
 /** MCP tool annotations, always all four hints. */
 export interface Annotations {
@@ -83,19 +83,21 @@ export const JobsCancelInput = z.object({
   ids: Ids.describe(`Job ids (1..${IDS_PER_CALL_MAX}) to cancel`),
 }).strict();
 
+const batchItemBase = {
+  key: z.string(),
+  item_status: z.enum(["complete", "unavailable"]),
+  reason: z.enum(["not_found", "terminal", "invalid_id"]).optional(),
+  message: z.string().optional(),
+  retry_after_ms: z.number().int().optional(),
+};
 const BatchOutput = z.object({
   batch_status: z.enum(["complete", "partial"]),
-  items: z.array(z.object({
-    key: z.string(),
-    item_status: z.enum(["complete", "unavailable"]),
-    value: JobItemOutput.optional(),
-    reason: z.enum(["not_found", "terminal", "invalid_id"]).optional(),
-    message: z.string().optional(),
-    retry_after_ms: z.number().int().optional(),
-    /** Set when `value` was shortened to fit the answer bound (src/mcp/fit_answer.ts). */
-    truncated: z.literal(true).optional(),
-    omitted_bytes: z.number().int().optional(),
-  })),
+  items: z.array(z.union([
+    z.object({ ...batchItemBase, value: JobItemOutput.optional() }),
+    // Shortened to fit the answer bound (src/mcp/fit_answer.ts): shrunk JSON of the item's shape, which
+    // need not meet every bound of JobItemOutput.
+    z.object({ ...batchItemBase, value: JsonValueOutput, truncated: z.literal(true), omitted_bytes: z.number().int() }),
+  ])),
 });
 
 /** `jobs.get`: the batch, plus how a wait ended when `wait_ms` was given. */
