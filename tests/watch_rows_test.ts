@@ -334,6 +334,17 @@ Deno.test("watch rows: an anonymous watch paces its polls to fit the 60/h limit 
   assert.ok(result.requests <= 60, `${result.requests} counted requests within the hour's 60`);
 });
 
+Deno.test("watch rows: an anonymous watch paces itself per rate-limit window, not against its whole history", async () => {
+  // 60 requests a minute: a poll costs about 4, so the 10-s interval never has to stretch, in any window.
+  const { result, fake } = await watchOn("flaky_unchanged", { timeout_ms: 30 * 60_000 }, {
+    rateLimit: { anonymousLimit: 60, windowMs: 60_000 },
+  });
+  assert.equal(result.outcome, "succeeded");
+  assert.equal(fake.counts.rateLimited, 0, "never refused");
+  assert.ok(result.requests > 60, `${result.requests} counted requests: more than one window's worth`);
+  assert.ok(result.polls >= 50, `${result.polls} polls in 10 min at a 10-s interval (a stall would give about 20)`);
+});
+
 Deno.test("pacedWaitMs: stretches the wait so what is left lasts until the reset, never shortens it", () => {
   const now = 1_000_000;
   assert.equal(pacedWaitMs(10_000, 4, { remaining: 40, reset_at: now + 3_600_000 }, now), 360_000);

@@ -308,6 +308,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   // Every material change seen, also past the {@linkcode WATCH_TRANSITIONS_MAX} kept: waiting readers
   // (jobs.get wait_ms, via materialProgress) must hear of each one.
   let changesSeen = 0;
+  const rateWindow: RateWindow = { resetAt: undefined, requestsBefore: 0 };
   let previousSignature: string | undefined;
   let polls = 0;
   let pacedPolls = 0;
@@ -580,7 +581,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     let wait = Math.min(req.poll_interval_ms, deadline - now);
     // Budget the rate limit: when what is left of it would run out before its reset at this
     // interval (an anonymous watch pays for every 304), poll less often.
-    const paced = pacedWaitMs(wait, countedThisPoll, budgetView(gh), now, deadline);
+    const paced = pacedWaitMs(wait, countedThisPoll, budgetView(gh, rateWindow, countedThisPoll), now, deadline);
     if (paced > wait) {
       pacedPolls++;
       wait = Math.min(paced, deadline - now);
@@ -614,13 +615,31 @@ function requireSha(value: unknown, what: string): string {
  * The rate-limit state pacing reads. Anonymous: what is left is at most the limit less what this
  * watch itself was counted (every 304 included), whatever a server's headers say about 304s.
  */
-function budgetView(gh: PullObserver): Record<string, unknown> | undefined {
+function budgetView(
+  gh: PullObserver,
+  window: RateWindow,
+  countedThisPoll: number,
+): Record<string, unknown> | undefined {
   const stats = gh.stats();
   const rl = stats.rate_limit;
   if (gh.authenticated || rl === undefined) return rl;
-  const limit = rl["limit"], remaining = rl["remaining"];
+  const limit = rl["limit"], remaining = rl["remaining"], resetAt = rl["reset_at"];
   if (typeof limit !== "number" || typeof remaining !== "number") return rl;
-  return { ...rl, remaining: Math.max(0, Math.min(remaining, limit - stats.requests)) };
+  // The limit is per window (GitHub's reset): count only what this watch spent since the current one
+  // began, which is at most this poll's requests when the reset time has just moved.
+  if (typeof resetAt === "number" && resetAt !== window.resetAt) {
+    window.resetAt = resetAt;
+    window.requestsBefore = stats.requests - countedThisPoll;
+  }
+  const spent = stats.requests - window.requestsBefore;
+  return { ...rl, remaining: Math.max(0, Math.min(remaining, limit - spent)) };
+}
+
+/** The rate-limit window an anonymous watch is pacing itself in. */
+interface RateWindow {
+  resetAt: number | undefined;
+  /** The watch's counted requests before the window began. */
+  requestsBefore: number;
 }
 
 /**
