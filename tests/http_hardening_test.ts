@@ -263,6 +263,13 @@ Deno.test("HTTP server without LONGCALL_HTTP_TOKEN: a generated token in a 0600 
     const ok = await post(url, modernBody("tools/list"), { Authorization: `Bearer ${token}` });
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
+    // The scheme is case-insensitive (RFC 7235); the token is not.
+    const lower = await post(url, modernBody("tools/list"), { Authorization: `bearer ${token}` });
+    assert.equal(lower.status, 200);
+    await lower.body?.cancel();
+    const wrongCase = await post(url, modernBody("tools/list"), { Authorization: `Bearer ${token.toUpperCase()}` });
+    assert.equal(wrongCase.status, 401);
+    await wrongCase.body?.cancel();
   }
   {
     await using server = await start();

@@ -241,3 +241,24 @@ Deno.test("LineTransport: after the end of input it waits for unanswered request
     await assert.rejects(transport.send({ jsonrpc: "2.0", id: 1, result: {} }), /closed/);
   }
 });
+
+Deno.test("LineTransport: a request the client cancelled is not waited for at the end of input", async () => {
+  // The SDK never answers a cancelled request. With a drain bound of 60 s, closing promptly proves the
+  // transport forgot it on notifications/cancelled (otherwise closed would wait the full minute).
+  const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "jobs.get" } });
+  const cancel = JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } });
+  const { transport, written } = memoryTransport([request, cancel], 60_000);
+  const seen: string[] = [];
+  transport.onmessage = (m) => void seen.push((m as { method: string }).method);
+  await transport.start();
+  await transport.inputEnded;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const closedInTime = await Promise.race([
+    transport.closed.then(() => true),
+    new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), 10_000)),
+  ]);
+  clearTimeout(timer);
+  assert.equal(closedInTime, true, "closed without waiting for the cancelled request");
+  assert.deepEqual(seen, ["tools/call", "notifications/cancelled"], "both still reach the server");
+  assert.deepEqual(written, []);
+});

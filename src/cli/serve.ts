@@ -20,6 +20,7 @@ import {
   HTTP_PENDING_BODIES_PER_CLIENT_MAX,
   JOB_RETENTION_MS_MAX,
   JOB_RETENTION_MS_MIN,
+  JOB_WAIT_MS_MAX,
   LINGER_MS_DEFAULT,
   LINGER_MS_MAX,
 } from "../base/limits.ts";
@@ -128,7 +129,8 @@ async function httpToken(flags: ServeFlags): Promise<string | undefined> {
     }
     console.error(
       "longcall: WARNING: --http-no-auth: HTTP requests are NOT authenticated; any local user can call this " +
-        "server. Its requests see only the jobs they created themselves. Use it for local conformance runs only.",
+        "server. Its requests see only jobs created under --http-no-auth (shared by every such client, also " +
+        "across restarts), never those of a token or of the local authority. Use it for local conformance runs only.",
     );
     return undefined;
   }
@@ -357,12 +359,13 @@ export function serveCommand(parts: () => ServerParts): Command {
     description: [
       "Both protocol generations are served: 2026-07-28 clients (server/discover) get the",
       "io.modelcontextprotocol/tasks extension; legacy clients (initialize) get JobReferences and jobs.get,",
-      "whose wait_ms (up to 45000) waits in the call until a job changes or ends (for hosts that cannot sleep).",
+      `whose wait_ms (up to ${JOB_WAIT_MS_MAX}) waits in the call until a job changes or ends (for hosts that cannot sleep).`,
       "Logs go to stderr (LONGCALL_LOG=debug|info|warn|error).",
       "With --http every request needs Authorization: Bearer <token>: LONGCALL_HTTP_TOKEN, or else a token",
       "generated into <db>.http-token (mode 0600; its path is printed on stderr, the token never). Only",
       "--http-no-auth (loopback only, warned on every start; for local conformance runs) serves without a",
-      "token, and its requests see only the jobs they created. Slow clients are bounded: a body must arrive",
+      "token, and its requests see only jobs created under --http-no-auth (shared by every such client).",
+      "Slow clients are bounded: a body must arrive",
       `within ${HTTP_BODY_TIMEOUT_MS} ms, and the oldest of too many pending bodies (${HTTP_PENDING_BODIES_PER_CLIENT_MAX} ` +
       `per client, ${HTTP_PENDING_BODIES_MAX} in all) is answered 408.`,
       "",

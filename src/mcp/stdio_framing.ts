@@ -258,6 +258,12 @@ export class LineTransport implements Transport {
     // A request (method and id): answered before the transport closes at the end of input.
     const { id, method } = message as { id?: unknown; method?: unknown };
     if (typeof method === "string" && isId(id)) this.#unanswered.add(id);
+    // The SDK sends no answer to a request the client cancelled: forget it, or the set would grow for
+    // the whole session and the end of input would always wait the full drain time.
+    if (method === "notifications/cancelled") {
+      const cancelled = (message as { params?: { requestId?: unknown } }).params?.requestId;
+      if (isId(cancelled) && this.#unanswered.delete(cancelled) && this.#unanswered.size === 0) this.#drained?.();
+    }
     this.onmessage?.(message);
   }
 

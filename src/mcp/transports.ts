@@ -282,7 +282,8 @@ export function serveOnHttp(
     if (badOrigin !== undefined) return badOrigin;
     if (token !== undefined) {
       const header = req.headers.get("authorization") ?? "";
-      const presented = header.startsWith("Bearer ") ? header.slice(7) : "";
+      // The scheme is case-insensitive (RFC 7235); the token is compared in constant time.
+      const presented = /^bearer +(.+)$/i.exec(header)?.[1] ?? "";
       if (!timingSafeEqual(presented, token)) {
         return jsonError(401, -32001, "Unauthorized: a valid bearer token is required", {
           "www-authenticate": 'Bearer realm="longcall"',
