@@ -2,7 +2,9 @@
  * Checks the import arrows between src/ layers (docs/ARCHITECTURE.md), the arrows only some
  * files of a layer may use ({@linkcode NARROW_ARROWS}), and the one-owner-per-side-effect rules
  * ({@linkcode OWNERS}: SQLite, fetch, argv/env/exit, stdout, signal handlers, Worker creation,
- * permission revocation). Exits 1 with one line per violation.
+ * permission revocation), and the arrows between the top-level folders ({@linkcode FOLDER_RULES}:
+ * src/ imports none of tests/, scripts/, testing/; testing/ imports neither tests/ nor scripts/;
+ * scripts/ never imports tests/). Exits 1 with one line per violation.
  *
  *   deno run --allow-read scripts/check_layers.ts
  *
@@ -159,8 +161,87 @@ export async function checkLayers(srcDir: string): Promise<string[]> {
   return problems;
 }
 
+// --- Top-level folders: src/, testing/, scripts/, tests/ (issue 13 step 4) ---
+
+/**
+ * Top-level folders a folder's modules may not import (static imports, re-exports and `import("…")`
+ * with a literal path). Running another folder's file as a child process is no import: scripts/conformance.ts
+ * still starts tests/helpers/conformance_fixture_server.ts by path.
+ */
+export const FOLDER_RULES: ReadonlyArray<{ from: string; not: readonly string[]; why: string }> = [
+  {
+    from: "src",
+    not: ["tests", "scripts", "testing"],
+    why: "runtime code ships alone (bundle, compiled binary); test and build code is never part of it",
+  },
+  {
+    from: "testing",
+    not: ["tests", "scripts"],
+    why: "the shared test support is imported by both tests/ and scripts/, so importing either makes a cycle",
+  },
+  {
+    from: "scripts",
+    not: ["tests"],
+    why: "tests/ imports scripts/ to test them; what scripts share with tests lives in testing/",
+  },
+];
+
+/**
+ * Folders that hold no test files: `deno task test` runs tests/ and src/ only, so a `*_test.ts` in
+ * testing/ or scripts/ would never run, and a test-named file in tests/helpers/ would run as a suite.
+ */
+export const NO_TEST_FILES: ReadonlyArray<{ under: string; why: string }> = [
+  { under: "testing", why: "deno task test does not run testing/: the test would never run" },
+  { under: "scripts", why: "deno task test does not run scripts/: the test would never run" },
+  { under: "tests/helpers", why: "helpers are imported or spawned by suites, never run as one" },
+];
+
+/** Deno's default test-file pattern: `*_test.ts`, `*.test.ts`, `test.ts` (and the other extensions). */
+const TEST_FILE = /(^|[_.])test\.(ts|tsx|mts|js|jsx|mjs)$/;
+
+/** The top-level folder of a path relative to the root ("src", "tests", ...). */
+function folderOf(rel: string): string {
+  return rel.includes("/") ? rel.slice(0, rel.indexOf("/")) : "";
+}
+
+/** Every violation of {@linkcode FOLDER_RULES} and {@linkcode NO_TEST_FILES} under `rootDir`. */
+export async function checkFolders(rootDir: string): Promise<string[]> {
+  const problems: string[] = [];
+  const root = rootDir.endsWith("/") ? rootDir : `${rootDir}/`;
+  for (const top of ["src", "testing", "scripts", "tests"]) {
+    try {
+      if (!(await Deno.stat(`${root}${top}`)).isDirectory) continue;
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) continue;
+      throw e;
+    }
+    for await (const path of sources(`${root}${top}`)) {
+      const rel = path.slice(root.length);
+      const name = rel.slice(rel.lastIndexOf("/") + 1);
+      const noTests = NO_TEST_FILES.find((f) => rel.startsWith(`${f.under}/`));
+      if (noTests !== undefined && TEST_FILE.test(name)) {
+        problems.push(`${rel}: no test files under ${noTests.under}/ (${noTests.why})`);
+      }
+      const rule = FOLDER_RULES.find((r) => r.from === top);
+      if (rule === undefined) continue;
+      const text = await Deno.readTextFile(path);
+      const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+      for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)"(\.\.?\/[^"]+)"/g)) {
+        const target = new URL(m[1] ?? "", `file://${path}`).pathname;
+        if (!target.startsWith(root)) continue;
+        const to = folderOf(target.slice(root.length));
+        if (rule.not.includes(to)) problems.push(`${rel}: ${top}/ may not import ${to}/ (${m[1]}): ${rule.why}`);
+      }
+    }
+  }
+  return problems;
+}
+
 if (import.meta.main) {
-  const problems = await checkLayers(new URL("../src", import.meta.url).pathname);
+  const problems = [
+    ...await checkLayers(new URL("../src", import.meta.url).pathname),
+    ...await checkFolders(new URL("..", import.meta.url).pathname),
+  ];
   for (const p of problems) console.error(p);
   console.log(problems.length === 0 ? "layers: ok" : `layers: ${problems.length} violation(s)`);
   Deno.exit(problems.length === 0 ? 0 : 1);

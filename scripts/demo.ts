@@ -21,9 +21,9 @@ import {
   type RunResult,
   runScenario,
   sameAnswer,
-} from "./lib/hosts.ts";
+} from "../testing/hosts.ts";
 import { BYTES_PER_TOKEN, hostRequests, int, pct, reduction, seconds, textTable } from "./lib/report.ts";
-import { DEFAULT_RATE, type Scenario, scenarioById, SCENARIOS } from "./lib/scenarios.ts";
+import { DEFAULT_RATE, type Scenario, scenarioById, SCENARIOS } from "../testing/scenarios.ts";
 
 // ------------------------------------------------------------------------------------------------ arguments
 
@@ -202,11 +202,11 @@ console.log(
 console.log("  and the model reads only the final result.");
 console.log("");
 console.log(
-  `${bold("GitHub is simulated")}: a fake GitHub REST API on 127.0.0.1 (tests/helpers/fake_github.ts), no network, ` +
+  `${bold("GitHub is simulated")}: a fake GitHub REST API on 127.0.0.1 (testing/fake_github.ts), no network, ` +
     "a placeholder token the fake accepts.",
 );
 console.log(
-  `Scenario "${scenario.id}" (scripts/lib/scenarios.ts): ${scenario.title}` +
+  `Scenario "${scenario.id}" (testing/scenarios.ts): ${scenario.title}` +
     (ciMinutes === undefined ? "" : `, played ${rate}x faster (about ${Math.ceil(ciMinutes * 60 / rate) + 1} s)`) +
     ".",
 );

@@ -1,7 +1,7 @@
 /**
- * `deno task eval`: the host evaluation. Runs every scenario of scripts/lib/scenarios.ts through the polling host,
+ * `deno task eval`: the host evaluation. Runs every scenario of testing/scenarios.ts through the polling host,
  * the task-aware host and the two hosts without tasks whose model answers instantly (the instant polling host and
- * the wait_ms polling host; scripts/lib/hosts.ts), one run at a time, against the real longcall server and a fake
+ * the wait_ms polling host; testing/hosts.ts), one run at a time, against the real longcall server and a fake
  * GitHub on 127.0.0.1, then writes docs/evaluation.md.
  *
  *   deno task eval                          # all scenarios, writes docs/evaluation.md
@@ -17,9 +17,9 @@
  */
 
 import { updateReadme } from "./readme_tables.ts";
-import { type HostKind, REPO_ROOT, type RunResult, runScenario, sameAnswer } from "./lib/hosts.ts";
+import { type HostKind, REPO_ROOT, type RunResult, runScenario, sameAnswer } from "../testing/hosts.ts";
 import { goalCheck, markdownReport, noTaskRows, type Pair, pct, reduction, seconds, textTable } from "./lib/report.ts";
-import { DEFAULT_RATE, type Scenario, scenarioById, SCENARIOS } from "./lib/scenarios.ts";
+import { DEFAULT_RATE, type Scenario, scenarioById, SCENARIOS } from "../testing/scenarios.ts";
 
 interface Args {
   json: boolean;
@@ -74,7 +74,7 @@ const log = (line: string) => (args.json ? console.error(line) : console.log(lin
 
 log(
   `longcall host evaluation: ${args.scenarios.length} scenarios x ${HOSTS.length} hosts, simulated clock ${args.rate}x. ` +
-    "GitHub is simulated on 127.0.0.1 (tests/helpers/fake_github.ts; scenarios in scripts/lib/scenarios.ts).",
+    "GitHub is simulated on 127.0.0.1 (testing/fake_github.ts; scenarios in testing/scenarios.ts).",
 );
 const started = Date.now();
 const pairs: Pair[] = [];
@@ -138,14 +138,14 @@ const goal = goalCheck(pairs);
 for (const g of goal) log(`${g.met ? "met " : "MISS"}  ${g.what}: ${g.measured} (target ${g.target})`);
 log(`total ${seconds(totalMs)}`);
 
-/** The commit the run measured, and whether src/, scripts/ or tests/ differed from it. */
+/** The commit the run measured, and whether src/, scripts/, testing/ or tests/ differed from it. */
 async function revision(): Promise<string> {
   try {
     const git = (gitArgs: string[]) =>
       new Deno.Command("git", { args: gitArgs, cwd: REPO_ROOT, stdout: "piped", stderr: "null" }).output();
     const head = await git(["rev-parse", "--short", "HEAD"]);
     if (!head.success) return "unknown";
-    const dirty = await git(["status", "--porcelain", "--", "src", "scripts", "tests"]);
+    const dirty = await git(["status", "--porcelain", "--", "src", "scripts", "testing", "tests"]);
     const sha = new TextDecoder().decode(head.stdout).trim();
     return dirty.stdout.length > 0 ? `${sha} with uncommitted changes` : sha;
   } catch {

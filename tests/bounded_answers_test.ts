@@ -15,10 +15,10 @@ import type { ToolDef } from "../src/mcp/tools.ts";
 import { type ToolResult, withErrorOutput } from "../src/mcp/tool_kit.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import { getTaskResult } from "../src/tasks/task_views.ts";
-import { type GitHubHarness, openGitHubHarness, TERMINAL } from "./helpers/github_jobs.ts";
-import { type FakeCheck, SCENARIO_PULL } from "./helpers/fake_github.ts";
-import { assertMatchesAdvertised } from "./helpers/output_schemas.ts";
-import { waitForStatus } from "./helpers/temp.ts";
+import { type GitHubHarness, openGitHubHarness, TERMINAL } from "../testing/github_jobs.ts";
+import { type FakeCheck, SCENARIO_PULL } from "../testing/fake_github.ts";
+import { assertMatchesAdvertised } from "../testing/output_schemas.ts";
+import { waitForStatus } from "../testing/temp.ts";
 
 type Json = Record<string, unknown>;
 

@@ -24,9 +24,9 @@ import { okResult } from "../src/mcp/tool_kit.ts";
 import { toolResultBytes } from "../src/mcp/fit_answer.ts";
 import type { GitHubClient } from "../src/github/client.ts";
 import type { CorpusRows } from "../src/store/corpus_rows.ts";
-import { openGitHubHarness, runJob } from "./helpers/github_jobs.ts";
-import { type FakeCheck, SCENARIO_PULL } from "./helpers/fake_github.ts";
-import { openHarness, tempDir, waitForStatus } from "./helpers/temp.ts";
+import { openGitHubHarness, runJob } from "../testing/github_jobs.ts";
+import { type FakeCheck, SCENARIO_PULL } from "../testing/fake_github.ts";
+import { openHarness, tempDir, waitForStatus } from "../testing/temp.ts";
 
 /** A JSON object of exactly `bytes` bytes: {"s":"xxx..."}. */
 function objectOfBytes(bytes: number): Record<string, unknown> {

@@ -19,10 +19,10 @@ import { SYNC_KIND } from "../src/github/sync_kind.ts";
 import { openStore } from "../src/store/store.ts";
 import { netHostOf, permissionFlags } from "../src/cli/permissions.ts";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
-import { SCENARIO_PULL, startFakeGitHub } from "./helpers/fake_github.ts";
+import { SCENARIO_PULL, startFakeGitHub } from "../testing/fake_github.ts";
 import { REPO_ROOT } from "./helpers/longcall_procs.ts";
-import { connectTaskHost, denoExecPath } from "./helpers/mcp_clients.ts";
-import { tempDir } from "./helpers/temp.ts";
+import { connectTaskHost, denoExecPath } from "../testing/mcp_clients.ts";
+import { tempDir } from "../testing/temp.ts";
 
 const RATE = 20;
 

@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { type FakeGitHub, type ScenarioName, startFakeGitHub } from "./helpers/fake_github.ts";
-import { tempDir } from "./helpers/temp.ts";
+import { type FakeGitHub, type ScenarioName, startFakeGitHub } from "../testing/fake_github.ts";
+import { tempDir } from "../testing/temp.ts";
 
 const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
 /** Simulated time rate of both the child's job clock and the fake. */

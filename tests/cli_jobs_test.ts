@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { systemClock } from "../src/base/clock.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { JobControl } from "../src/jobs/control.ts";
-import { openTempStore, tempDir } from "./helpers/temp.ts";
-import { testRegistry } from "./helpers/test_kinds.ts";
+import { openTempStore, tempDir } from "../testing/temp.ts";
+import { testRegistry } from "../testing/test_kinds.ts";
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
 

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import type { JobRow } from "../src/store/job_rows.ts";
 import { type ExecutorChild, spawnExecutorChild } from "./helpers/executor_child.ts";
-import { openTempStore, tempDir } from "./helpers/temp.ts";
+import { openTempStore, tempDir } from "../testing/temp.ts";
 
 const ITERATIONS = 50;
 const TIMING = { heartbeatMs: 50, leaseMs: 150, reconcileMs: 50, claimPollMs: 10, cancelPollMs: 50 };

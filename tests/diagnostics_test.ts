@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { permissionFlags } from "../src/cli/permissions.ts";
-import { tempDir } from "./helpers/temp.ts";
+import { tempDir } from "../testing/temp.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}src/main.ts`;

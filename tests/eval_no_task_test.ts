@@ -1,5 +1,5 @@
 /**
- * Smoke test of the hosts without tasks in the host evaluation (scripts/lib/hosts.ts): on the short CI scenario the
+ * Smoke test of the hosts without tasks in the host evaluation (testing/hosts.ts): on the short CI scenario the
  * instant polling host gives up after INSTANT_POLLS_MAX polls, and the wait_ms polling host reaches the right
  * verdict within 2 + ceil(D / wait_ms) model calls, through real servers and a fake GitHub on 127.0.0.1.
  *
@@ -8,9 +8,9 @@
 
 import assert from "node:assert/strict";
 import { JOB_WAIT_MS_MAX } from "../src/base/limits.ts";
-import { INSTANT_POLLS_MAX, runScenario } from "../scripts/lib/hosts.ts";
+import { INSTANT_POLLS_MAX, runScenario } from "../testing/hosts.ts";
 import { goalCheck, markdownReport, withinWaitBound } from "../scripts/lib/report.ts";
-import { DEFAULT_RATE, scenarioById } from "../scripts/lib/scenarios.ts";
+import { DEFAULT_RATE, scenarioById } from "../testing/scenarios.ts";
 
 Deno.test("runScenario: the wait_ms host reaches the verdict within its bound; the instant host gives up", async () => {
   const scenario = scenarioById("short_ci");

@@ -5,9 +5,9 @@
  */
 
 import assert from "node:assert/strict";
-import { runScenario, sameAnswer } from "../scripts/lib/hosts.ts";
+import { runScenario, sameAnswer } from "../testing/hosts.ts";
 import { goalCheck, markdownReport } from "../scripts/lib/report.ts";
-import { DEFAULT_RATE, scenarioById } from "../scripts/lib/scenarios.ts";
+import { DEFAULT_RATE, scenarioById } from "../testing/scenarios.ts";
 
 Deno.test("runScenario: polling and task-aware hosts count turns and agree on the short CI scenario", async () => {
   const scenario = scenarioById("short_ci");

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { STORE_BUSY_BACKOFF_MS_MAX, STORE_BUSY_RETRIES_MAX, STORE_BUSY_TIMEOUT_MS } from "../src/base/limits.ts";
-import { openHarness, tempDir, waitForStatus } from "./helpers/temp.ts";
+import { openHarness, tempDir, waitForStatus } from "../testing/temp.ts";
 
 Deno.test("Executor keeps a finished result through a lock longer than the store's retries, then writes it", async () => {
   await using dir = await tempDir();

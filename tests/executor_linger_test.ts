@@ -15,8 +15,8 @@ import { LINGER_MS_MAX } from "../src/base/limits.ts";
 import { runServer } from "../src/cli/serve.ts";
 import { defineJobKind } from "../src/jobs/kinds.ts";
 import { JobControl } from "../src/jobs/control.ts";
-import { gate, openHarness, openTempStore, tempDir, waitForStatus } from "./helpers/temp.ts";
-import { testRegistry } from "./helpers/test_kinds.ts";
+import { gate, openHarness, openTempStore, tempDir, waitForStatus } from "../testing/temp.ts";
+import { testRegistry } from "../testing/test_kinds.ts";
 
 /** A job that runs until its gate opens (or its signal aborts). */
 function gatedKind() {

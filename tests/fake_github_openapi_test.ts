@@ -1,6 +1,6 @@
 /**
  * The fake GitHub against GitHub's official REST description (npm `@octokit/openapi`, checked by
- * tests/helpers/openapi_check.ts): every endpoint longcall calls, through the real client, with and
+ * testing/openapi_check.ts): every endpoint longcall calls, through the real client, with and
  * without a token, fresh and conditional; error answers; GitHub's paging (30 by default, 100 at
  * most, `Link` with prev/next/last/first); ETags per token; anonymous 304s charged, authorized 304s
  * free. And the checker itself: it must reject what GitHub would not send.
@@ -18,8 +18,8 @@ import {
   SCENARIO_SHA_FIRST,
   type ScenarioStep,
   startFakeGitHub,
-} from "./helpers/fake_github.ts";
-import { type Exchange, loadOpenApiCheck } from "./helpers/openapi_check.ts";
+} from "../testing/fake_github.ts";
+import { type Exchange, loadOpenApiCheck } from "../testing/openapi_check.ts";
 
 const TOKEN = "fake-token-a";
 const OTHER_TOKEN = "fake-token-b";

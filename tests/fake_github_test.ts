@@ -19,7 +19,7 @@ import {
   SCENARIO_SHA_FIRST,
   SCENARIO_SHA_SECOND,
   startFakeGitHub,
-} from "./helpers/fake_github.ts";
+} from "../testing/fake_github.ts";
 
 const { owner, repo, number } = SCENARIO_PULL;
 const signal = () => new AbortController().signal;
@@ -219,7 +219,7 @@ Deno.test({
   name: "fake standalone: prints its URL as one JSON line and serves the scenario",
   ignore: (await Deno.permissions.query({ name: "run" })).state !== "granted",
   fn: async () => {
-    const script = fileURLToPath(new URL("./helpers/fake_github.ts", import.meta.url));
+    const script = fileURLToPath(new URL("../testing/fake_github.ts", import.meta.url));
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "--no-prompt", "--allow-net=127.0.0.1", script, "--scenario", "no_checks", "--generated", "a/b=7"],
       stdout: "piped",

@@ -25,7 +25,7 @@ import {
   SCENARIO_PULL,
   SCENARIO_SHA_FIRST,
   startFakeGitHub,
-} from "./helpers/fake_github.ts";
+} from "../testing/fake_github.ts";
 
 /** Distinctive and deliberately not token-shaped, so redact() cannot hide a leak. */
 const TOKEN = "tok-LEAKCANARY-7f3e9a1c5b2d";

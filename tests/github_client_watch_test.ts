@@ -24,7 +24,7 @@ import {
   type ScenarioName,
   type ScenarioStep,
   startFakeGitHub,
-} from "./helpers/fake_github.ts";
+} from "../testing/fake_github.ts";
 
 const { owner, repo, number } = SCENARIO_PULL;
 const signal = () => new AbortController().signal;

@@ -3,7 +3,7 @@
  * real REST client: a repository, a five-page issue listing that follows GitHub's own `Link`
  * (`/repositories/{id}/issues?page=N`), a combined status and the watcher's verdict on it, a
  * moved repository (301), a 404 and conditional re-reads with GitHub's recorded ETags. The same
- * recordings also check the OpenAPI checker (tests/helpers/openapi_check.ts) against real answers.
+ * recordings also check the OpenAPI checker (testing/openapi_check.ts) against real answers.
  *
  * The fixtures hold no pull request, check-run or /rate_limit recording; those endpoints are
  * covered by the OpenAPI-checked fake (tests/fake_github_openapi_test.ts).
@@ -18,7 +18,7 @@ import { normalizeChecks, summarize, verdictOf } from "../src/github/checks_stat
 import { GitHubClient, MemoryEtagCache } from "../src/github/client.ts";
 import type { GitHubCombinedStatus } from "../src/github/types.ts";
 import { recorded, startReplay } from "./helpers/fixture_replay.ts";
-import { loadOpenApiCheck } from "./helpers/openapi_check.ts";
+import { loadOpenApiCheck } from "../testing/openapi_check.ts";
 
 /** The recorded token (normalized by @octokit/fixtures); it only ever reaches the loopback replay. */
 const TOKEN = "0000000000000000000000000000000000000001";

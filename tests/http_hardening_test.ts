@@ -14,9 +14,9 @@ import { HTTP_PENDING_BODIES_PER_CLIENT_MAX, MCP_MESSAGE_BYTES_MAX } from "../sr
 import { silentLogger } from "../src/base/log.ts";
 import { ensureHttpToken, httpTokenPath } from "../src/cli/http_token.ts";
 import { type HttpBounds, serveOnHttp } from "../src/mcp/transports.ts";
-import { denoExecPath, MODERN_PROTOCOL_VERSION, spawnHttpServer } from "./helpers/mcp_clients.ts";
+import { denoExecPath, MODERN_PROTOCOL_VERSION, spawnHttpServer } from "../testing/mcp_clients.ts";
 import { modernMeta, RawStdioServer, REPO_ROOT, serverArgs, spawnHttp, stdioServer } from "./helpers/longcall_procs.ts";
-import { tempDir, waitFor } from "./helpers/temp.ts";
+import { tempDir, waitFor } from "../testing/temp.ts";
 
 type Json = Record<string, unknown>;
 

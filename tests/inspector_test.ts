@@ -14,10 +14,10 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { type FakeCheck, type FakeGitHub, SCENARIO_PULL, startFakeGitHub } from "./helpers/fake_github.ts";
-import { spawnHttpServer } from "./helpers/mcp_clients.ts";
+import { type FakeCheck, type FakeGitHub, SCENARIO_PULL, startFakeGitHub } from "../testing/fake_github.ts";
+import { spawnHttpServer } from "../testing/mcp_clients.ts";
 import { shippedServeArgs } from "./helpers/longcall_procs.ts";
-import { tempDir } from "./helpers/temp.ts";
+import { tempDir } from "../testing/temp.ts";
 
 const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
 const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));

@@ -19,8 +19,8 @@ import type { JobRow } from "../src/store/job_rows.ts";
 import { changeStamp } from "../src/store/change_stamp.ts";
 import { spawnExecutorChild } from "./helpers/executor_child.ts";
 import { modernMeta, spawnHttp, stdioServer } from "./helpers/longcall_procs.ts";
-import { connectLegacyV1, MODERN_PROTOCOL_VERSION, type V1Client } from "./helpers/mcp_clients.ts";
-import { openHarness, tempDir } from "./helpers/temp.ts";
+import { connectLegacyV1, MODERN_PROTOCOL_VERSION, type V1Client } from "../testing/mcp_clients.ts";
+import { openHarness, tempDir } from "../testing/temp.ts";
 
 /** Lets timers of 0 ms and every queued microtask run. */
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));

@@ -15,8 +15,8 @@ import { silentLogger } from "../src/base/log.ts";
 import { JobControl } from "../src/jobs/control.ts";
 import { Executor, JobAbort } from "../src/jobs/executor.ts";
 import { type AnyJobKind, defineJobKind } from "../src/jobs/kinds.ts";
-import { gate, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "./helpers/temp.ts";
-import { testRegistry } from "./helpers/test_kinds.ts";
+import { gate, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
+import { testRegistry } from "../testing/test_kinds.ts";
 
 function countRows(path: string): { total: number; dataVersion: number } {
   const db = new DatabaseSync(path);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkLayers } from "../scripts/check_layers.ts";
+import { checkFolders, checkLayers } from "../scripts/check_layers.ts";
 
 Deno.test("checkLayers() finds no import against the layer arrows and no misplaced side effect", async () => {
   assert.deepEqual(await checkLayers(new URL("../src", import.meta.url).pathname), []);
@@ -110,4 +110,102 @@ Deno.test("checkLayers() reports Deno.permissions.revoke outside serve.ts", asyn
   });
   assert.deepEqual(problems.map((p) => p.slice(0, p.indexOf(":"))), ["cli/permissions_cmd.ts"], problems.join("\n"));
   assert.match(problems[0] ?? "", /Deno\.permissions\.revoke belongs to cli\/serve\.ts \(the serving thread narrows/);
+});
+
+/** Runs checkFolders over a temp root holding `files` (path under the root -> text). */
+async function folderProblemsIn(files: Record<string, string>): Promise<string[]> {
+  const dir = await Deno.makeTempDir();
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      await Deno.mkdir(`${dir}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/${path}`, text);
+    }
+    return await checkFolders(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** The files a problem list names, sorted. */
+function flaggedFiles(problems: string[]): string[] {
+  return problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+}
+
+Deno.test("checkFolders() finds no import between top-level folders against the rules and no misplaced test file", async () => {
+  assert.deepEqual(await checkFolders(new URL("..", import.meta.url).pathname), []);
+});
+
+Deno.test("checkFolders() reports scripts/ importing tests/, statically, as a re-export or with import()", async () => {
+  const problems = await folderProblemsIn({
+    "tests/helpers/h.ts": "export const h = 1;\n",
+    "testing/t.ts": "export const t = 1;\n",
+    "scripts/a.ts": 'import { h } from "../tests/helpers/h.ts";\nexport const a = h;\n',
+    "scripts/lib/b.ts": 'export { h } from "../../tests/helpers/h.ts";\n',
+    "scripts/c.ts": 'export const c = () => import("../tests/helpers/h.ts");\n',
+    // Allowed: the shared support, a comment, a path given to a child process.
+    "scripts/d.ts": 'import { t } from "../testing/t.ts";\n// import { h } from "../tests/helpers/h.ts";\n' +
+      'export const d = [t, new URL("../tests/helpers/h.ts", import.meta.url)];\n',
+  });
+  assert.deepEqual(flaggedFiles(problems), ["scripts/a.ts", "scripts/c.ts", "scripts/lib/b.ts"], problems.join("\n"));
+  assert.match(
+    problems.join("\n"),
+    /scripts\/a\.ts: scripts\/ may not import tests\/ \(\.\.\/tests\/helpers\/h\.ts\): tests\/ imports scripts\//,
+  );
+});
+
+Deno.test("checkFolders() reports testing/ importing tests/ or scripts/, and lets it import src/ and fixtures/", async () => {
+  const problems = await folderProblemsIn({
+    "src/base/x.ts": "export const x = 1;\n",
+    "fixtures/f.json": "{}\n",
+    "scripts/s.ts": "export const s = 1;\n",
+    "tests/helpers/h.ts": "export const h = 1;\n",
+    "testing/ok.ts":
+      'import { x } from "../src/base/x.ts";\nimport f from "../fixtures/f.json" with { type: "json" };\n' +
+      "export const ok = [x, f];\n",
+    "testing/u.ts": 'import { s } from "../scripts/s.ts";\nexport const u = s;\n',
+    "testing/deep/v.ts": 'export * from "../../tests/helpers/h.ts";\n',
+  });
+  assert.deepEqual(flaggedFiles(problems), ["testing/deep/v.ts", "testing/u.ts"], problems.join("\n"));
+  assert.match(problems.join("\n"), /testing\/u\.ts: testing\/ may not import scripts\/ .*makes a cycle/);
+  assert.match(problems.join("\n"), /testing\/deep\/v\.ts: testing\/ may not import tests\//);
+});
+
+Deno.test("checkFolders() reports runtime src/ importing tests/, scripts/ or testing/; tests/ may import all three", async () => {
+  const problems = await folderProblemsIn({
+    "scripts/s.ts": "export const s = 1;\n",
+    "testing/t.ts": "export const t = 1;\n",
+    "tests/helpers/h.ts": "export const h = 1;\n",
+    "src/base/a.ts": 'import { t } from "../../testing/t.ts";\nexport const a = t;\n',
+    "src/mcp/b.ts": 'import "../../scripts/s.ts";\n',
+    "src/cli/c.ts": 'export const c = () => import("../../tests/helpers/h.ts");\n',
+    "src/jobs/d.ts": "export const d = 1;\n",
+    "tests/all_test.ts": 'import { s } from "../scripts/s.ts";\nimport { t } from "../testing/t.ts";\n' +
+      'import { h } from "./helpers/h.ts";\nimport { d } from "../src/jobs/d.ts";\nconsole.log(s, t, h, d);\n',
+  });
+  assert.deepEqual(flaggedFiles(problems), ["src/base/a.ts", "src/cli/c.ts", "src/mcp/b.ts"], problems.join("\n"));
+  assert.match(problems.join("\n"), /src\/base\/a\.ts: src\/ may not import testing\/ .*runtime code ships alone/);
+  assert.match(problems.join("\n"), /src\/mcp\/b\.ts: src\/ may not import scripts\//);
+  assert.match(problems.join("\n"), /src\/cli\/c\.ts: src\/ may not import tests\//);
+});
+
+Deno.test("checkFolders() reports a test file in testing/, scripts/ or tests/helpers/, where it would never run or run by mistake", async () => {
+  const problems = await folderProblemsIn({
+    "testing/fake_test.ts": "",
+    "testing/test.ts": "",
+    "scripts/x.test.ts": "",
+    "tests/helpers/h_test.ts": "",
+    // Support files named test_* are fine, and suites belong in tests/.
+    "testing/test_server.ts": "",
+    "tests/helpers/test_kinds.ts": "",
+    "tests/ok_test.ts": "",
+  });
+  assert.deepEqual(
+    flaggedFiles(problems),
+    ["scripts/x.test.ts", "testing/fake_test.ts", "testing/test.ts", "tests/helpers/h_test.ts"],
+    problems.join("\n"),
+  );
+  assert.match(
+    problems.join("\n"),
+    /testing\/fake_test\.ts: no test files under testing\/ \(deno task test does not run/,
+  );
 });

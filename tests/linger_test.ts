@@ -14,7 +14,7 @@
 import assert from "node:assert/strict";
 import { LINGER_MS_MAX } from "../src/base/limits.ts";
 import { ENV_VARS } from "../src/cli/config.ts";
-import { type FakeGitHub, type ScenarioStep, startFakeGitHub } from "./helpers/fake_github.ts";
+import { type FakeGitHub, type ScenarioStep, startFakeGitHub } from "../testing/fake_github.ts";
 import {
   type Message,
   modernMeta,
@@ -23,8 +23,8 @@ import {
   spawnHttp,
   stdioServer,
 } from "./helpers/longcall_procs.ts";
-import { connectV2, denoExecPath, type StdioTarget } from "./helpers/mcp_clients.ts";
-import { openTempStore, tempDir, waitFor } from "./helpers/temp.ts";
+import { connectV2, denoExecPath, type StdioTarget } from "../testing/mcp_clients.ts";
+import { openTempStore, tempDir, waitFor } from "../testing/temp.ts";
 
 type Json = Record<string, unknown>;
 
@@ -584,7 +584,7 @@ Deno.test(`serve --linger-ms: 0 and ${LINGER_MS_MAX} are accepted; -1, ${LINGER_
 });
 
 /**
- * Every place in tests/ and scripts/ that starts a server must not leave a lingering process behind:
+ * Every place in tests/, scripts/ and testing/ that starts a server must not leave a lingering process behind:
  * it turns the linger off (`--linger-ms 0` / `LONGCALL_LINGER_MS`), spawns a server built on runServer
  * (no linger unless asked), or is listed here with the reason its servers never linger.
  */
@@ -598,16 +598,16 @@ const NEVER_LINGERS: Record<string, string> = {
   "tests/release_test.ts": "its server answers tools/list only: no job runs at close",
   "tests/diagnostics_test.ts": "its `serve` runs against an unusable database and exits before serving",
   "tests/http_hardening_test.ts": "its servers serve --http and are stopped with SIGTERM (no linger)",
-  "tests/names_test.ts": "its server is tests/helpers/test_server.ts (runServer: no linger unless asked)",
-  "tests/storage_full_disk_test.ts": "its server is tests/helpers/test_server.ts (runServer: no linger unless asked)",
-  "tests/helpers/mcp_clients.ts": "names deno subcommands; starts no server",
+  "tests/names_test.ts": "its server is testing/test_server.ts (runServer: no linger unless asked)",
+  "tests/storage_full_disk_test.ts": "its server is testing/test_server.ts (runServer: no linger unless asked)",
+  "testing/mcp_clients.ts": "names deno subcommands; starts no server",
   "tests/permissions_test.ts": "its servers answer initialize and tools/list only: no job runs at close",
 };
 
 Deno.test("spawn sites: every server started by tests/ and scripts/ turns the linger off or never has a running job at close", async () => {
   const offenders: string[] = [];
   const seen: string[] = [];
-  for (const top of ["tests", "scripts"]) {
+  for (const top of ["tests", "scripts", "testing"]) {
     const stack = [`${REPO_ROOT}${top}`];
     while (stack.length > 0) {
       const at = stack.pop() ?? "";
@@ -625,6 +625,6 @@ Deno.test("spawn sites: every server started by tests/ and scripts/ turns the li
       }
     }
   }
-  assert.ok(seen.includes("scripts/lib/hosts.ts"), `the scan finds the known spawn sites: ${seen.join(", ")}`);
+  assert.ok(seen.includes("testing/hosts.ts"), `the scan finds the known spawn sites: ${seen.join(", ")}`);
   assert.deepEqual(offenders, [], "spawn sites that may leave a lingering server behind");
 });

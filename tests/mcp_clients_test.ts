@@ -1,5 +1,5 @@
 /**
- * Proves tests/helpers/mcp_clients.ts against the spike server (tests/helpers/spike_server.ts).
+ * Proves testing/mcp_clients.ts against the spike server (tests/helpers/spike_server.ts).
  *
  *   deno test --allow-env=OSTYPE,HOME,LOGNAME,PATH,SHELL,TERM,USER,NODE_V8_COVERAGE \
  *     --allow-run="$(deno eval 'console.log(Deno.execPath())')" --allow-net=127.0.0.1 tests/mcp_clients_test.ts
@@ -16,7 +16,7 @@ import {
   spawnHttpServer,
   type StdioTarget,
   TASKS_EXTENSION_ID,
-} from "./helpers/mcp_clients.ts";
+} from "../testing/mcp_clients.ts";
 
 const REPO_ROOT = fromFileUrl(new URL("../", import.meta.url));
 const SPIKE = fromFileUrl(new URL("./helpers/spike_server.ts", import.meta.url));

@@ -22,7 +22,7 @@ import { jobTool } from "../src/mcp/tools.ts";
 import { terminalToolResult } from "../src/tasks/task_views.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import type { JobControl } from "../src/jobs/control.ts";
-import { type FakeCheck, type FakeGitHub, SCENARIO_PULL, startFakeGitHub } from "./helpers/fake_github.ts";
+import { type FakeCheck, type FakeGitHub, SCENARIO_PULL, startFakeGitHub } from "../testing/fake_github.ts";
 import {
   connectLegacyV1,
   connectTaskHost,
@@ -31,10 +31,10 @@ import {
   spawnHttpServer,
   type StdioTarget,
   type TaskHost,
-} from "./helpers/mcp_clients.ts";
-import { observeTransport, OutputSchemaValidator } from "./helpers/output_schemas.ts";
+} from "../testing/mcp_clients.ts";
+import { observeTransport, OutputSchemaValidator } from "../testing/output_schemas.ts";
 import { shippedServeArgs } from "./helpers/longcall_procs.ts";
-import { tempDir } from "./helpers/temp.ts";
+import { tempDir } from "../testing/temp.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
 const TIME_RATE = 10;

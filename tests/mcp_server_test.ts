@@ -2,7 +2,7 @@
  * Issue 3: the MCP server as real processes driven by the official clients: the v1
  * `@modelcontextprotocol/sdk` Client (legacy host) and the v2 `@modelcontextprotocol/client`
  * in legacy and modern (2026-07-28) modes, over stdio and streamable HTTP. The server is
- * tests/helpers/test_server.ts: the product wiring with test job kinds exposed as tools.
+ * testing/test_server.ts: the product wiring with test job kinds exposed as tools.
  *
  *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/mcp_server_test.ts
  *
@@ -34,8 +34,8 @@ import {
   MODERN_PROTOCOL_VERSION,
   type StdioTarget,
   TASKS_EXTENSION_ID,
-} from "./helpers/mcp_clients.ts";
-import { tempDir } from "./helpers/temp.ts";
+} from "../testing/mcp_clients.ts";
+import { tempDir } from "../testing/temp.ts";
 
 // ------------------------------------------------------------------ clients behind one face
 

@@ -10,10 +10,10 @@
 import assert from "node:assert/strict";
 import { ENV_VARS } from "../src/cli/config.ts";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
-import { type ScenarioName, startFakeGitHub } from "./helpers/fake_github.ts";
+import { type ScenarioName, startFakeGitHub } from "../testing/fake_github.ts";
 import { REPO_ROOT } from "./helpers/longcall_procs.ts";
-import { connectTaskHost, denoExecPath, type StdioTarget } from "./helpers/mcp_clients.ts";
-import { tempDir } from "./helpers/temp.ts";
+import { connectTaskHost, denoExecPath, type StdioTarget } from "../testing/mcp_clients.ts";
+import { tempDir } from "../testing/temp.ts";
 
 const RATE = 20;
 type Json = Record<string, unknown>;

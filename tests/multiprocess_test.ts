@@ -9,8 +9,8 @@ import { systemClock } from "../src/base/clock.ts";
 import { JobControl } from "../src/jobs/control.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import { spawnExecutorChild } from "./helpers/executor_child.ts";
-import { openTempStore, tempDir, type TempStore, waitFor, waitForStatus } from "./helpers/temp.ts";
-import { testRegistry } from "./helpers/test_kinds.ts";
+import { openTempStore, tempDir, type TempStore, waitFor, waitForStatus } from "../testing/temp.ts";
+import { testRegistry } from "../testing/test_kinds.ts";
 
 function controlOver(store: TempStore, admittedMax = 10_000): JobControl {
   return new JobControl(store.rows, testRegistry(), { clock: systemClock, admittedMax });

@@ -23,11 +23,11 @@ import {
 import { parsePullRef } from "../src/cli/github_cmd.ts";
 import { SYNC_KIND } from "../src/github/sync_kind.ts";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
-import { SCENARIO_PULL } from "./helpers/fake_github.ts";
-import { openGitHubHarness, TERMINAL } from "./helpers/github_jobs.ts";
+import { SCENARIO_PULL } from "../testing/fake_github.ts";
+import { openGitHubHarness, TERMINAL } from "../testing/github_jobs.ts";
 import { REPO_ROOT, TEST_SERVER } from "./helpers/longcall_procs.ts";
-import { connectLegacyV1, denoExecPath } from "./helpers/mcp_clients.ts";
-import { tempDir, waitForStatus } from "./helpers/temp.ts";
+import { connectLegacyV1, denoExecPath } from "../testing/mcp_clients.ts";
+import { tempDir, waitForStatus } from "../testing/temp.ts";
 
 const BAD_OWNERS = [".", "..", "-", "_x", "a-", "-a", "a--b", "a_b", "a.b", "", "a/b", "é", "a".repeat(40)];
 const BAD_REPOS = [".", "..", "-x", "", "a/b", "a b", "é", "a#1", "a".repeat(101)];

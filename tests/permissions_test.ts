@@ -13,7 +13,7 @@ import {
   permissionFlags,
   V8_FLAGS,
 } from "../src/cli/permissions.ts";
-import { startFakeGitHub } from "./helpers/fake_github.ts";
+import { startFakeGitHub } from "../testing/fake_github.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}src/main.ts`;

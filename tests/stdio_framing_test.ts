@@ -1,5 +1,5 @@
 /**
- * The stdio wire against a real server child (tests/helpers/test_server.ts) driven with raw
+ * The stdio wire against a real server child (testing/test_server.ts) driven with raw
  * bytes: every line that is not valid JSON-RPC 2.0 gets an answer (-32700 / -32600, with its id
  * when one can be read), an over-long line is answered and skipped without closing the session
  * or interrupting running jobs, and stdout carries nothing but JSON-RPC.
@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { MCP_MESSAGE_BYTES_MAX } from "../src/base/limits.ts";
 import { LineTransport, probeId } from "../src/mcp/stdio_framing.ts";
 import { type Message, modernMeta, RawStdioServer, stdioServer } from "./helpers/longcall_procs.ts";
-import { tempDir } from "./helpers/temp.ts";
+import { tempDir } from "../testing/temp.ts";
 
 type Json = Record<string, unknown>;
 

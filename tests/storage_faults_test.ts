@@ -22,9 +22,9 @@ import { isStorageFault, sqliteError } from "../src/store/tx.ts";
 import { jobsTools, jobTool } from "../src/mcp/tools.ts";
 import { errorResult } from "../src/mcp/tool_kit.ts";
 import { z } from "zod";
-import { openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "./helpers/temp.ts";
-import { SCENARIO_PULL } from "./helpers/fake_github.ts";
-import { openGitHubHarness, runJob } from "./helpers/github_jobs.ts";
+import { openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
+import { SCENARIO_PULL } from "../testing/fake_github.ts";
+import { openGitHubHarness, runJob } from "../testing/github_jobs.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
 
 const SQLITE_FULL = 13;

@@ -15,10 +15,10 @@
 import assert from "node:assert/strict";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
 import { STORE_FAULT_RETRY_AFTER_MS } from "../src/base/limits.ts";
-import { type FakeCheck, SCENARIO_PULL, startFakeGitHub } from "./helpers/fake_github.ts";
+import { type FakeCheck, SCENARIO_PULL, startFakeGitHub } from "../testing/fake_github.ts";
 import { REPO_ROOT, TEST_SERVER } from "./helpers/longcall_procs.ts";
-import { connectLegacyV1, denoExecPath } from "./helpers/mcp_clients.ts";
-import { waitFor } from "./helpers/temp.ts";
+import { connectLegacyV1, denoExecPath } from "../testing/mcp_clients.ts";
+import { waitFor } from "../testing/temp.ts";
 
 const TMPFS_BYTES = 8 * 1024 * 1024;
 

@@ -13,7 +13,7 @@ import { JOB_EVENTS_MAX } from "../src/base/limits.ts";
 import type { JobRow, JobRows, TerminalWrite } from "../src/store/job_rows.ts";
 import { APPLICATION_ID, MIGRATIONS } from "../src/store/migrations.ts";
 import { openStore } from "../src/store/store.ts";
-import { openTempStore, tempDir } from "./helpers/temp.ts";
+import { openTempStore, tempDir } from "../testing/temp.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 const LEASE = 10_000;

@@ -13,11 +13,11 @@ import { GitHubClient } from "../src/github/client.ts";
 import { SYNC_KIND, type SyncResult } from "../src/github/sync_kind.ts";
 import { listIssuesStable } from "../src/github/sync_listing.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
-import { type GitHubHarness, openGitHubHarness, runJob } from "./helpers/github_jobs.ts";
+import { type GitHubHarness, openGitHubHarness, runJob } from "../testing/github_jobs.ts";
 
 const REPO = "move/repo";
 
-/** The fake's generated `updated_at` of item i (mirrors tests/helpers/fake_github.ts). */
+/** The fake's generated `updated_at` of item i (mirrors testing/fake_github.ts). */
 function generatedUpdatedAt(i: number): number {
   return Date.UTC(2024, 0, 1) + i * 3_600_000 + ((i * 7919) % 2000) * 60_000;
 }

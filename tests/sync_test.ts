@@ -17,9 +17,9 @@ import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
 import { SyncResultOutput } from "../src/github/result_schemas.ts";
 import { SYNC_KIND, type SyncItem, syncKind, type SyncResult } from "../src/github/sync_kind.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
-import type { FakeGitHub } from "./helpers/fake_github.ts";
-import { type GitHubHarness, openGitHubHarness, runJob } from "./helpers/github_jobs.ts";
-import { assertMatchesAdvertised } from "./helpers/output_schemas.ts";
+import type { FakeGitHub } from "../testing/fake_github.ts";
+import { type GitHubHarness, openGitHubHarness, runJob } from "../testing/github_jobs.ts";
+import { assertMatchesAdvertised } from "../testing/output_schemas.ts";
 
 const BIG = "big/repo";
 const BIG_THREADS = 250;
@@ -43,7 +43,7 @@ function stored(h: GitHubHarness, repository: string, n: number) {
   return rows.threadsGet(Array.from({ length: n }, (_, i) => ({ repository, number: i + 1 })));
 }
 
-/** The fake's generated `updated_at` of item i (mirrors tests/helpers/fake_github.ts). */
+/** The fake's generated `updated_at` of item i (mirrors testing/fake_github.ts). */
 function generatedUpdatedAt(i: number): number {
   return Date.UTC(2024, 0, 1) + i * 3_600_000 + ((i * 7919) % 2000) * 60_000;
 }

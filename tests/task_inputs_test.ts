@@ -13,7 +13,7 @@ import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from "@modelcontextpr
 import type { JobRow } from "../src/store/job_rows.ts";
 import { createTaskResult, getTaskResult } from "../src/tasks/task_views.ts";
 import { AWAITING_INPUT, fixtureKinds, InputDesk } from "./helpers/conformance_fixture_server.ts";
-import { type Harness, openHarness, tempDir, waitFor } from "./helpers/temp.ts";
+import { type Harness, openHarness, tempDir, waitFor } from "../testing/temp.ts";
 
 const accept = (content: Record<string, unknown>) => ({ action: "accept", content });
 

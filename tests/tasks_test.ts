@@ -33,8 +33,8 @@ import {
   type TaskHost,
   TASKS_EXTENSION_ID,
   type V2Connection,
-} from "./helpers/mcp_clients.ts";
-import { tempDir } from "./helpers/temp.ts";
+} from "../testing/mcp_clients.ts";
+import { tempDir } from "../testing/temp.ts";
 
 type Json = Record<string, unknown>;
 

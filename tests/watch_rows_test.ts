@@ -27,9 +27,9 @@ import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
 import { clientObserver } from "../src/github/observer.ts";
 import { pacedWaitMs, WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
-import { type FakeGitHub, SCENARIO_PULL, type ScenarioName, type ScenarioStep } from "./helpers/fake_github.ts";
-import { type GitHubHarnessOptions, openGitHubHarness, runJob, TERMINAL } from "./helpers/github_jobs.ts";
-import { waitForStatus } from "./helpers/temp.ts";
+import { type FakeGitHub, SCENARIO_PULL, type ScenarioName, type ScenarioStep } from "../testing/fake_github.ts";
+import { type GitHubHarnessOptions, openGitHubHarness, runJob, TERMINAL } from "../testing/github_jobs.ts";
+import { waitForStatus } from "../testing/temp.ts";
 
 const PR = { owner: SCENARIO_PULL.owner, repo: SCENARIO_PULL.repo, number: SCENARIO_PULL.number };
 

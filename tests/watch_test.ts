@@ -29,10 +29,10 @@ import {
   SCENARIO_SHA_FIRST,
   SCENARIO_SHA_SECOND,
   type ScenarioStep,
-} from "./helpers/fake_github.ts";
-import { type GitHubHarness, openGitHubHarness, runJob, TERMINAL } from "./helpers/github_jobs.ts";
-import { assertMatchesAdvertised } from "./helpers/output_schemas.ts";
-import { waitFor, waitForStatus } from "./helpers/temp.ts";
+} from "../testing/fake_github.ts";
+import { type GitHubHarness, openGitHubHarness, runJob, TERMINAL } from "../testing/github_jobs.ts";
+import { assertMatchesAdvertised } from "../testing/output_schemas.ts";
+import { waitFor, waitForStatus } from "../testing/temp.ts";
 
 const PR = { owner: SCENARIO_PULL.owner, repo: SCENARIO_PULL.repo, number: SCENARIO_PULL.number };
 const PR_REF = `${PR.owner}/${PR.repo}#${PR.number}`;

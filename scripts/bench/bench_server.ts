@@ -16,8 +16,8 @@ import { parseArgs } from "node:util";
 import { runServer } from "../../src/cli/serve.ts";
 import { okResult } from "../../src/mcp/tool_kit.ts";
 import { jobsTools, LOCAL_READ, type ToolDef } from "../../src/mcp/tools.ts";
-import { testJobTools } from "../../tests/helpers/test_server.ts";
-import { testRegistry } from "../../tests/helpers/test_kinds.ts";
+import { testJobTools } from "../../testing/test_server.ts";
+import { testRegistry } from "../../testing/test_kinds.ts";
 
 /** A plain tool: no job, no store; answers with its arguments. */
 const benchEcho: ToolDef = {

@@ -1,5 +1,5 @@
 /**
- * GitHub workload benchmarks against the fake GitHub (tests/helpers/fake_github.ts):
+ * GitHub workload benchmarks against the fake GitHub (testing/fake_github.ts):
  *
  * (a) Watcher API economy: one 30-minute watch (simulated ManualClock, poll every 10 s) of a
  *     pull request whose CI state is unchanged on ~90% of polls, through the real job kind,
@@ -28,8 +28,8 @@ import { JobControl } from "../../src/jobs/control.ts";
 import { Executor } from "../../src/jobs/executor.ts";
 import { JobKindRegistry } from "../../src/jobs/kinds.ts";
 import { openStore } from "../../src/store/store.ts";
-import { type FakeCheck, SCENARIO_PULL, type ScenarioStep, startFakeGitHub } from "../../tests/helpers/fake_github.ts";
-import { openGitHubHarness, runJob } from "../../tests/helpers/github_jobs.ts";
+import { type FakeCheck, SCENARIO_PULL, type ScenarioStep, startFakeGitHub } from "../../testing/fake_github.ts";
+import { openGitHubHarness, runJob } from "../../testing/github_jobs.ts";
 
 /** A benchmark section (the shape scripts/bench.ts renders). */
 export interface BenchSection {
@@ -171,7 +171,7 @@ async function watcherEconomy(): Promise<{ rows: BenchSection["rows"]; notes: st
 
 /** Starts the fake GitHub as a child process; resolves with its URL. */
 async function childFake(generated: Record<string, number>) {
-  const script = fileURLToPath(new URL("../../tests/helpers/fake_github.ts", import.meta.url));
+  const script = fileURLToPath(new URL("../../testing/fake_github.ts", import.meta.url));
   const args = ["run", "--allow-net=127.0.0.1", "--allow-read", script, "--scenario", "checks_pass"];
   for (const [name, n] of Object.entries(generated)) args.push("--generated", `${name}=${n}`);
   const child = new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "inherit", stdin: "null" })

@@ -29,8 +29,8 @@ import {
   type StdioTarget,
   type TaskHost,
   type V2Connection,
-} from "../../tests/helpers/mcp_clients.ts";
-import { rememberTaskTool } from "../../tests/helpers/output_schemas.ts";
+} from "../../testing/mcp_clients.ts";
+import { rememberTaskTool } from "../../testing/output_schemas.ts";
 import type { BenchSection } from "./store.ts";
 
 export type { BenchSection };

@@ -28,7 +28,7 @@ import { createLogger, silentLogger } from "../../src/base/log.ts";
 import { JobControl } from "../../src/jobs/control.ts";
 import { Executor } from "../../src/jobs/executor.ts";
 import { openStore } from "../../src/store/store.ts";
-import { testRegistry } from "./test_kinds.ts";
+import { testRegistry } from "../../testing/test_kinds.ts";
 
 const CHILD_PATH = new URL("./executor_child.ts", import.meta.url).pathname;
 const REPO_ROOT = new URL("../../", import.meta.url).pathname;

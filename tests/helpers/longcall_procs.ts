@@ -1,6 +1,6 @@
 /**
  * Real longcall server processes for the MCP integration tests (tests/mcp_server_test.ts,
- * tests/tasks_test.ts): the test server (tests/helpers/test_server.ts, the product wiring
+ * tests/tasks_test.ts): the test server (testing/test_server.ts, the product wiring
  * plus test job kinds as tools) started with the exact permission flags it needs, as a
  * stdio target for the official clients, as a streamable-HTTP child, or as a raw stdio
  * child whose every stdout byte the test sees (`RawStdioServer`).
@@ -19,7 +19,7 @@ import {
   spawnHttpServer,
   type StdioTarget,
   TASKS_EXTENSION_ID,
-} from "./mcp_clients.ts";
+} from "../../testing/mcp_clients.ts";
 
 export const REPO_ROOT = fromFileUrl(new URL("../../", import.meta.url));
 
@@ -47,7 +47,7 @@ export function shippedServeArgs(
     ...(options.extra ?? []),
   ];
 }
-export const TEST_SERVER = fromFileUrl(new URL("./test_server.ts", import.meta.url));
+export const TEST_SERVER = fromFileUrl(new URL("../../testing/test_server.ts", import.meta.url));
 
 /** Server logs are kept quiet unless a test run asks for them. */
 const CHILD_LOG = Deno.env.get("LONGCALL_TEST_CHILD_LOG") ?? "warn";

@@ -4,15 +4,15 @@
  * asks the model to do (one tool call with its arguments), what the user or the host does mid-way (cancel,
  * crash the server), and the answer a correct run must end with.
  *
- * GitHub is simulated: `tests/helpers/fake_github.ts` serves these timelines on 127.0.0.1. Times in a timeline
+ * GitHub is simulated: `testing/fake_github.ts` serves these timelines on 127.0.0.1. Times in a timeline
  * are simulated milliseconds since the tool call; the server's job handlers and the fake run on the same clock,
  * {@linkcode DEFAULT_RATE} times faster than real time.
  *
  * @module
  */
 
-import type { FakeCheck, FakeStatus, ScenarioName, ScenarioStep } from "../../tests/helpers/fake_github.ts";
-import { SCENARIO_SHA_SECOND } from "../../tests/helpers/fake_github.ts";
+import type { FakeCheck, FakeStatus, ScenarioName, ScenarioStep } from "./fake_github.ts";
+import { SCENARIO_SHA_SECOND } from "./fake_github.ts";
 
 /** Simulated milliseconds per real millisecond (fake GitHub and `serve --simulate-time-rate` share it). */
 export const DEFAULT_RATE = 20;
@@ -48,7 +48,7 @@ export interface Scenario {
   generatedRepos?: Record<string, number>;
   /**
    * The first request for this repository (`owner/repo`) meets a GitHub secondary rate limit with
-   * `retry-after: 60` (a loopback front in scripts/lib/hosts.ts answers it; everything else reaches the fake).
+   * `retry-after: 60` (a loopback front in testing/hosts.ts answers it; everything else reaches the fake).
    */
   rateLimitRepository?: string;
   tool: "github.wait_pull_request_checks" | "github.sync_threads";

@@ -178,7 +178,7 @@ export async function connectLegacyV1(
 
 const VALIDATORS = new WeakMap<object, OutputSchemaValidator>();
 
-/** The output-schema validator of a connected client (see tests/helpers/output_schemas.ts). */
+/** The output-schema validator of a connected client (see testing/output_schemas.ts). */
 export function outputSchemasOf(client: V1Client | Client): OutputSchemaValidator {
   const v = VALIDATORS.get(client);
   if (v === undefined) throw new Error("client was not connected through mcp_clients.ts");

@@ -9,14 +9,14 @@
  * @module
  */
 
-import { type Clock, systemClock } from "../../src/base/clock.ts";
-import { silentLogger } from "../../src/base/log.ts";
-import { JobControl, type JobControlOptions } from "../../src/jobs/control.ts";
-import { Executor, type ExecutorOptions } from "../../src/jobs/executor.ts";
-import type { AnyJobKind, JobKindRegistry } from "../../src/jobs/kinds.ts";
-import type { OpenOptions } from "../../src/store/db.ts";
-import type { JobRow } from "../../src/store/job_rows.ts";
-import { openStore, type Store } from "../../src/store/store.ts";
+import { type Clock, systemClock } from "../src/base/clock.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { JobControl, type JobControlOptions } from "../src/jobs/control.ts";
+import { Executor, type ExecutorOptions } from "../src/jobs/executor.ts";
+import type { AnyJobKind, JobKindRegistry } from "../src/jobs/kinds.ts";
+import type { OpenOptions } from "../src/store/db.ts";
+import type { JobRow } from "../src/store/job_rows.ts";
+import { openStore, type Store } from "../src/store/store.ts";
 import { testRegistry } from "./test_kinds.ts";
 
 /** A temporary directory removed (recursively) on dispose. */

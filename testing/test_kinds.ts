@@ -15,8 +15,8 @@
  * @module
  */
 
-import { AppError, type AppErrorCode } from "../../src/base/errors.ts";
-import { type AnyJobKind, defineJobKind, JobKindRegistry } from "../../src/jobs/kinds.ts";
+import { AppError, type AppErrorCode } from "../src/base/errors.ts";
+import { type AnyJobKind, defineJobKind, JobKindRegistry } from "../src/jobs/kinds.ts";
 
 function record(input: unknown, kind: string): Record<string, unknown> {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {

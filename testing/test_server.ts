@@ -16,10 +16,10 @@
 
 import { z } from "zod";
 import { parseArgs } from "node:util";
-import { githubConfigFromEnv, productRegistry, productTools } from "../../src/cli/product.ts";
-import { runServer } from "../../src/cli/serve.ts";
-import type { JobControl } from "../../src/jobs/control.ts";
-import { jobsTools, jobTool, type ToolDef } from "../../src/mcp/tools.ts";
+import { githubConfigFromEnv, productRegistry, productTools } from "../src/cli/product.ts";
+import { runServer } from "../src/cli/serve.ts";
+import type { JobControl } from "../src/jobs/control.ts";
+import { jobsTools, jobTool, type ToolDef } from "../src/mcp/tools.ts";
 import { testRegistry } from "./test_kinds.ts";
 
 const TEST_TOOL = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };

@@ -21,8 +21,8 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { ENV_VARS } from "../../src/cli/config.ts";
-import { type FakeGitHub, startFakeGitHub } from "../../tests/helpers/fake_github.ts";
+import { ENV_VARS } from "../src/cli/config.ts";
+import { type FakeGitHub, startFakeGitHub } from "./fake_github.ts";
 import {
   connectLegacyV1,
   connectTaskHost,
@@ -30,11 +30,11 @@ import {
   type StdioTarget,
   type TaskHost,
   type V1Client,
-} from "../../tests/helpers/mcp_clients.ts";
+} from "./mcp_clients.ts";
 import type { Json, Scenario } from "./scenarios.ts";
 
 /** The repository root (the server runs `src/main.ts` from here). */
-export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /** Which host drove a run. */
 export type HostKind = "task" | "polling" | "instant" | "wait";

@@ -12,14 +12,14 @@
  */
 
 import assert from "node:assert/strict";
-import { ManualClock, systemClock } from "../../src/base/clock.ts";
-import { silentLogger } from "../../src/base/log.ts";
-import { productKinds } from "../../src/cli/product.ts";
-import { JobControl } from "../../src/jobs/control.ts";
-import { Executor } from "../../src/jobs/executor.ts";
-import { type AnyJobKind, JobKindRegistry } from "../../src/jobs/kinds.ts";
-import type { JobRow } from "../../src/store/job_rows.ts";
-import type { Store } from "../../src/store/store.ts";
+import { ManualClock, systemClock } from "../src/base/clock.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { productKinds } from "../src/cli/product.ts";
+import { JobControl } from "../src/jobs/control.ts";
+import { Executor } from "../src/jobs/executor.ts";
+import { type AnyJobKind, JobKindRegistry } from "../src/jobs/kinds.ts";
+import type { JobRow } from "../src/store/job_rows.ts";
+import type { Store } from "../src/store/store.ts";
 import { type FakeGitHub, type FakeGitHubOptions, startFakeGitHub } from "./fake_github.ts";
 import { openTempStore, type TempDir, tempDir, type TempStore, waitForStatus } from "./temp.ts";
 

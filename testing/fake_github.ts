@@ -16,7 +16,7 @@
  * - Strong ETags per representation and token; `If-None-Match` -> `304`, free with a token,
  *   charged without one (as GitHub does; `counts.notModifiedCounted`, `counts.free`).
  * - With `validateOpenApi`, every answer is checked against GitHub's REST description
- *   (`@octokit/openapi`, see tests/helpers/openapi_check.ts) into `openApiViolations`.
+ *   (`@octokit/openapi`, see testing/openapi_check.ts) into `openApiViolations`.
  * - `x-ratelimit-*` headers with a per-token counter; primary exhaustion (403, remaining 0,
  *   reset), secondary limits (403/429, optional `retry-after`), injected 5xx, 404 for
  *   unknown repositories, 403 for the private `octo/secret`, 401 for tokens outside
@@ -27,18 +27,18 @@
  * - Generated repositories (`generatedRepos: {"big/repo": 5000}`) for sync benchmarks.
  * - `counts`: requests by endpoint kind, charged vs 304, rate limited, max in flight.
  *
- * Standalone: `deno run --allow-net=127.0.0.1 tests/helpers/fake_github.ts --scenario checks_pass
+ * Standalone: `deno run --allow-net=127.0.0.1 testing/fake_github.ts --scenario checks_pass
  * [--port N] [--generated owner/repo=N] [--latency-ms N]` prints `{"url": ...}` as one JSON line
  * on stdout and serves until SIGINT/SIGTERM.
  *
  * @module
  */
 
-import repositoryFixture from "../../fixtures/github/repository.json" with { type: "json" };
-import pullFixture from "../../fixtures/github/pull.json" with { type: "json" };
-import checkRunsFixture from "../../fixtures/github/check_runs.json" with { type: "json" };
-import combinedStatusFixture from "../../fixtures/github/combined_status.json" with { type: "json" };
-import issuesFixture from "../../fixtures/github/issues.json" with { type: "json" };
+import repositoryFixture from "../fixtures/github/repository.json" with { type: "json" };
+import pullFixture from "../fixtures/github/pull.json" with { type: "json" };
+import checkRunsFixture from "../fixtures/github/check_runs.json" with { type: "json" };
+import combinedStatusFixture from "../fixtures/github/combined_status.json" with { type: "json" };
+import issuesFixture from "../fixtures/github/issues.json" with { type: "json" };
 import { loadOpenApiCheck } from "./openapi_check.ts";
 
 /** A JSON value. */
@@ -453,7 +453,7 @@ export interface FakeGitHubOptions {
   port?: number;
   /** Omit `Link` on 304 answers (GitHub's documentation does not promise it there). Default false. */
   omitLinkOn304?: boolean;
-  /** Check every answer against GitHub's REST description (tests/helpers/openapi_check.ts); problems
+  /** Check every answer against GitHub's REST description (testing/openapi_check.ts); problems
    * land in {@linkcode FakeGitHub.openApiViolations}. Default false (the test harness turns it on). */
   validateOpenApi?: boolean;
 }
