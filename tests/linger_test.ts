@@ -625,6 +625,6 @@ Deno.test("spawn sites: every server started by tests/ and scripts/ turns the li
       }
     }
   }
-  assert.ok(seen.includes("testing/hosts.ts"), `the scan finds the known spawn sites: ${seen.join(", ")}`);
+  assert.ok(seen.includes("testing/hosts/plumbing.ts"), `the scan finds the known spawn sites: ${seen.join(", ")}`);
   assert.deepEqual(offenders, [], "spawn sites that may leave a lingering server behind");
 });
