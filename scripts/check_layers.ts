@@ -56,7 +56,14 @@ export interface Owner {
 /** Side effects with one owner. */
 export const OWNERS: readonly Owner[] = [
   { what: "node:sqlite", pattern: /from "node:sqlite"/, layers: ["store"] },
-  { what: "fetch(", pattern: /(?<![.\w])fetch\(/, layers: ["github"] },
+  {
+    what: "fetch(",
+    pattern: /(?<![.\w])fetch\(/,
+    layers: [],
+    files: ["github/transport.ts"],
+    why: "every GitHub request goes through one transport: the API root, the token header, the timeout, " +
+      "the requests in flight and the body bounds are enforced there",
+  },
   { what: "Deno.args", pattern: /Deno\.args/, layers: ["cli"] },
   { what: "Deno.exit", pattern: /Deno\.exit\(/, layers: ["cli"] },
   { what: "Deno.env", pattern: /Deno\.env\./, layers: ["cli"] },

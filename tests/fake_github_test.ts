@@ -49,13 +49,13 @@ async function poll(c: GitHubClient) {
   const pull = await c.getPull(owner, repo, number, { signal: signal() });
   const sha = pull.data.head.sha;
   const runs = await c.getCheckRuns(owner, repo, sha, { signal: signal() });
-  const status = await c.getCombinedStatus(owner, repo, sha, { signal: signal() });
+  const status = await c.getCombinedStatusAll(owner, repo, sha, { signal: signal() });
   return {
     sha,
     state: pull.data.state,
     runs: runs.check_runs.map((r) => `${r.name}:${r.status}:${r.conclusion ?? "-"}`).sort(),
-    status: `${status.data.state}/${status.data.total_count}`,
-    unchanged: pull.status === 304 && runs.notModified && status.status === 304,
+    status: `${status.state}/${status.total_count}`,
+    unchanged: pull.status === 304 && runs.notModified && status.notModified,
   };
 }
 

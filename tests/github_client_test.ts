@@ -364,7 +364,7 @@ Deno.test("GitHubClient: budget_exhausted before sending; a 304 costs nothing", 
     const cached = await c.getPull("octo", "widgets", 42, { signal: signal(), budget });
     assert.equal(cached.status, 304);
     assert.equal(budget.used, 2, "a free 304 gives its reservation back");
-    await c.getCombinedStatus("octo", "widgets", SCENARIO_SHA_FIRST, { signal: signal(), budget });
+    await c.getCombinedStatusAll("octo", "widgets", SCENARIO_SHA_FIRST, { signal: signal(), budget });
     assert.equal(budget.used, 3);
     assert.equal(budget.remaining, 0);
     const sent = fake.counts.total;

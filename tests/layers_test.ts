@@ -23,6 +23,22 @@ Deno.test("checkLayers() reports a store module importing mcp and a fetch outsid
   }
 });
 
+Deno.test("checkLayers() lets only github/transport.ts call fetch, not another github/ module", async () => {
+  const call = 'export const z = () => fetch("http://127.0.0.1/");\n';
+  const problems = await problemsIn({
+    "github/transport.ts":
+      'export const t = (f: typeof fetch) => f;\nexport const s = () => fetch("http://127.0.0.1/");\n',
+    "github/client.ts": call,
+    // A property named fetch is not the global call.
+    "github/requester.ts": "export const r = (o: { fetch: () => void }) => o.fetch();\n",
+  });
+  assert.equal(problems.length, 1, problems.join("\n"));
+  assert.match(
+    problems[0] ?? "",
+    /^github\/client\.ts: fetch\( belongs to github\/transport\.ts \(every GitHub request/,
+  );
+});
+
 /** Runs checkLayers over a temp src/ holding `files` (path under src/ -> text). */
 async function problemsIn(files: Record<string, string>): Promise<string[]> {
   const dir = await Deno.makeTempDir();

@@ -318,3 +318,9 @@ export const STDIO_ID_PROBE_BYTES = 256;
 /** After stdin ends, requests already read are still answered for at most this long before the
  * transport closes (a host that writes its requests and closes stdin at once still gets answers). */
 export const STDIO_DRAIN_AFTER_EOF_MS = 2_000;
+
+// ---------------------------------------------------------------- GitHub request paths (issue 13, github client split)
+
+/** Characters of a git ref put in a request path (`refPath`): git has no limit of its own, but a
+ * branch or tag name is one file name under `.git/refs/`, which filesystems cap at 255 bytes. */
+export const GITHUB_REF_CHARS_MAX = 255;

@@ -1,5 +1,5 @@
 /**
- * Pure evaluation of a pull request's CI state: normalizing check runs and legacy
+ * The verdict on a pull request's CI state, as pure functions: normalizing check runs and legacy
  * statuses into one list, the material-change signature, and the verdict. No I/O.
  *
  * @module
@@ -48,7 +48,7 @@ export const FAILING_CONCLUSIONS: ReadonlySet<string> = new Set([
   "startup_failure",
 ]);
 
-/** Minimal shapes of GitHub's payloads the evaluation reads. */
+/** Minimal shapes of GitHub's payloads the verdict reads. */
 export interface CheckRunLike {
   id?: number;
   name: string;
@@ -234,7 +234,8 @@ export interface SuitesSummary {
   total: number;
   /** queued / in_progress (and the other non-completed states): their runs may not exist yet. */
   pending: number;
-  /** completed with conclusion action_required and no runs: workflows waiting for a maintainer's approval. */
+  /** completed with conclusion action_required, whatever runs they hold: workflows waiting for a maintainer's
+   * approval (GitHub lists those of a fork's pull request with no runs). */
   action_required: number;
   /** queued with no runs, from an app other than GitHub Actions: GitHub leaves these queued forever for
    * apps that never report, so they do not hold the verdict. */

@@ -55,6 +55,57 @@ export interface StableListing {
   listings: number;
 }
 
+/** What {@linkcode ThreadVersions.merge} made of a thread it was given. */
+export type MergeOutcome = "new" | "newer" | "same" | "older";
+
+/** The newest version seen of each thread (by number and `updated_at`); pure bookkeeping of a listing. */
+export class ThreadVersions<T extends { number: number; updated_at: string }> {
+  readonly #seen = new Map<number, T>();
+
+  /** Threads held. */
+  get size(): number {
+    return this.#seen.size;
+  }
+
+  /** Whether thread `number` was seen. */
+  has(number: number): boolean {
+    return this.#seen.has(number);
+  }
+
+  /** Keeps `thread` when it is new or newer than the version held; says which. */
+  merge(thread: T): MergeOutcome {
+    const old = this.#seen.get(thread.number);
+    if (old === undefined) {
+      this.#seen.set(thread.number, thread);
+      return "new";
+    }
+    const a = Date.parse(thread.updated_at);
+    const b = Date.parse(old.updated_at);
+    if (a > b) {
+      this.#seen.set(thread.number, thread);
+      return "newer";
+    }
+    return a === b ? "same" : "older";
+  }
+
+  /** The newest `updated_at` held (ISO 8601), or undefined when nothing is. */
+  newestUpdatedAt(): string | undefined {
+    let best: number | undefined;
+    for (const t of this.#seen.values()) {
+      const at = Date.parse(t.updated_at);
+      if (best === undefined || at > best) best = at;
+    }
+    return best === undefined ? undefined : new Date(best).toISOString();
+  }
+
+  /** Every thread held, newest `updated_at` first, ties by the higher number first. */
+  newestFirst(): T[] {
+    return [...this.#seen.values()].sort((a, b) =>
+      Date.parse(b.updated_at) - Date.parse(a.updated_at) || b.number - a.number
+    );
+  }
+}
+
 function matches(state: StableListingOptions["state"], issue: GitHubIssue): boolean {
   return state === "all" || issue.state === state;
 }
@@ -73,30 +124,9 @@ export async function listIssuesStable(
     );
   }
   const { state, since, itemsMax, pagesMax, relistingsMax: _r, ...endpoint } = options;
-  /** Number -> newest version seen of a thread that matched the filter at least once. */
-  const seen = new Map<number, GitHubIssue>();
-  const merge = (issue: GitHubIssue): "new" | "newer" | "same" | "older" => {
-    const old = seen.get(issue.number);
-    if (old === undefined) {
-      seen.set(issue.number, issue);
-      return "new";
-    }
-    const a = Date.parse(issue.updated_at);
-    const b = Date.parse(old.updated_at);
-    if (a > b) {
-      seen.set(issue.number, issue);
-      return "newer";
-    }
-    return a === b ? "same" : "older";
-  };
-  const newest = (): string | undefined => {
-    let best: number | undefined;
-    for (const i of seen.values()) {
-      const t = Date.parse(i.updated_at);
-      if (best === undefined || t > best) best = t;
-    }
-    return best === undefined ? since : new Date(best).toISOString();
-  };
+  /** Threads that matched the filter at least once, newest version of each. */
+  const seen = new ThreadVersions<GitHubIssue>();
+  const newest = (): string | undefined => seen.newestUpdatedAt() ?? since;
 
   let listings = 0;
   const fullListing = async (): Promise<{ complete: boolean; pages: number }> => {
@@ -110,7 +140,7 @@ export async function listIssuesStable(
       ...(itemsMax === undefined ? {} : { itemsMax }),
       ...(pagesMax === undefined ? {} : { pagesMax }),
     });
-    for (const issue of page.items) if (matches(state, issue)) merge(issue);
+    for (const issue of page.items) if (matches(state, issue)) seen.merge(issue);
     return { complete: page.complete, pages: page.pages };
   };
 
@@ -135,10 +165,10 @@ export async function listIssuesStable(
     for (const issue of again.items) {
       if (!matches(state, issue)) {
         // A thread we saw matching has left the filter: later threads shifted up unseen.
-        if (seen.has(issue.number) && merge(issue) === "newer") leftFilter = true;
+        if (seen.has(issue.number) && seen.merge(issue) === "newer") leftFilter = true;
         continue;
       }
-      const m = merge(issue);
+      const m = seen.merge(issue);
       if (m === "new" || m === "newer") moved = true;
     }
     if (leftFilter) {
@@ -149,9 +179,7 @@ export async function listIssuesStable(
     }
     stable = !moved && again.pages <= 1 && again.complete;
   }
-  const items = [...seen.values()].sort((a, b) =>
-    Date.parse(b.updated_at) - Date.parse(a.updated_at) || b.number - a.number
-  );
+  const items = seen.newestFirst();
   return {
     items: itemsMax === undefined ? items : items.slice(0, itemsMax),
     complete: full.complete && stable,

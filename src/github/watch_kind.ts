@@ -315,7 +315,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   let confirming: { outcome: WatchOutcome; at: number } | undefined;
   let required: RequiredCheck[] | undefined;
 
-  const evaluate = (obs: PullObservation) => {
+  const assess = (obs: PullObservation) => {
     const latest = latestRuns(obs.check_runs, obs.workflows);
     let entries = normalizeChecks(latest.runs, obs.statuses);
     if (required !== undefined) {
@@ -410,13 +410,13 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     outcome: WatchOutcome,
     reason: string,
     obs: PullObservation,
-    evaluated: ReturnType<typeof evaluate>,
+    assessed: ReturnType<typeof assess>,
   ) => {
-    const { entries } = evaluated;
+    const { entries } = assessed;
     // The last progress report describes the previous poll; make the counts final.
     const last = summarize(entries);
     ctx.report({ completedItems: last.passed + last.failed, totalItems: last.total });
-    const failed = await failureDetails(outcome, entries, evaluated.runs, obs);
+    const failed = await failureDetails(outcome, entries, assessed.runs, obs);
     const stats = gh.stats();
     const result: WatchResult = {
       outcome,
@@ -431,7 +431,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       ...(required === undefined ? {} : { required_checks: required.map((r) => r.context) }),
       summary: summarize(entries),
       suites: summarizeSuites(obs.suites ?? []),
-      duplicates_dropped: evaluated.dropped,
+      duplicates_dropped: assessed.dropped,
       coverage_gaps: obs.coverage_gaps ?? (obs.coverage_complete ? [] : ["coverage could not be proven"]),
       failures: failed.failures,
       failures_truncated: failed.truncated,
@@ -463,7 +463,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     message: `watching ${req.owner}/${req.repo}#${req.number}`,
     nextPollAt: startedAt + watchFirstPollMs(req),
   });
-  let last: { obs: PullObservation; evaluated: ReturnType<typeof evaluate> } | undefined;
+  let last: { obs: PullObservation; assessed: ReturnType<typeof assess> } | undefined;
   for (;;) {
     let obs: PullObservation;
     const countedBefore = gh.stats().requests;
@@ -491,16 +491,16 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
           "timed_out",
           "rate limited past the deadline; checks still pending",
           last.obs,
-          last.evaluated,
+          last.assessed,
         );
       }
       throw err;
     }
     polls++;
     const countedThisPoll = gh.stats().requests - countedBefore;
-    const evaluated = evaluate(obs);
-    const { entries } = evaluated;
-    last = { obs, evaluated };
+    const assessed = assess(obs);
+    const { entries } = assessed;
+    last = { obs, assessed };
     const now = clock.now();
     let candidate: WatchOutcome | undefined;
     let reason = "";
@@ -549,7 +549,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     if (
       candidate !== undefined && candidate === confirming?.outcome &&
       (!settles || now - confirming.at >= settleMs)
-    ) return await finish(candidate, reason, obs, evaluated);
+    ) return await finish(candidate, reason, obs, assessed);
     if (candidate !== undefined && candidate !== "changed") {
       // Re-read before declaring a verdict: a check may be registering right now. Dependent jobs
       // and later workflows appear only after their predecessors finish, so a pass is re-read
@@ -562,7 +562,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
           "timed_out",
           `the deadline came before the ${candidate} reading could be confirmed`,
           obs,
-          evaluated,
+          assessed,
         );
       }
       ctx.report({
@@ -575,9 +575,9 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       await clock.sleep(wait, signal);
       continue;
     }
-    if (candidate === "changed") return await finish("changed", reason, obs, evaluated);
+    if (candidate === "changed") return await finish("changed", reason, obs, assessed);
     confirming = undefined;
-    if (now >= deadline) return await finish("timed_out", `still pending at the deadline: ${reason}`, obs, evaluated);
+    if (now >= deadline) return await finish("timed_out", `still pending at the deadline: ${reason}`, obs, assessed);
     let wait = Math.min(req.poll_interval_ms, deadline - now);
     // Budget the rate limit: when what is left of it would run out before its reset at this
     // interval (an anonymous watch pays for every 304), poll less often.

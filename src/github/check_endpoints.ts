@@ -1,0 +1,224 @@
+/**
+ * The CI endpoints of the GitHub client: a commit's check runs, legacy statuses, check suites and
+ * workflow runs, a check run's annotations, and a branch's rules. Each validates its arguments and
+ * the shape of GitHub's answer, and says whether it read everything GitHub counts (`complete`).
+ * {@linkcode GitHubClient} exposes them as methods.
+ *
+ * @module
+ */
+
+import { AppError } from "../base/errors.ts";
+import { GITHUB_PER_PAGE_MAX } from "../base/limits.ts";
+import type { RateLimitState } from "./rate_limit.ts";
+import { refPath, repoPath } from "./repo_path.ts";
+import { type EndpointOptions, isJsonObject as isObject, type Requester } from "./requester.ts";
+import type {
+  GitHubBranchRule,
+  GitHubCheckAnnotation,
+  GitHubCheckRun,
+  GitHubCheckRunsPage,
+  GitHubCheckSuite,
+  GitHubCheckSuitesPage,
+  GitHubCombinedStatus,
+  GitHubCommitStatus,
+  GitHubWorkflowRun,
+  GitHubWorkflowRunsPage,
+} from "./types.ts";
+
+/** {@linkcode getCheckRuns}'s answer. */
+export interface CheckRunsResult {
+  total_count: number;
+  check_runs: GitHubCheckRun[];
+  /** Every run GitHub counted was fetched (`check_runs.length >= total_count`). */
+  complete: boolean;
+  pages: number;
+  notModified: boolean;
+  rateLimit: RateLimitState;
+}
+
+/** {@linkcode getCombinedStatusAll}'s answer. */
+export interface CombinedStatusResult {
+  /** GitHub's combined state over every status (`pending` also when there are none). */
+  state: string;
+  total_count: number;
+  statuses: GitHubCommitStatus[];
+  /** Every status GitHub counts was read and the combined state agrees with them. */
+  complete: boolean;
+  /** The combined state agrees with the statuses read. */
+  consistent: boolean;
+  pages: number;
+  notModified: boolean;
+}
+
+/** {@linkcode getCheckSuites}'s answer. */
+export interface CheckSuitesResult {
+  check_suites: GitHubCheckSuite[];
+  total_count: number;
+  complete: boolean;
+}
+
+/**
+ * All check runs of `ref` (`per_page=100&filter=latest`, every page up to the page bound).
+ * `complete` is false when fewer runs were fetched than GitHub's `total_count`.
+ */
+export async function getCheckRuns(
+  http: Requester,
+  owner: string,
+  repo: string,
+  ref: string,
+  options: EndpointOptions & { perPage?: number },
+): Promise<CheckRunsResult> {
+  const perPage = options.perPage ?? GITHUB_PER_PAGE_MAX;
+  if (!Number.isInteger(perPage) || perPage < 1 || perPage > GITHUB_PER_PAGE_MAX) {
+    throw new RangeError(`Cannot list 1..${GITHUB_PER_PAGE_MAX} check runs per page: current value is ${perPage}`);
+  }
+  const path = `${repoPath(owner, repo)}/commits/${refPath(ref)}/check-runs?per_page=${perPage}&filter=latest`;
+  const page = await http.getPaginated<GitHubCheckRun, GitHubCheckRunsPage>(path, {
+    ...options,
+    extract: (body) => {
+      if (!isObject(body) || typeof body.total_count !== "number" || !Array.isArray(body.check_runs)) {
+        throw new AppError("request_failed", `Cannot read check runs of ${ref}: unexpected response shape`);
+      }
+      return body.check_runs;
+    },
+  });
+  const total = page.first?.total_count ?? 0;
+  return {
+    total_count: total,
+    check_runs: page.items,
+    complete: page.items.length >= total,
+    pages: page.pages,
+    notModified: page.notModified,
+    rateLimit: page.rateLimit,
+  };
+}
+
+/**
+ * Every legacy status of `ref` (`/commits/{ref}/status?per_page=100`, every page: GitHub pages
+ * the combined status at 30 by default). `complete` is false when fewer statuses were read than
+ * `total_count`, or when the combined `state` (which covers all of them) contradicts the statuses
+ * read (e.g. `failure` while none read fails).
+ */
+export async function getCombinedStatusAll(
+  http: Requester,
+  owner: string,
+  repo: string,
+  ref: string,
+  options: EndpointOptions,
+): Promise<CombinedStatusResult> {
+  const path = `${repoPath(owner, repo)}/commits/${refPath(ref)}/status?per_page=${GITHUB_PER_PAGE_MAX}`;
+  const page = await http.getPaginated<GitHubCommitStatus, GitHubCombinedStatus>(path, {
+    ...options,
+    extract: (body) => {
+      if (
+        !isObject(body) || typeof body.state !== "string" || typeof body.total_count !== "number" ||
+        !Array.isArray(body.statuses)
+      ) {
+        throw new AppError("request_failed", `Cannot read the combined status of ${ref}: unexpected response shape`);
+      }
+      return body.statuses;
+    },
+  });
+  const total = page.first?.total_count ?? 0;
+  const state = page.first?.state ?? "pending";
+  const statuses = page.items;
+  const anyFailing = statuses.some((s) => s.state === "failure" || s.state === "error");
+  const anyPending = statuses.some((s) => s.state === "pending");
+  const consistent = total === 0 ||
+    (state === "success" ? !anyFailing && !anyPending : state === "pending" ? !anyFailing : anyFailing);
+  return {
+    state,
+    total_count: total,
+    statuses,
+    complete: page.complete && statuses.length >= total && consistent,
+    consistent,
+    pages: page.pages,
+    notModified: page.notModified,
+  };
+}
+
+/** Every check suite of `ref` (`/commits/{ref}/check-suites?per_page=100`, every page). */
+export async function getCheckSuites(
+  http: Requester,
+  owner: string,
+  repo: string,
+  ref: string,
+  options: EndpointOptions,
+): Promise<CheckSuitesResult> {
+  const path = `${repoPath(owner, repo)}/commits/${refPath(ref)}/check-suites?per_page=${GITHUB_PER_PAGE_MAX}`;
+  const page = await http.getPaginated<GitHubCheckSuite, GitHubCheckSuitesPage>(path, {
+    ...options,
+    extract: (body) => {
+      if (!isObject(body) || typeof body.total_count !== "number" || !Array.isArray(body.check_suites)) {
+        throw new AppError("request_failed", `Cannot read check suites of ${ref}: unexpected response shape`);
+      }
+      return body.check_suites;
+    },
+  });
+  const total = page.first?.total_count ?? 0;
+  return { check_suites: page.items, total_count: total, complete: page.complete && page.items.length >= total };
+}
+
+/** Workflow runs of one commit (`/actions/runs?head_sha=`): each names its suite's workflow and event. */
+export async function listWorkflowRuns(
+  http: Requester,
+  owner: string,
+  repo: string,
+  headSha: string,
+  options: EndpointOptions,
+): Promise<{ workflow_runs: GitHubWorkflowRun[]; complete: boolean }> {
+  if (!/^[0-9a-f]{40}$/.test(headSha)) {
+    throw new TypeError(`Cannot list workflow runs of a commit: current value is ${JSON.stringify(headSha)}`);
+  }
+  const path = `${repoPath(owner, repo)}/actions/runs?head_sha=${headSha}&per_page=${GITHUB_PER_PAGE_MAX}`;
+  const page = await http.getPaginated<GitHubWorkflowRun, GitHubWorkflowRunsPage>(path, {
+    ...options,
+    extract: (body) => {
+      if (!isObject(body) || typeof body.total_count !== "number" || !Array.isArray(body.workflow_runs)) {
+        throw new AppError("request_failed", `Cannot read workflow runs of ${headSha}: unexpected response shape`);
+      }
+      return body.workflow_runs;
+    },
+  });
+  const total = page.first?.total_count ?? 0;
+  return { workflow_runs: page.items, complete: page.complete && page.items.length >= total };
+}
+
+/** The first `perPage` annotations of a check run (`/check-runs/{id}/annotations`, one page). */
+export async function getCheckRunAnnotations(
+  http: Requester,
+  owner: string,
+  repo: string,
+  checkRunId: number,
+  perPage: number,
+  options: EndpointOptions,
+): Promise<GitHubCheckAnnotation[]> {
+  if (!Number.isSafeInteger(checkRunId) || checkRunId < 1) {
+    throw new RangeError(`Cannot read annotations of a check run: current value of its id is ${checkRunId}`);
+  }
+  if (!Number.isInteger(perPage) || perPage < 1 || perPage > GITHUB_PER_PAGE_MAX) {
+    throw new RangeError(`Cannot read 1..${GITHUB_PER_PAGE_MAX} annotations: current value is ${perPage}`);
+  }
+  const result = await http.getChecked(
+    `${repoPath(owner, repo)}/check-runs/${checkRunId}/annotations?per_page=${perPage}`,
+    options,
+    (d: GitHubCheckAnnotation[]) => Array.isArray(d),
+  );
+  return result.data.slice(0, perPage);
+}
+
+/**
+ * The rules that apply to a branch (`/rules/branches/{branch}`, every page): readable with read
+ * access, unlike legacy branch protection.
+ */
+export async function getBranchRules(
+  http: Requester,
+  owner: string,
+  repo: string,
+  branch: string,
+  options: EndpointOptions,
+): Promise<{ rules: GitHubBranchRule[]; complete: boolean }> {
+  const path = `${repoPath(owner, repo)}/rules/branches/${refPath(branch)}?per_page=${GITHUB_PER_PAGE_MAX}`;
+  const page = await http.getPaginated<GitHubBranchRule, unknown>(path, options);
+  return { rules: page.items, complete: page.complete };
+}

@@ -1,0 +1,256 @@
+/**
+ * The GitHub client's retry and rate-limit policy: what happens after a request failed or was
+ * refused, and when the next one may be sent.
+ *
+ * - Rate limits (GitHub's rules, read by the pure functions of rate_limit.ts): `retry-after` is
+ *   honoured; `x-ratelimit-remaining: 0` holds every request of the client until
+ *   `x-ratelimit-reset`; a secondary limit waits at least a minute and backs off exponentially. A
+ *   wait longer than the caller's bound, or more than {@linkcode GITHUB_RATE_LIMIT_WAITS_MAX} of them,
+ *   ends in `rate_limited` (retryable, with the instant to retry).
+ * - 5xx answers and network errors are retried {@linkcode GITHUB_RETRIES_MAX} times with exponential
+ *   backoff from {@linkcode GITHUB_RETRY_BACKOFF_MS_MIN}, then end `transient`.
+ * - Every other refusal is typed: `not_found`, `access_denied`, `request_failed`.
+ *
+ * All waits are on the injected {@linkcode Clock} and the caller's signal, so they are testable and
+ * cancellable. GitHub's error messages are cut and scrubbed of the token before they reach an error.
+ *
+ * @module
+ */
+
+import type { Clock } from "../base/clock.ts";
+import { AppError } from "../base/errors.ts";
+import {
+  GITHUB_ERROR_MESSAGE_CHARS_MAX,
+  GITHUB_RATE_LIMIT_RESET_SLACK_MS,
+  GITHUB_RATE_LIMIT_WAIT_MS_MAX,
+  GITHUB_RATE_LIMIT_WAITS_MAX,
+  GITHUB_RETRIES_MAX,
+  GITHUB_RETRY_BACKOFF_MS_MIN,
+} from "../base/limits.ts";
+import type { Logger } from "../base/log.ts";
+import { parseRateLimitHeaders, type RateLimitState, rateLimitWait } from "./rate_limit.ts";
+import { boundedMs, describeError, type RawResponse } from "./transport.ts";
+
+/** The counters the policy keeps (part of the client's `stats`). */
+export interface RetryStats {
+  /** Retries after 5xx / network errors. */
+  retries: number;
+  /** Rate-limit waits made. */
+  rate_limit_waits: number;
+  /** The last rate-limit headers seen. */
+  rateLimit: RateLimitState;
+}
+
+/** What one call has spent so far (one per `get`, across its retries and waits). */
+export interface Attempt {
+  /** Retries after 5xx / network errors. */
+  retries: number;
+  /** Rate-limited answers. */
+  limitedWaits: number;
+  /** Secondary-limit answers (the exponent of their backoff). */
+  secondaryWaits: number;
+}
+
+/** A call that has spent nothing yet. */
+export function freshAttempt(): Attempt {
+  return { retries: 0, limitedWaits: 0, secondaryWaits: 0 };
+}
+
+/** Options of {@linkcode RetryPolicy}. */
+export interface RetryPolicyOptions {
+  clock: Clock;
+  log: Logger;
+  /** Updated in place. */
+  stats: RetryStats;
+  /** Removes the token from text that may reach a message or log line. */
+  scrub: (text: string) => string;
+  /** Longest single rate-limit wait before `rate_limited` (capped by {@linkcode GITHUB_RATE_LIMIT_WAIT_MS_MAX}). */
+  maxRateLimitWaitMs?: number | undefined;
+}
+
+/** One client's policy: its rate-limit gate is shared by every call of that client. */
+export class RetryPolicy {
+  /** Longest single rate-limit wait of a call that sets no lower bound. */
+  readonly maxWaitMs: number;
+
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #stats: RetryStats;
+  readonly #scrub: (text: string) => string;
+  /** No request is sent before this instant (clock ms): the limit is known to be hit. */
+  #blockedUntil = 0;
+
+  /** @throws {RangeError} when `maxRateLimitWaitMs` is negative or not finite. */
+  constructor(options: RetryPolicyOptions) {
+    this.#clock = options.clock;
+    this.#log = options.log;
+    this.#stats = options.stats;
+    this.#scrub = options.scrub;
+    this.maxWaitMs = boundedMs(
+      "maxRateLimitWaitMs",
+      options.maxRateLimitWaitMs,
+      GITHUB_RATE_LIMIT_WAIT_MS_MAX,
+      GITHUB_RATE_LIMIT_WAIT_MS_MAX,
+    );
+  }
+
+  /**
+   * A call's wait bound: its own when given (lower only), else the client's.
+   *
+   * @throws {RangeError} when `override` is negative or not finite.
+   */
+  waitBoundMs(override: number | undefined): number {
+    return boundedMs("maxRateLimitWaitMs", override, this.maxWaitMs, this.maxWaitMs);
+  }
+
+  /**
+   * Waits until the client's known limit has reset (at once when none is hit).
+   *
+   * @param onWait called before each wait with the instant (clock ms) requests resume.
+   * @throws {AppError} `rate_limited` when the wait is longer than `maxWaitMs`; the signal's reason.
+   */
+  async waitForGate(
+    what: string,
+    signal: AbortSignal,
+    maxWaitMs: number,
+    onWait: ((untilMs: number) => void) | undefined,
+  ): Promise<void> {
+    for (;;) {
+      const waitMs = this.#blockedUntil - this.#clock.now();
+      if (waitMs <= 0) return;
+      if (waitMs > maxWaitMs) throw this.#rateLimited(what, waitMs, "known", 0);
+      this.#stats.rate_limit_waits++;
+      this.#log.warn("rate limited; waiting", { path: what, wait_ms: waitMs });
+      onWait?.(this.#blockedUntil);
+      await this.#clock.sleep(waitMs, signal);
+    }
+  }
+
+  /** Records an answer's rate-limit headers; the last request of a window closes the gate until its reset. */
+  observe(headers: Headers): void {
+    const state = parseRateLimitHeaders(headers);
+    if (state === undefined) return;
+    this.#stats.rateLimit = state;
+    if (state.remaining === 0 && state.reset_at !== null) {
+      // The next request would be refused: hold everything until the window resets.
+      this.#blockedUntil = Math.max(this.#blockedUntil, state.reset_at + GITHUB_RATE_LIMIT_RESET_SLACK_MS);
+    }
+  }
+
+  /**
+   * After a request that got no answer: returns (after the backoff) when it is to be retried.
+   *
+   * @throws the signal's reason when aborted, an {@linkcode AppError} of the transport as is, and
+   *   `transient` once {@linkcode GITHUB_RETRIES_MAX} retries are spent.
+   */
+  async afterNoAnswer(what: string, err: unknown, attempt: Attempt, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) throw signal.reason;
+    if (err instanceof AppError) throw err;
+    if (attempt.retries < GITHUB_RETRIES_MAX) {
+      attempt.retries++;
+      await this.#retryPause(what, attempt.retries, describeError(err), signal);
+      return;
+    }
+    throw new AppError(
+      "transient",
+      this.#scrub(`Cannot ${what}: network error after ${attempt.retries} retries (${describeError(err)})`),
+      {
+        retryable: true,
+        retryAfterMs: GITHUB_RETRY_BACKOFF_MS_MIN * 2 ** attempt.retries,
+        data: { path: what },
+      },
+    );
+  }
+
+  /**
+   * After an answer that is neither a success nor a 304: returns when it is to be retried (a rate
+   * limit closes the gate, which the next {@linkcode RetryPolicy.waitForGate} waits out; a 5xx waits
+   * its backoff here).
+   *
+   * @throws {AppError} `rate_limited` for a limit longer than `maxWaitMs` or past
+   *   {@linkcode GITHUB_RATE_LIMIT_WAITS_MAX} waits; `transient` for a 5xx past the retries;
+   *   `not_found`, `access_denied`, `request_failed` for the rest.
+   */
+  async afterRefusal(
+    what: string,
+    res: RawResponse,
+    attempt: Attempt,
+    maxWaitMs: number,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const message = this.#githubMessage(res.text);
+    if (res.status === 403 || res.status === 429) {
+      const wait = rateLimitWait(res.status, res.headers, message, this.#clock.now(), attempt.secondaryWaits);
+      if (wait !== undefined) {
+        if (wait.kind === "secondary") attempt.secondaryWaits++;
+        attempt.limitedWaits++;
+        this.#blockedUntil = Math.max(this.#blockedUntil, this.#clock.now() + wait.waitMs);
+        if (wait.waitMs > maxWaitMs || attempt.limitedWaits > GITHUB_RATE_LIMIT_WAITS_MAX) {
+          throw this.#rateLimited(what, wait.waitMs, wait.kind, attempt.limitedWaits);
+        }
+        return;
+      }
+    }
+    if (res.status >= 500 && attempt.retries < GITHUB_RETRIES_MAX) {
+      attempt.retries++;
+      await this.#retryPause(what, attempt.retries, `${res.status} ${res.statusText}`, signal);
+      return;
+    }
+    throw this.#errorFor(res, message, what, attempt.retries);
+  }
+
+  async #retryPause(what: string, retry: number, reason: string, signal: AbortSignal): Promise<void> {
+    this.#stats.retries++;
+    const delay = GITHUB_RETRY_BACKOFF_MS_MIN * 2 ** (retry - 1);
+    this.#log.warn("transient GitHub failure; retrying", {
+      path: what,
+      retry,
+      delay_ms: delay,
+      reason: this.#scrub(reason),
+    });
+    await this.#clock.sleep(delay, signal);
+  }
+
+  #githubMessage(text: string): string {
+    try {
+      const body = JSON.parse(text) as unknown;
+      if (typeof body === "object" && body !== null && "message" in body && typeof body.message === "string") {
+        return this.#scrub(body.message.slice(0, GITHUB_ERROR_MESSAGE_CHARS_MAX));
+      }
+    } catch {
+      // Not JSON: fall through to the raw text.
+    }
+    return this.#scrub(text.slice(0, GITHUB_ERROR_MESSAGE_CHARS_MAX));
+  }
+
+  #rateLimited(what: string, waitMs: number, kind: string, waits: number): AppError {
+    return new AppError(
+      "rate_limited",
+      `Cannot ${what}: GitHub rate limit (${kind}); retry after ${Math.ceil(waitMs / 1000)} s` +
+        (waits > GITHUB_RATE_LIMIT_WAITS_MAX ? ` (gave up after ${waits - 1} waits)` : ""),
+      {
+        retryable: true,
+        retryAfterMs: Math.ceil(waitMs),
+        data: { retry_after_ms: Math.ceil(waitMs), kind, reset_at: this.#stats.rateLimit.reset_at },
+      },
+    );
+  }
+
+  #errorFor(res: RawResponse, message: string, what: string, retries: number): AppError {
+    const detail = `GitHub answered ${res.status}${res.statusText === "" ? "" : ` ${res.statusText}`}` +
+      (message === "" ? "" : `: ${message}`);
+    const data = { status: res.status, path: what };
+    if (res.status === 404) return new AppError("not_found", `Cannot ${what}: ${detail}`, { data });
+    if (res.status === 401 || res.status === 403) {
+      return new AppError("access_denied", `Cannot ${what}: ${detail}`, { data });
+    }
+    if (res.status >= 500) {
+      return new AppError("transient", `Cannot ${what}: ${detail} (after ${retries} retries)`, {
+        retryable: true,
+        retryAfterMs: GITHUB_RETRY_BACKOFF_MS_MIN * 2 ** retries,
+        data,
+      });
+    }
+    return new AppError("request_failed", `Cannot ${what}: ${detail}`, { data });
+  }
+}

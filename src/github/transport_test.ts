@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import { AppError } from "../base/errors.ts";
+import { GITHUB_CONCURRENCY_MAX } from "../base/limits.ts";
+import {
+  boundedMs,
+  describeError,
+  isResponseTooLarge,
+  readBounded,
+  RESPONSE_TOO_LARGE,
+  Transport,
+} from "./transport.ts";
+
+/** A body streamed in chunks, without a content-length (as a chunked answer arrives). */
+function streamed(...chunks: string[]): Response {
+  const encoder = new TextEncoder();
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const c of chunks) controller.enqueue(encoder.encode(c));
+        controller.close();
+      },
+    }),
+  );
+}
+
+Deno.test("readBounded(): a body of exactly max bytes is read whole, across chunks", async () => {
+  assert.equal(await readBounded(streamed("abc", "de"), 5, false), "abcde");
+  assert.equal(await readBounded(streamed("é"), 2, false), "é", "bytes, not characters");
+});
+
+Deno.test("readBounded(): one byte past max is refused as response_too_large", async () => {
+  await assert.rejects(readBounded(streamed("abc", "def"), 5, false), (err: unknown) => {
+    assert.ok(isResponseTooLarge(err));
+    assert.ok(err instanceof AppError);
+    assert.deepEqual(err.data, { reason: RESPONSE_TOO_LARGE, bytes_max: 5 });
+    assert.match(err.message, /exceeds the bound of 5 bytes/);
+    return true;
+  });
+});
+
+Deno.test("readBounded(): a declared content-length over max is refused before reading", async () => {
+  let pulled = false;
+  const res = new Response(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled = true;
+        controller.enqueue(new Uint8Array(10));
+      },
+    }),
+    { headers: { "content-length": "6" } },
+  );
+  await assert.rejects(readBounded(res, 5, false), /it declares 6 bytes, over the bound of 5/);
+  assert.equal(pulled, false, "not one chunk was read");
+  assert.equal(await readBounded(new Response("12345", { headers: { "content-length": "5" } }), 5, false), "12345");
+});
+
+Deno.test("readBounded(): with truncate a body past max is cut at max; no body is the empty text", async () => {
+  assert.equal(await readBounded(streamed("abc", "def"), 5, true), "abcde");
+  assert.equal(await readBounded(new Response("abcdef", { headers: { "content-length": "6" } }), 3, true), "abc");
+  assert.equal(await readBounded(new Response(null, { status: 304 }), 0, true), "");
+  assert.equal(await readBounded(streamed("x"), 0, true), "");
+});
+
+Deno.test("isResponseTooLarge() is true only for the byte-bound error", () => {
+  assert.equal(isResponseTooLarge(new AppError("request_failed", "x", { data: { reason: RESPONSE_TOO_LARGE } })), true);
+  assert.equal(isResponseTooLarge(new AppError("request_failed", "x")), false);
+  assert.equal(isResponseTooLarge(new AppError("transient", "x", { data: { reason: RESPONSE_TOO_LARGE } })), false);
+  assert.equal(isResponseTooLarge(new Error(RESPONSE_TOO_LARGE)), false);
+});
+
+Deno.test("new Transport(): the API root is http(s) without query, fragment or credentials; a trailing slash goes", () => {
+  assert.equal(new Transport({ baseUrl: "https://api.github.com/" }).baseUrl, "https://api.github.com");
+  const ghes = new Transport({ baseUrl: "https://ghe.example/api/v3/" });
+  assert.equal(ghes.baseUrl, "https://ghe.example/api/v3");
+  assert.equal(ghes.basePath, "/api/v3");
+  for (const baseUrl of ["not a url", "ftp://api.github.com", "https://x/?a=1", "https://x/#f", "https://u:p@x/"]) {
+    assert.throws(
+      () => new Transport({ baseUrl }),
+      (err: unknown) => err instanceof TypeError && err.message.startsWith("Cannot use the GitHub API URL"),
+      baseUrl,
+    );
+  }
+});
+
+Deno.test("new Transport(): a token never goes over plain http off loopback; an empty token is anonymous", () => {
+  assert.throws(
+    () => new Transport({ baseUrl: "http://api.example", token: "t" }),
+    /Cannot send a token over plain http: current value of the API URL is "http:\/\/api.example"/,
+  );
+  assert.equal(new Transport({ baseUrl: "http://127.0.0.1:9/", token: "t" }).authenticated, true);
+  assert.equal(new Transport({ baseUrl: "http://[::1]:9/", token: "t" }).authenticated, true);
+  assert.equal(new Transport({ baseUrl: "http://api.example" }).authenticated, false);
+  assert.equal(new Transport({ baseUrl: "http://api.example", token: "" }).authenticated, false);
+});
+
+Deno.test("new Transport(): requests in flight are 1..GITHUB_CONCURRENCY_MAX; a negative timeout is refused", () => {
+  const base = "https://api.github.com";
+  assert.equal(new Transport({ baseUrl: base, concurrencyMax: GITHUB_CONCURRENCY_MAX }).inFlight, 0);
+  assert.throws(() => new Transport({ baseUrl: base, concurrencyMax: GITHUB_CONCURRENCY_MAX + 1 }), RangeError);
+  assert.throws(() => new Transport({ baseUrl: base, concurrencyMax: 0 }), RangeError);
+  assert.throws(() => new Transport({ baseUrl: base, concurrencyMax: 1.5 }), RangeError);
+  assert.throws(() => new Transport({ baseUrl: base, requestTimeoutMs: -1 }), /requestTimeoutMs: current value is -1/);
+});
+
+Deno.test("Transport.resolve(): paths go under the API root; an absolute URL must stay inside it", () => {
+  const t = new Transport({ baseUrl: "https://ghe.example/api/v3" });
+  assert.equal(t.resolve("/repos/o/r"), "https://ghe.example/api/v3/repos/o/r");
+  assert.equal(t.resolve("https://ghe.example/api/v3/repos/o/r?page=2"), "https://ghe.example/api/v3/repos/o/r?page=2");
+  assert.equal(t.resolve("https://ghe.example/api/v3"), "https://ghe.example/api/v3");
+  for (
+    const outside of [
+      "https://evil.example/api/v3/x",
+      "https://ghe.example/api/v3x/y",
+      "https://ghe.example.evil/api/v3/",
+    ]
+  ) {
+    assert.throws(
+      () => t.resolve(outside),
+      (err: unknown) =>
+        err instanceof AppError && err.code === "request_failed" && /outside the API root/.test(err.message),
+      outside,
+    );
+  }
+  assert.throws(() => t.resolve("repos/o/r"), /does not start with "\/"/);
+  assert.throws(() => t.resolve("https://[bad"), /Cannot GET a URL/);
+});
+
+Deno.test("Transport.scrub(): removes the token and anything token-shaped", () => {
+  const token = "transport-test-secret-77";
+  const t = new Transport({ baseUrl: "https://api.github.com", token });
+  assert.equal(t.scrub(`a ${token} b`), "a [redacted] b");
+  assert.equal(t.scrub("ghp_abcdefghijklmnop"), "[redacted]");
+  assert.equal(new Transport({ baseUrl: "https://api.github.com" }).scrub("plain"), "plain");
+});
+
+Deno.test("boundedMs() and describeError()", () => {
+  assert.equal(boundedMs("x", undefined, 7, 10), 7);
+  assert.equal(boundedMs("x", 3, 7, 10), 3);
+  assert.equal(boundedMs("x", 11, 7, 10), 10);
+  assert.throws(() => boundedMs("x", Number.POSITIVE_INFINITY, 7, 10), /Cannot use x: current value is Infinity/);
+  assert.equal(describeError(new TypeError("boom")), "TypeError: boom");
+  assert.equal(describeError("plain"), "plain");
+});
