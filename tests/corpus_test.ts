@@ -8,15 +8,17 @@
 
 import assert from "node:assert/strict";
 import { AppError } from "../src/base/errors.ts";
-import { CORPUS_ITEMS_PER_CALL_MAX, SEARCH_LIMIT_MAX, SEARCH_QUERY_CHARS_MAX } from "../src/base/limits.ts";
+import {
+  CORPUS_ITEMS_PER_CALL_MAX,
+  SEARCH_LIMIT_MAX,
+  SEARCH_QUERY_CHARS_MAX,
+  THREAD_OBSERVATIONS_PER_THREAD_MAX,
+} from "../src/base/limits.ts";
 import { getPullRequestChecks, getRepositories, getThreads } from "../src/corpus/get.ts";
 import { searchThreads } from "../src/corpus/search.ts";
-import {
-  CorpusRows,
-  ftsQueryFromText,
-  THREAD_OBSERVATIONS_PER_THREAD_MAX,
-  type ThreadObservation,
-} from "../src/store/corpus_rows.ts";
+import { CorpusRows } from "../src/store/corpus_rows.ts";
+import type { ThreadObservation } from "../src/store/corpus_types.ts";
+import { ftsQueryFromText } from "../src/store/fts_query.ts";
 import { openStore, type Store } from "../src/store/store.ts";
 
 const T0 = Date.UTC(2026, 0, 1);

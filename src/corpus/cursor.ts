@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { SearchPosition } from "../store/corpus_rows.ts";
+import type { SearchPosition } from "../store/thread_search_rows.ts";
 import { invalidArgument } from "./refs.ts";
 
 const VERSION = 1;

@@ -10,7 +10,8 @@
 import { AppError } from "../base/errors.ts";
 import { GITHUB_PAGES_MAX, SYNC_RATE_LIMIT_WAIT_MS_MAX, SYNC_REQUESTS_DEFAULT } from "../base/limits.ts";
 import { defineJobKind, type JobContext } from "../jobs/kinds.ts";
-import type { CorpusRows, ThreadObservation } from "../store/corpus_rows.ts";
+import type { CorpusRows } from "../store/corpus_rows.ts";
+import type { ThreadObservation } from "../store/corpus_types.ts";
 import { type GitHubClient, RequestBudget } from "./client.ts";
 import { listIssuesStable } from "./sync_listing.ts";
 import type { GitHubIssue } from "./types.ts";
