@@ -238,7 +238,7 @@ export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_QUERY_CHARS_MAX = 500;
 /** Items per corpus.get_* call. */
 export const CORPUS_ITEMS_PER_CALL_MAX = 100;
-/** Characters of a search cursor (corpus/cursor.ts): one issued here is about 100, so anything
+/** Characters of a search cursor (corpus/cursor.ts): one issued here is a little over 100, so anything
  * longer is refused before it is decoded. */
 export const SEARCH_CURSOR_CHARS_MAX = 512;
 
