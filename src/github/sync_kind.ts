@@ -156,9 +156,11 @@ async function syncOne(
         ? { itemsMax: limit }
         : { pagesMax: Math.min(GITHUB_PAGES_MAX, Math.ceil(limit / 50) + 1) }),
     });
+    // A thread that left the state filter while it was listed is stored as it is now, outside the limit.
+    let kept = 0;
     const wanted = listing.items.map(toObservation)
       .filter((t) => req.kind === "both" || t.kind === req.kind)
-      .slice(0, limit);
+      .filter((t) => (req.state !== "all" && t.state !== req.state) || kept++ < limit);
     const counts = await corpus.threadsUpsert(key, wanted, ctx.clock.now());
     return {
       key,
