@@ -49,6 +49,8 @@ Deno.test("ftsQueryFromText: empty and punctuation-only input is null", () => {
 
 Deno.test("ftsQueryFromText: quotes inside a word are doubled; stars are stripped only at the end", () => {
   assert.equal(ftsQueryFromText('a"b'), '"a""b"');
+  assert.equal(ftsQueryFromText('say "hello"*'), '"say" """hello"""*', "a quoted word can still be a prefix");
+  assert.equal(ftsQueryFromText("ab* \u0000x"), '"ab" "x"', "a short prefix is a plain word; NUL separates");
   assert.equal(ftsQueryFromText("a*b"), '"a*b"', "an inner * is part of the phrase, not an operator");
   assert.equal(ftsQueryFromText("abc***"), '"abc"*', "several trailing stars are one prefix");
   assert.equal(ftsQueryFromText("-abc*"), '"-abc"*', "only token characters count toward the prefix minimum");
