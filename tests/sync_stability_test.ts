@@ -121,3 +121,23 @@ Deno.test("listIssuesStable: relistingsMax outside 0..SYNC_RELISTINGS_MAX is a R
     "newest first",
   );
 });
+
+Deno.test("sync stability: a thread leaving an open-only listing is stored as it is now, outside the limit", async () => {
+  const n = 240; // 160 open (the fake closes every third)
+  const limit = 150; // two pages of 100
+  await using h = await openGitHubHarness({ generatedRepos: { [REPO]: n } });
+  const open = newestFirst(n, (i) => i % 3 !== 0);
+  const closer = open[50] ?? 0; // on page 1; closed right after page 1 is answered
+  h.fake.touchIssueAfterPage(REPO, closer, 1, { state: "closed" });
+  const { value } = await syncValue(h, { state: "open", limit_per_repository: limit });
+  const rows = new CorpusRows(h.store.conn);
+  const stillOpen = open.filter((i) => i !== closer).slice(0, limit);
+  const stored = rows.threadsGet(stillOpen.map((number) => ({ repository: REPO, number })));
+  assert.deepEqual(
+    stillOpen.filter((_, i) => stored[i] === undefined),
+    [],
+    `the newest ${limit} threads open at the end are all stored (the one that closed takes none of their places)`,
+  );
+  assert.equal(rows.threadsGet([{ repository: REPO, number: closer }])[0]?.state, "closed", "stored as it is now");
+  assert.equal(value.threads_seen, limit + 1, "the limit's threads and the one that left the filter");
+});

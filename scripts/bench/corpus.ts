@@ -9,7 +9,8 @@
  */
 
 import { openStore } from "../../src/store/store.ts";
-import { CorpusRows, type ThreadObservation } from "../../src/store/corpus_rows.ts";
+import { CorpusRows } from "../../src/store/corpus_rows.ts";
+import type { ThreadObservation } from "../../src/store/corpus_types.ts";
 import { searchThreads, type SearchThreadsInput } from "../../src/corpus/search.ts";
 
 const THREADS = 50_000;

@@ -225,7 +225,7 @@ export const SEARCH_PREFIX_CHARS_MIN = 3;
 /** Words of a search query turned into FTS5 terms; more words are ignored. */
 export const SEARCH_QUERY_TERMS_MAX = 32;
 /** Matches ranked by BM25 per search. Ranking is linear in the matches, so a query matching
- * more is narrowed (see SearchRanking in src/store/corpus_rows.ts) to keep a search within its 20 ms budget. */
+ * more is narrowed (see SearchRanking in src/store/thread_search_rows.ts) to keep a search within its 20 ms budget. */
 export const SEARCH_RANKED_MATCHES_MAX = 1_000;
 
 /** Characters of a label filter (GitHub label names are at most 50). */
@@ -238,6 +238,9 @@ export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_QUERY_CHARS_MAX = 500;
 /** Items per corpus.get_* call. */
 export const CORPUS_ITEMS_PER_CALL_MAX = 100;
+/** Characters of a search cursor (corpus/cursor.ts): one issued here is a little over 100, so anything
+ * longer is refused before it is decoded. */
+export const SEARCH_CURSOR_CHARS_MAX = 512;
 
 // ---------------------------------------------------------------- HTTP transport
 

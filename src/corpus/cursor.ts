@@ -7,11 +7,11 @@
  * @module
  */
 
-import type { SearchPosition } from "../store/corpus_rows.ts";
+import { SEARCH_CURSOR_CHARS_MAX } from "../base/limits.ts";
+import type { SearchPosition } from "../store/thread_search_rows.ts";
 import { invalidArgument } from "./refs.ts";
 
 const VERSION = 1;
-const CURSOR_CHARS_MAX = 512;
 
 interface CursorBody {
   v: number;
@@ -74,7 +74,7 @@ export function decodeSearchCursor(cursor: unknown, fingerprint: string): Search
       `Cannot read cursor: ${why}; pass next_cursor from the previous answer unchanged, with the same query and filters`,
       null,
     );
-  if (typeof cursor !== "string" || cursor.length === 0 || cursor.length > CURSOR_CHARS_MAX) {
+  if (typeof cursor !== "string" || cursor.length === 0 || cursor.length > SEARCH_CURSOR_CHARS_MAX) {
     return fail("it is not a cursor issued by corpus.search_threads");
   }
   const json = fromBase64Url(cursor);

@@ -8,7 +8,8 @@
 
 import { batchOf } from "../base/answers.ts";
 import { CORPUS_ITEMS_PER_CALL_MAX } from "../base/limits.ts";
-import type { CorpusRows, ThreadRow } from "../store/corpus_rows.ts";
+import type { CorpusRows } from "../store/corpus_rows.ts";
+import type { ThreadRow } from "../store/corpus_types.ts";
 import {
   EXAMPLE_REPOSITORY,
   EXAMPLE_THREAD_REF,

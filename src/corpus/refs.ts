@@ -8,8 +8,8 @@
 
 import { AppError } from "../base/errors.ts";
 import { CORPUS_ITEMS_PER_CALL_MAX } from "../base/limits.ts";
-import { parseThreadRefText } from "../base/names.ts";
-import { isRepositoryName, type ThreadKey } from "../store/corpus_rows.ts";
+import { isFullRepositoryName, parseThreadRefText } from "../base/names.ts";
+import type { ThreadKey } from "../store/corpus_types.ts";
 
 /** Example values used in error data. */
 export const EXAMPLE_REPOSITORY = "denoland/deno";
@@ -32,7 +32,7 @@ export interface ThreadRef extends ThreadKey {
  * @throws {AppError} `invalid_argument` unless `value` is a GitHub repository name.
  */
 export function parseRepositoryName(value: unknown, path: string): string {
-  if (typeof value !== "string" || !isRepositoryName(value)) {
+  if (typeof value !== "string" || !isFullRepositoryName(value)) {
     invalidArgument(
       path,
       `Cannot read ${path}: expected a repository as owner/repo; current value is ${JSON.stringify(value)}`,

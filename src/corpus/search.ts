@@ -8,21 +8,17 @@
  */
 
 import { iso } from "../base/answers.ts";
-import { SEARCH_LABEL_CHARS_MAX } from "../base/limits.ts";
-export { SEARCH_LABEL_CHARS_MAX };
 import {
   CORPUS_ITEMS_PER_CALL_MAX,
+  SEARCH_LABEL_CHARS_MAX,
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
   SEARCH_QUERY_CHARS_MAX,
 } from "../base/limits.ts";
-import {
-  type CorpusRows,
-  ftsQueryFromText,
-  type SearchRanking,
-  type ThreadKind,
-  type ThreadState,
-} from "../store/corpus_rows.ts";
+import type { CorpusRows } from "../store/corpus_rows.ts";
+import type { ThreadKind, ThreadState } from "../store/corpus_types.ts";
+import { ftsQueryFromText } from "../store/fts_query.ts";
+import type { SearchRanking } from "../store/thread_search_rows.ts";
 import { decodeSearchCursor, encodeSearchCursor, hash53 } from "./cursor.ts";
 import { EXAMPLE_REPOSITORY, invalidArgument, parseRepositoryName, requireList } from "./refs.ts";
 import { type CompactThread, compactThread } from "./views.ts";

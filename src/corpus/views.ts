@@ -6,7 +6,7 @@
  */
 
 import { type Batch, type BatchItem, iso } from "../base/answers.ts";
-import type { PullRequestChecksRow, RepositoryRow, ThreadKind, ThreadRow, ThreadState } from "../store/corpus_rows.ts";
+import type { PullRequestChecksRow, RepositoryRow, ThreadKind, ThreadRow, ThreadState } from "../store/corpus_types.ts";
 
 const isoOrNull = (ms: number | null): string | null => ms === null ? null : iso(ms);
 

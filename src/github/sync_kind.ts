@@ -10,7 +10,8 @@
 import { AppError } from "../base/errors.ts";
 import { GITHUB_PAGES_MAX, SYNC_RATE_LIMIT_WAIT_MS_MAX, SYNC_REQUESTS_DEFAULT } from "../base/limits.ts";
 import { defineJobKind, type JobContext } from "../jobs/kinds.ts";
-import type { CorpusRows, ThreadObservation } from "../store/corpus_rows.ts";
+import type { CorpusRows } from "../store/corpus_rows.ts";
+import type { ThreadObservation } from "../store/corpus_types.ts";
 import { type GitHubClient, RequestBudget } from "./client.ts";
 import { listIssuesStable } from "./sync_listing.ts";
 import type { GitHubIssue } from "./types.ts";
@@ -155,9 +156,11 @@ async function syncOne(
         ? { itemsMax: limit }
         : { pagesMax: Math.min(GITHUB_PAGES_MAX, Math.ceil(limit / 50) + 1) }),
     });
+    // A thread that left the state filter while it was listed is stored as it is now, outside the limit.
+    let kept = 0;
     const wanted = listing.items.map(toObservation)
       .filter((t) => req.kind === "both" || t.kind === req.kind)
-      .slice(0, limit);
+      .filter((t) => (req.state !== "all" && t.state !== req.state) || kept++ < limit);
     const counts = await corpus.threadsUpsert(key, wanted, ctx.clock.now());
     return {
       key,

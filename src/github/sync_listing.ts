@@ -21,6 +21,9 @@
  * 5. gives up after {@linkcode SYNC_RELISTINGS_MAX} re-listings and reports the listing
  *    incomplete (`complete: false`) instead of claiming a complete one.
  *
+ * A thread seen matching the filter that has since left it is answered in its newest version
+ * (so the corpus does not keep its old state), but it does not take one of `itemsMax`'s places.
+ *
  * @module
  */
 
@@ -45,7 +48,8 @@ export interface StableListingOptions extends EndpointOptions {
 
 /** {@linkcode listIssuesStable}'s answer. */
 export interface StableListing {
-  /** Distinct threads, newest `updated_at` first (the newest version of each). */
+  /** Distinct threads, newest `updated_at` first (the newest version of each): at most `itemsMax`
+   * matching the `state` filter, plus each one seen matching that has since left it. */
   items: GitHubIssue[];
   /** The full listing read every page (no bound cut it) and the result is stable. */
   complete: boolean;
@@ -180,8 +184,9 @@ export async function listIssuesStable(
     stable = !moved && again.pages <= 1 && again.complete;
   }
   const items = seen.newestFirst();
+  let kept = 0;
   return {
-    items: itemsMax === undefined ? items : items.slice(0, itemsMax),
+    items: itemsMax === undefined ? items : items.filter((i) => !matches(state, i) || kept++ < itemsMax),
     complete: full.complete && stable,
     stable,
     listings,

@@ -18,7 +18,7 @@ import {
   WATCH_TRANSITIONS_MAX,
 } from "../base/limits.ts";
 import { defineJobKind, type JobContext } from "../jobs/kinds.ts";
-import type { PullRequestChecksObservation } from "../store/corpus_rows.ts";
+import type { PullRequestChecksObservation } from "../store/corpus_types.ts";
 import {
   type CheckEntry,
   type CheckRunLike,

@@ -15,6 +15,15 @@ import {
   STORE_WAL_AUTOCHECKPOINT_PAGES,
 } from "../base/limits.ts";
 import { APPLICATION_ID, MIGRATIONS } from "./migrations.ts";
+import {
+  SQLITE_CANTOPEN,
+  SQLITE_CORRUPT,
+  SQLITE_FULL,
+  SQLITE_IOERR,
+  SQLITE_NOTADB,
+  sqliteCodeFromMessage,
+  sqliteErrcode,
+} from "./sqlite_codes.ts";
 
 export type { DatabaseSync };
 
@@ -98,24 +107,11 @@ export function openDatabase(
   }
 }
 
-const SQLITE_IOERR = 10;
-const SQLITE_CORRUPT = 11;
-const SQLITE_FULL = 13;
-const SQLITE_CANTOPEN = 14;
-const SQLITE_NOTADB = 26;
-const BY_MESSAGE: Record<string, number> = {
-  "disk I/O error": SQLITE_IOERR,
-  "database disk image is malformed": SQLITE_CORRUPT,
-  "database or disk is full": SQLITE_FULL,
-  "file is not a database": SQLITE_NOTADB,
-};
-
 /** Start-up errors that say which file and what is wrong with it (never a bare "internal error"). */
 function openError(path: string, err: unknown): unknown {
   if (err instanceof AppError) return err;
-  const code = (err as { errcode?: unknown })?.errcode;
-  // `db.exec` errors carry no errcode, only SQLite's message: map the messages of the codes below.
-  const primary = typeof code === "number" ? code & 0xff : err instanceof Error ? BY_MESSAGE[err.message] : undefined;
+  // `db.exec` errors carry no errcode, only SQLite's message: it is mapped back to the code.
+  const primary = sqliteErrcode(err) ?? sqliteCodeFromMessage(err);
   const detail = (err as { errstr?: unknown })?.errstr ?? (err instanceof Error ? err.message : String(err));
   if (primary === SQLITE_NOTADB) {
     return new AppError(

@@ -20,22 +20,24 @@ import {
   STORE_FAULT_BACKOFF_MS_MIN,
   STORE_FAULT_RETRY_AFTER_MS,
 } from "../base/limits.ts";
-
-const SQLITE_BUSY = 5;
-const SQLITE_LOCKED = 6;
-const SQLITE_IOERR = 10;
-const SQLITE_FULL = 13;
+import {
+  SQLITE_BUSY,
+  SQLITE_FULL,
+  SQLITE_IOERR,
+  SQLITE_LOCKED,
+  SQLITE_MESSAGES,
+  sqliteCodeFromMessage,
+  sqliteErrcode,
+} from "./sqlite_codes.ts";
 
 /** Whether an error is a transient storage fault: the disk is full or an I/O failed
  * (including extended codes). The transaction was rolled back; the same write may succeed later. */
 export function isStorageFault(err: unknown): boolean {
-  const code = (err as { errcode?: unknown })?.errcode;
   // `db.exec` errors carry no errcode, only SQLite's message.
-  if (typeof code !== "number") {
-    return err instanceof Error && (err as { code?: unknown }).code === "ERR_SQLITE_ERROR" &&
-      /^(database or disk is full|disk I\/O error)/.test(err.message);
-  }
-  const primary = code & 0xff;
+  const primary = sqliteErrcode(err) ??
+    ((err as { code?: unknown } | null | undefined)?.code === "ERR_SQLITE_ERROR"
+      ? sqliteCodeFromMessage(err)
+      : undefined);
   return primary === SQLITE_FULL || primary === SQLITE_IOERR;
 }
 
@@ -61,15 +63,9 @@ export interface WriteFaults {
   when?: (sql: readonly string[]) => boolean;
 }
 
-const ERRSTR: Record<number, string> = {
-  [SQLITE_IOERR]: "disk I/O error",
-  [SQLITE_FULL]: "database or disk is full",
-  11: "database disk image is malformed",
-};
-
 /** An error as node:sqlite raises it for result code `errcode`. */
 export function sqliteError(errcode: number): Error {
-  const errstr = ERRSTR[errcode & 0xff] ?? `SQLite error ${errcode}`;
+  const errstr = SQLITE_MESSAGES[errcode & 0xff] ?? `SQLite error ${errcode}`;
   return Object.assign(new Error(errstr), { code: "ERR_SQLITE_ERROR", errcode, errstr });
 }
 
@@ -85,9 +81,7 @@ export function storageUnavailable(cause: unknown, action: "write to" | "use" = 
 
 /** Whether an error is SQLite's busy/locked family (including extended codes). */
 export function isBusyError(err: unknown): boolean {
-  const code = (err as { errcode?: unknown })?.errcode;
-  if (typeof code !== "number") return false;
-  const primary = code & 0xff;
+  const primary = sqliteErrcode(err);
   return primary === SQLITE_BUSY || primary === SQLITE_LOCKED;
 }
 

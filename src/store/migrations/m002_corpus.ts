@@ -7,7 +7,7 @@ import type { Migration } from "../migrations.ts";
  * - `repositories`: the last observed metadata of each repository, one row per `full_name`.
  * - `threads`: the current row of each issue / pull request; a newer `updated_at` wins.
  * - `thread_observations`: append-only history of the distinct versions observed per thread,
- *   pruned to the newest few per thread by the writer (see src/store/corpus_rows.ts).
+ *   pruned to the newest few per thread by the writer (see src/store/thread_rows.ts).
  * - `threads_fts`: FTS5 index over `threads(title, labels, body, facets)` (external content), kept
  *   in sync by triggers, so it changes in the same transaction as the row it indexes.
  * - `pull_request_checks`: the last complete observation of each pull request's checks.
