@@ -588,7 +588,8 @@ class ProgressWriter {
   #hasPending = false;
   #lastWriteAt = -Infinity;
   #lastPhase: string | null;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The pending throttled write, a sleep on the executor's clock (a ManualClock in tests). */
+  #timer: AbortController | undefined;
   #chain: Promise<void> = Promise.resolve();
 
   constructor(
@@ -619,10 +620,12 @@ class ProgressWriter {
     if (phaseChanged || since >= JOB_PROGRESS_WRITE_MS_MIN) {
       void this.#write();
     } else if (this.#timer === undefined) {
-      this.#timer = setTimeout(() => {
+      const timer = new AbortController();
+      this.#timer = timer;
+      this.clock.sleep(JOB_PROGRESS_WRITE_MS_MIN - since, timer.signal).then(() => {
         this.#timer = undefined;
         void this.#write();
-      }, JOB_PROGRESS_WRITE_MS_MIN - since);
+      }, () => {}); // aborted by flush()
     }
   }
 
@@ -671,7 +674,7 @@ class ProgressWriter {
   /** Writes anything pending and waits for earlier writes. */
   flush(): Promise<void> {
     if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
+      this.#timer.abort();
       this.#timer = undefined;
     }
     return this.#write();
