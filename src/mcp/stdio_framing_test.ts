@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { ManualClock } from "../base/clock.ts";
 import { MCP_MESSAGE_BYTES_MAX } from "../base/limits.ts";
 import { JSONRPC_INVALID_REQUEST, JSONRPC_PARSE_ERROR, LineTransport, probeId } from "./stdio_framing.ts";
 
@@ -32,6 +33,7 @@ function chunkTransport(chunks: readonly (string | Uint8Array)[], lineBytesMax =
     },
     lineBytesMax,
     60_000,
+    new ManualClock(), // a delivered request is never answered here: its drain wait never ends nor leaks a timer
   );
   transport.onmessage = (m) => void delivered.push(m);
   transport.onerror = (e) => void errors.push(e.message);
@@ -164,8 +166,8 @@ Deno.test("probeId() reads an id only where it is certainly top-level", () => {
   assert.equal(probeId("", 'xx,\\"id\\":5}"}'), null);
 });
 
-/** A LineTransport over in-memory streams: `feed` lines, then end the input. */
-function memoryTransport(lines: string[], drainMs: number) {
+/** A LineTransport over in-memory streams: `feed` lines, then end the input; the drain bound on `clock`. */
+function memoryTransport(lines: string[], drainMs: number, clock: ManualClock) {
   const written: string[] = [];
   const input = new ReadableStream<Uint8Array>({
     start(c) {
@@ -183,64 +185,71 @@ function memoryTransport(lines: string[], drainMs: number) {
     },
     MCP_MESSAGE_BYTES_MAX,
     drainMs,
+    clock,
   );
-  return { transport, written };
+  let closed = false;
+  transport.onclose = () => closed = true;
+  return { transport, written, isClosed: () => closed };
 }
 
-Deno.test("LineTransport: after the end of input it waits for unanswered requests, at most the drain bound", async () => {
+/** Lets every queued microtask and 0-ms timer run (no time passes on the injected clock). */
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("LineTransport: after the end of input it waits for an unanswered request and closes once it is answered", async () => {
+  const clock = new ManualClock();
   const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-  // Answered in time: the answer is written, then the transport closes.
-  {
-    const { transport, written } = memoryTransport([request], 60_000);
-    let closedBeforeAnswer = false;
-    transport.onmessage = (m) => {
-      setTimeout(() => {
-        closedBeforeAnswer = written.length === 0 && transportClosed;
-        void transport.send({ jsonrpc: "2.0", id: (m as { id: number }).id, result: {} });
-      }, 50);
-    };
-    let transportClosed = false;
-    transport.onclose = () => transportClosed = true;
-    await transport.start();
-    await transport.inputEnded;
-    assert.equal(transportClosed, false, "input ended, but a request is still unanswered");
-    await transport.closed;
-    assert.equal(closedBeforeAnswer, false);
-    assert.deepEqual(written.map((w) => JSON.parse(w).id), [1]);
-  }
-  // Never answered: the transport closes once the bound has passed.
-  {
-    const { transport, written } = memoryTransport([request], 100);
-    let delivered = 0;
-    transport.onmessage = () => delivered++;
-    await transport.start();
-    await transport.inputEnded;
-    const ended = performance.now();
-    await transport.closed;
-    assert.ok(performance.now() - ended >= 90, "it waited for the bound");
-    assert.equal(delivered, 1);
-    assert.deepEqual(written, []);
-    await assert.rejects(transport.send({ jsonrpc: "2.0", id: 1, result: {} }), /closed/);
-  }
+  const { transport, written, isClosed } = memoryTransport([request], 60_000, clock);
+  const delivered: number[] = [];
+  transport.onmessage = (m) => void delivered.push((m as { id: number }).id);
+  await transport.start();
+  await transport.inputEnded;
+  await tick();
+  assert.equal(isClosed(), false, "input ended, but a request is still unanswered");
+  assert.equal(clock.pendingSleeps, 1, "the drain bound is running");
+  clock.advance(60_000 - 1);
+  await tick();
+  assert.equal(isClosed(), false, "1 ms before the drain bound it still waits");
+  await transport.send({ jsonrpc: "2.0", id: 1, result: {} });
+  await transport.closed;
+  assert.deepEqual(delivered, [1]);
+  assert.deepEqual(written.map((w) => JSON.parse(w).id), [1], "the answer is written before the close");
+  assert.equal(clock.pendingSleeps, 0, "the drain bound was released");
+});
+
+Deno.test("LineTransport: a request never answered is waited for exactly the drain bound, then the transport closes", async () => {
+  const clock = new ManualClock();
+  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+  const { transport, written, isClosed } = memoryTransport([request], 100, clock);
+  let delivered = 0;
+  transport.onmessage = () => delivered++;
+  await transport.start();
+  await transport.inputEnded;
+  await tick();
+  assert.equal(clock.pendingSleeps, 1, "the drain bound is running");
+  clock.advance(99);
+  await tick();
+  assert.equal(isClosed(), false, "not a millisecond before the bound");
+  clock.advance(1);
+  await transport.closed;
+  assert.equal(delivered, 1);
+  assert.deepEqual(written, []);
+  await assert.rejects(transport.send({ jsonrpc: "2.0", id: 1, result: {} }), /closed/);
 });
 
 Deno.test("LineTransport: a request the client cancelled is not waited for at the end of input", async () => {
-  // The SDK never answers a cancelled request. With a drain bound of 60 s, closing promptly proves the
-  // transport forgot it on notifications/cancelled (otherwise closed would wait the full minute).
+  // The SDK never answers a cancelled request. With time frozen and a drain bound of 60 s, closing at
+  // all proves the transport forgot it on notifications/cancelled (no drain wait was even started).
+  const clock = new ManualClock();
   const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "jobs.get" } });
   const cancel = JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } });
-  const { transport, written } = memoryTransport([request, cancel], 60_000);
+  const { transport, written, isClosed } = memoryTransport([request, cancel], 60_000, clock);
   const seen: string[] = [];
   transport.onmessage = (m) => void seen.push((m as { method: string }).method);
   await transport.start();
   await transport.inputEnded;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const closedInTime = await Promise.race([
-    transport.closed.then(() => true),
-    new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), 10_000)),
-  ]);
-  clearTimeout(timer);
-  assert.equal(closedInTime, true, "closed without waiting for the cancelled request");
+  await tick();
+  assert.equal(isClosed(), true, "closed without waiting for the cancelled request");
+  assert.equal(clock.pendingSleeps, 0, "no drain wait was started");
   assert.deepEqual(seen, ["tools/call", "notifications/cancelled"], "both still reach the server");
   assert.deepEqual(written, []);
 });
