@@ -255,12 +255,13 @@ export class Executor {
     }
     const running = [...this.#running.values()];
     for (const r of running) r.controller.abort(new JobAbort("shutdown"));
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    // The grace is a sleep on the executor's clock (real time in production; a ManualClock in tests).
+    const grace = new AbortController();
     await Promise.race([
       Promise.all(running.map((r) => r.done)),
-      new Promise((resolve) => graceTimer = setTimeout(resolve, this.#graceMs)),
+      this.#clock.sleep(this.#graceMs, grace.signal).catch(() => {}),
     ]);
-    clearTimeout(graceTimer);
+    grace.abort();
     for (const r of this.#running.values()) {
       try {
         await this.#rows.jobSetInterruptedIfOwned(r.row.id, r.ownerId, r.row.attempt, this.#clock.now());
