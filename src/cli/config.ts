@@ -88,18 +88,14 @@ export function defaultDatabasePath(os: typeof Deno.build.os, env: DataDirEnv): 
 }
 
 /**
- * The database path: `--db`, else `LONGCALL_DB`, else the platform's default. `env` and `os`
- * default to the process's own (tests inject them).
+ * The database path: `--db`, else `LONGCALL_DB`, else the platform's default. `env` defaults to
+ * the process's environment (tests inject one).
  */
-export function resolveDbPath(
-  flag: string | undefined,
-  env: (name: EnvVar) => string | undefined = envGet,
-  os: typeof Deno.build.os = Deno.build.os,
-): string {
+export function resolveDbPath(flag: string | undefined, env: (name: EnvVar) => string | undefined = envGet): string {
   if (flag !== undefined && flag !== "") return flag;
   const db = env("LONGCALL_DB");
   if (db !== undefined && db !== "") return db;
-  return defaultDatabasePath(os, {
+  return defaultDatabasePath(Deno.build.os, {
     XDG_DATA_HOME: env("XDG_DATA_HOME"),
     HOME: env("HOME"),
     LOCALAPPDATA: env("LOCALAPPDATA"),

@@ -71,26 +71,26 @@ Deno.test("every variable the default path reads is in ENV_VARS and so in the sh
 /** An injected environment: only the given variables are set. */
 const envOf = (vars: Partial<Record<EnvVar, string>>) => (name: EnvVar) => vars[name];
 
-Deno.test("resolveDbPath() takes --db first, then LONGCALL_DB, then the platform default", () => {
-  const env = envOf({ LONGCALL_DB: "/from/env.db", HOME: "/home/ada" });
-  assert.equal(resolveDbPath("/from/flag.db", env, "linux"), "/from/flag.db");
-  assert.equal(resolveDbPath(undefined, env, "linux"), "/from/env.db");
-  assert.equal(resolveDbPath("", env, "linux"), "/from/env.db", "an empty --db is no flag");
+Deno.test("resolveDbPath() takes --db first, then LONGCALL_DB, then this platform's default", () => {
+  const vars = { LONGCALL_DB: "/from/env.db", HOME: "/home/ada", XDG_DATA_HOME: "/data", LOCALAPPDATA: "C:\\L" };
+  assert.equal(resolveDbPath("/from/flag.db", envOf(vars)), "/from/flag.db");
+  assert.equal(resolveDbPath(undefined, envOf(vars)), "/from/env.db");
+  assert.equal(resolveDbPath("", envOf(vars)), "/from/env.db", "an empty --db is no flag");
+  const { LONGCALL_DB: _unset, ...platform } = vars;
+  const expected = defaultDatabasePath(Deno.build.os, platform);
+  assert.equal(resolveDbPath(undefined, envOf(platform)), expected);
   assert.equal(
-    resolveDbPath(undefined, envOf({ HOME: "/home/ada" }), "linux"),
-    "/home/ada/.local/share/longcall/longcall.db",
-  );
-  assert.equal(
-    resolveDbPath(undefined, envOf({ LONGCALL_DB: "", LOCALAPPDATA: "C:\\L" }), "windows"),
-    "C:\\L\\longcall\\longcall.db",
+    resolveDbPath(undefined, envOf({ ...platform, LONGCALL_DB: "" })),
+    expected,
     "an empty LONGCALL_DB is unset",
   );
 });
 
-Deno.test("resolveDbPath() with nothing to go on is the platform's invalid_argument", () => {
+Deno.test("resolveDbPath() with nothing to go on is this platform's invalid_argument", () => {
   assert.throws(
-    () => resolveDbPath(undefined, envOf({}), "darwin"),
+    () => resolveDbPath(undefined, envOf({})),
     (err: unknown) =>
-      err instanceof AppError && err.code === "invalid_argument" && /on darwin: HOME is not set/.test(err.message),
+      err instanceof AppError && err.code === "invalid_argument" &&
+      err.message.startsWith(`Cannot choose a database path on ${Deno.build.os}: `),
   );
 });
