@@ -170,3 +170,22 @@ export function gate(): Gate {
   const promise = new Promise<void>((resolve) => open = resolve);
   return { promise, open };
 }
+
+/**
+ * Waits until `ownerId`'s heartbeat has been written `n` more times (its stored heartbeat_at moved
+ * n times). An executor's own loops as an observable clock: a loop with a shorter period than the
+ * heartbeat has certainly run by then, so "nothing happened meanwhile" needs no fixed sleep.
+ */
+export async function heartbeatsPass(store: Store, ownerId: string, n: number, timeoutMs = 10_000): Promise<void> {
+  const at = () => store.rows.ownerListLive(0).find((o) => o.owner_id === ownerId)?.heartbeat_at;
+  let last = at();
+  let seen = 0;
+  await waitFor(`${n} heartbeats of owner ${ownerId}`, () => {
+    const now = at();
+    if (now !== last) {
+      last = now;
+      seen++;
+    }
+    return seen >= n;
+  }, timeoutMs);
+}

@@ -42,8 +42,24 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-/** `CRASH_TORTURE_SEED=<n>` repeats a run; otherwise a fresh seed, printed before the run. */
-const SEED = Number(Deno.env.get("CRASH_TORTURE_SEED") ?? Math.floor(Math.random() * 2 ** 32));
+/**
+ * `CRASH_TORTURE_SEED=<n>` (an integer 0..2^32-1) repeats a run; otherwise a fresh seed, printed
+ * before the run. Anything else is refused rather than read as 0 (`Number("x") >>> 0` would be).
+ */
+function seedFrom(text: string | undefined): number {
+  if (text === undefined || text === "") return Math.floor(Math.random() * 2 ** 32);
+  const n = Number(text);
+  if (!/^[0-9]{1,10}$/.test(text) || n >= 2 ** 32) {
+    throw new RangeError(
+      `Cannot repeat a crash torture run: CRASH_TORTURE_SEED must be an integer 0..4294967295, current value is ${
+        JSON.stringify(text)
+      }`,
+    );
+  }
+  return n;
+}
+
+const SEED = seedFrom(Deno.env.get("CRASH_TORTURE_SEED"));
 
 Deno.test("crash torture: 50 random SIGKILLs never lose a job, change a terminal row or repeat a side effect", async () => {
   await using dir = await tempDir();

@@ -7,15 +7,35 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { STORE_BUSY_BACKOFF_MS_MAX, STORE_BUSY_RETRIES_MAX, STORE_BUSY_TIMEOUT_MS } from "../src/base/limits.ts";
-import { openHarness, tempDir, waitForStatus } from "../testing/temp.ts";
+import type { Logger } from "../src/base/log.ts";
+import { openHarness, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
+
+/** A logger that records the messages of its warnings (and its children's), and prints nothing. */
+function recordingLogger(warnings: string[]): Logger {
+  const log: Logger = {
+    debug: () => {},
+    info: () => {},
+    warn: (message) => void warnings.push(message),
+    error: () => {},
+    child: () => log,
+  };
+  return log;
+}
 
 Deno.test("Executor keeps a finished result through a lock longer than the store's retries, then writes it", async () => {
   await using dir = await tempDir();
   const path = dir.file("jobs.db");
   // A lease longer than the lock: the owner must stay alive through it (a lock longer than
   // the lease would rightly cost the job its owner, and the job would end process_lost).
+  const warnings: string[] = [];
   await using h = await openHarness(path, {
-    executor: { cancelPollMs: 60_000, reconcileMs: 60_000, heartbeatMs: 2_000, leaseMs: 60_000 },
+    executor: {
+      cancelPollMs: 60_000,
+      reconcileMs: 60_000,
+      heartbeatMs: 2_000,
+      leaseMs: 60_000,
+      log: recordingLogger(warnings),
+    },
   });
   const job = await h.control.submit("stubborn", { ms: 300 }); // reports no progress: only the terminal write waits
   await waitForStatus(h.store, job.id, ["running"]);
@@ -23,9 +43,14 @@ Deno.test("Executor keeps a finished result through a lock longer than the store
   // whole async retry budget while the handler finishes.
   const other = new DatabaseSync(path);
   other.exec("BEGIN IMMEDIATE");
-  // Every retry can wait its full backoff plus SQLite's busy timeout; hold well past that.
-  const holdMs = Math.round(STORE_BUSY_RETRIES_MAX * (STORE_BUSY_BACKOFF_MS_MAX + STORE_BUSY_TIMEOUT_MS) * 1.5);
-  await new Promise((resolve) => setTimeout(resolve, holdMs));
+  // The lock is held until the executor says its terminal write outlasted every store retry (it
+  // keeps the result and retries on its own), not for a guessed time.
+  await waitFor(
+    "the executor to give up a terminal write under the lock and keep the result",
+    () => warnings.includes("database unavailable; retrying a job's terminal write"),
+    // Every retry can wait its full backoff plus SQLite's busy timeout; allow well past that.
+    Math.round(STORE_BUSY_RETRIES_MAX * (STORE_BUSY_BACKOFF_MS_MAX + STORE_BUSY_TIMEOUT_MS) * 3) + 10_000,
+  );
   assert.equal(h.store.rows.jobGet(job.id)?.status, "running", "nothing could be written under the lock");
   other.exec("COMMIT");
   other.close();

@@ -15,7 +15,7 @@ import { LINGER_MS_MAX } from "../src/base/limits.ts";
 import { runServer } from "../src/cli/serve.ts";
 import { defineJobKind } from "../src/jobs/kinds.ts";
 import { JobControl } from "../src/jobs/control.ts";
-import { gate, openHarness, openTempStore, tempDir, waitForStatus } from "../testing/temp.ts";
+import { gate, heartbeatsPass, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
 import { testRegistry } from "../testing/test_kinds.ts";
 
 /** A job that runs until its gate opens (or its signal aborts). */
@@ -51,10 +51,14 @@ Deno.test("Executor.linger: no claim, owned jobs run to their end with heartbeat
   assert.equal(n, 1);
   let idleNow = false;
   void idle.then(() => idleNow = true);
-  // Heartbeats go on: the owner stays live past several leases.
+  // Heartbeats go on: the owner stays live past several leases (heartbeats written more than
+  // 3 leases after the linger began, observed in the store rather than slept for).
   const before = h.store.rows.ownerListLive(Date.now()).find((o) => o.owner_id === executor.ownerId);
   assert.ok(before !== undefined, "owner live at the start of the linger");
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  await waitFor("heartbeats more than 3 leases into the linger", () => {
+    const owner = h.store.rows.ownerListLive(0).find((o) => o.owner_id === executor.ownerId);
+    return owner !== undefined && owner.heartbeat_at > before.heartbeat_at + 3 * 150;
+  });
   assert.ok(
     h.store.rows.ownerListLive(Date.now()).some((o) => o.owner_id === executor.ownerId),
     "owner still live after more than 3 leases: heartbeats continue during the linger",
@@ -66,8 +70,9 @@ Deno.test("Executor.linger: no claim, owned jobs run to their end with heartbeat
   const done = await waitForStatus(h.store, running.id, "succeeded");
   assert.equal(done.owner_id, executor.ownerId);
   await idle;
-  // The slot it freed is not used: the queued job stays queued for another executor.
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // The slot it freed is not used: the queued job stays queued for another executor. Three
+  // heartbeats (every 50 ms) after the slot was freed: a 10-ms claim poll would have run meanwhile.
+  await heartbeatsPass(h.store, executor.ownerId, 3);
   assert.equal(h.store.rows.jobGet(queued.id)?.status, "queued", "a lingering executor claims nothing");
   assert.deepEqual(executor.runningIds(), []);
   // A second linger call reports the same, already idle.

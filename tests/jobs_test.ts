@@ -10,12 +10,12 @@ import { DatabaseSync } from "node:sqlite";
 import { ManualClock, systemClock } from "../src/base/clock.ts";
 import { AppError } from "../src/base/errors.ts";
 import { newJobId, newOwnerId } from "../src/base/ids.ts";
-import { JOB_REQUEST_BYTES_MAX } from "../src/base/limits.ts";
+import { JOB_PROGRESS_WRITE_MS_MIN, JOB_REQUEST_BYTES_MAX } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { JobControl } from "../src/jobs/control.ts";
 import { Executor, JobAbort } from "../src/jobs/executor.ts";
 import { type AnyJobKind, defineJobKind } from "../src/jobs/kinds.ts";
-import { gate, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
+import { gate, heartbeatsPass, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
 import { testRegistry } from "../testing/test_kinds.ts";
 
 function countRows(path: string): { total: number; dataVersion: number } {
@@ -159,11 +159,15 @@ Deno.test("Executor: never runs more than runningMax jobs at once", async () => 
       return null;
     },
   });
-  await using h = await openHarness(dir.file("a.db"), { extraKinds: [gated], executor: { runningMax: 2 } });
+  await using h = await openHarness(dir.file("a.db"), {
+    extraKinds: [gated],
+    executor: { runningMax: 2, claimPollMs: 10, heartbeatMs: 50, leaseMs: 60_000 },
+  });
   const ids: string[] = [];
   for (let i = 0; i < 6; i++) ids.push((await h.control.submit("gated", null)).id);
   await waitFor("two running", () => active === 2);
-  await new Promise((resolve) => setTimeout(resolve, 150)); // several claim polls
+  // Three heartbeats (every 50 ms): the 10-ms claim poll has certainly run several times meanwhile.
+  await heartbeatsPass(h.store, h.executor!.ownerId, 3);
   const running = h.store.rows.jobList({ status: "running", limit: 100 });
   assert.equal(running.length, 2);
   assert.equal(h.store.rows.jobList({ status: "queued", limit: 100 }).length, 4);
@@ -249,13 +253,18 @@ Deno.test("Executor: progress writes are throttled; a phase change is written at
   assert.equal(mid?.phase, "two");
   assert.equal(mid?.completed_items, 50, "the phase write carried the pending items");
   assert.equal(mid?.total_items, 100);
-  await new Promise((resolve) => setTimeout(resolve, 400)); // past the throttle timer
+  // The throttle timer armed by the item reports is a sleep on the executor's (frozen) clock: let it
+  // fire with nothing left pending. Any write it made would be chained before the final one below.
+  assert.equal(clock.pendingSleeps, 1, "one throttled write is armed");
+  clock.advance(JOB_PROGRESS_WRITE_MS_MIN);
+  assert.equal(clock.pendingSleeps, 0, "the throttle timer fired");
+  await new Promise((resolve) => setTimeout(resolve, 0)); // its callback runs (a microtask), no time passes
   assert.equal(h.progress.length, 2, "51 reports in one window made exactly two writes (both phase changes)");
   release.open();
   const done = await waitForStatus(h.store, job.id, "succeeded");
   assert.equal(done.completed_items, 51, "the final pending report is flushed before the terminal write");
   assert.equal(done.progress_message, "last");
-  assert.equal(h.progress.length, 3);
+  assert.equal(h.progress.length, 3, "the timer with nothing pending wrote nothing");
 });
 
 // ---------------------------------------------------------------- cancellation
@@ -376,7 +385,8 @@ Deno.test("JobControl.ttlMs: grows while a job runs and is fixed once it is term
 
 Deno.test("Executor.stop: records running jobs interrupted (hang after the grace), leaves queued jobs queued", async () => {
   await using dir = await tempDir();
-  await using h = await openHarness(dir.file("a.db"), { executor: { runningMax: 2, shutdownGraceMs: 200 } });
+  const clock = new ManualClock(); // the grace (and the sleep job's sleep) run on it: time moves when told
+  await using h = await openHarness(dir.file("a.db"), { clock, executor: { runningMax: 2, shutdownGraceMs: 200 } });
   const hang = await h.control.submit("hang", null);
   const sleep = await h.control.submit("sleep", { ms: 60_000 });
   const q1 = await h.control.submit("echo", 1);
@@ -384,9 +394,17 @@ Deno.test("Executor.stop: records running jobs interrupted (hang after the grace
   await waitForStatus(h.store, hang.id, "running");
   await waitForStatus(h.store, sleep.id, "running");
   const ownerId = h.executor!.ownerId;
-  const t0 = Date.now();
-  await h.executor!.stop();
-  assert.ok(Date.now() - t0 >= 150, "waited for the grace period before giving up on the hang job");
+  let stopped = false;
+  const stopping = h.executor!.stop().then(() => stopped = true);
+  // The sleep job honours its abort at once; the hang job never does, so stop() waits out the grace.
+  await waitForStatus(h.store, sleep.id, "failed");
+  await waitFor("the grace wait", () => clock.pendingSleeps === 1);
+  clock.advance(200 - 1);
+  await new Promise((resolve) => setTimeout(resolve, 0)); // no time passes: lets anything due run
+  assert.equal(stopped, false, "1 ms before the grace ends, stop() still waits for the hang job");
+  assert.equal(h.store.rows.jobGet(hang.id)?.status, "running");
+  clock.advance(1);
+  await stopping;
   for (const id of [hang.id, sleep.id]) {
     const row = h.store.rows.jobGet(id);
     assert.equal(row?.status, "failed");

@@ -2,12 +2,13 @@
  * The stdio wire against a real server child (testing/test_server.ts) driven with raw
  * bytes: every line that is not valid JSON-RPC 2.0 gets an answer (-32700 / -32600, with its id
  * when one can be read), an over-long line is answered and skipped without closing the session
- * or interrupting running jobs, and stdout carries nothing but JSON-RPC.
+ * or interrupting running jobs, and stdout carries nothing but JSON-RPC. LineTransport over
+ * in-memory streams (the line splitter, its bounds, the end-of-input drain) and probeId are
+ * unit-tested beside it: src/mcp/stdio_framing_test.ts.
  */
 
 import assert from "node:assert/strict";
 import { MCP_MESSAGE_BYTES_MAX } from "../src/base/limits.ts";
-import { LineTransport, probeId } from "../src/mcp/stdio_framing.ts";
 import { type Message, modernMeta, RawStdioServer, stdioServer } from "./helpers/longcall_procs.ts";
 import { tempDir } from "../testing/temp.ts";
 
@@ -157,16 +158,6 @@ Deno.test(`stdio framing: a line of ${MCP_MESSAGE_BYTES_MAX} bytes is served; on
   server.assertStdoutPure();
 });
 
-Deno.test("probeId() reads an id only where it is certainly top-level", () => {
-  assert.equal(probeId('{"jsonrpc":"2.0","id":12,"method":"x","params":{', ""), 12);
-  assert.equal(probeId('{"id":"a\\"b","method"', ""), 'a"b');
-  assert.equal(probeId('{"method":"x","params":{"id":3', ""), null);
-  assert.equal(probeId("", 'x"}},"jsonrpc":"2.0","id":"last"}'), "last");
-  assert.equal(probeId("", ',"id":4} '), 4);
-  assert.equal(probeId("", ',"id":4},"more":1}'), null);
-  assert.equal(probeId("", 'xx,\\"id\\":5}"}'), null);
-});
-
 Deno.test("stdio framing: requests written just before the end of stdin are still answered, then the server exits 0", async () => {
   await using dir = await tempDir();
   const server = new RawStdioServer(stdioServer(dir.path, dir.file("jobs.db")));
@@ -180,85 +171,4 @@ Deno.test("stdio framing: requests written just before the end of stdin are stil
   const status = await server.exited();
   assert.equal(status.code, 0);
   assert.deepEqual(server.messages.map((m) => m.id), ids);
-});
-
-/** A LineTransport over in-memory streams: `feed` lines, then end the input. */
-function memoryTransport(lines: string[], drainMs: number) {
-  const written: string[] = [];
-  const input = new ReadableStream<Uint8Array>({
-    start(c) {
-      c.enqueue(new TextEncoder().encode(lines.map((l) => l + "\n").join("")));
-      c.close();
-    },
-  });
-  const transport = new LineTransport(
-    {
-      input,
-      write: (bytes) => {
-        written.push(new TextDecoder().decode(bytes));
-        return Promise.resolve();
-      },
-    },
-    MCP_MESSAGE_BYTES_MAX,
-    drainMs,
-  );
-  return { transport, written };
-}
-
-Deno.test("LineTransport: after the end of input it waits for unanswered requests, at most the drain bound", async () => {
-  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-  // Answered in time: the answer is written, then the transport closes.
-  {
-    const { transport, written } = memoryTransport([request], 60_000);
-    let closedBeforeAnswer = false;
-    transport.onmessage = (m) => {
-      setTimeout(() => {
-        closedBeforeAnswer = written.length === 0 && transportClosed;
-        void transport.send({ jsonrpc: "2.0", id: (m as { id: number }).id, result: {} });
-      }, 50);
-    };
-    let transportClosed = false;
-    transport.onclose = () => transportClosed = true;
-    await transport.start();
-    await transport.inputEnded;
-    assert.equal(transportClosed, false, "input ended, but a request is still unanswered");
-    await transport.closed;
-    assert.equal(closedBeforeAnswer, false);
-    assert.deepEqual(written.map((w) => JSON.parse(w).id), [1]);
-  }
-  // Never answered: the transport closes once the bound has passed.
-  {
-    const { transport, written } = memoryTransport([request], 100);
-    let delivered = 0;
-    transport.onmessage = () => delivered++;
-    await transport.start();
-    await transport.inputEnded;
-    const ended = performance.now();
-    await transport.closed;
-    assert.ok(performance.now() - ended >= 90, "it waited for the bound");
-    assert.equal(delivered, 1);
-    assert.deepEqual(written, []);
-    await assert.rejects(transport.send({ jsonrpc: "2.0", id: 1, result: {} }), /closed/);
-  }
-});
-
-Deno.test("LineTransport: a request the client cancelled is not waited for at the end of input", async () => {
-  // The SDK never answers a cancelled request. With a drain bound of 60 s, closing promptly proves the
-  // transport forgot it on notifications/cancelled (otherwise closed would wait the full minute).
-  const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "jobs.get" } });
-  const cancel = JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } });
-  const { transport, written } = memoryTransport([request, cancel], 60_000);
-  const seen: string[] = [];
-  transport.onmessage = (m) => void seen.push((m as { method: string }).method);
-  await transport.start();
-  await transport.inputEnded;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const closedInTime = await Promise.race([
-    transport.closed.then(() => true),
-    new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), 10_000)),
-  ]);
-  clearTimeout(timer);
-  assert.equal(closedInTime, true, "closed without waiting for the cancelled request");
-  assert.deepEqual(seen, ["tools/call", "notifications/cancelled"], "both still reach the server");
-  assert.deepEqual(written, []);
 });

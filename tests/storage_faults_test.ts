@@ -22,7 +22,8 @@ import { isStorageFault, sqliteError } from "../src/store/tx.ts";
 import { jobsTools, jobTool } from "../src/mcp/tools.ts";
 import { errorResult } from "../src/mcp/tool_kit.ts";
 import { z } from "zod";
-import { openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
+import { type Gate, gate, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
+import { defineJobKind } from "../src/jobs/kinds.ts";
 import { SCENARIO_PULL } from "../testing/fake_github.ts";
 import { openGitHubHarness, runJob } from "../testing/github_jobs.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
@@ -203,7 +204,20 @@ Deno.test("Executor: a cancel request ends a job whose terminal write keeps fail
 Deno.test("Executor: heartbeats that cannot be written lapse the lease; the owner then writes no terminal state", async () => {
   await using dir = await tempDir();
   const path = dir.file("jobs.db");
+  // Like the stubborn test kind (it ignores its abort signal), but each job returns when the test says so.
+  const finish = new Map<string, Gate>();
+  const late = defineJobKind<null, { late: true }>({
+    kind: "late",
+    parse: () => null,
+    run: async (ctx) => {
+      const g = gate();
+      finish.set(ctx.id, g);
+      await g.promise;
+      return { late: true };
+    },
+  });
   await using h = await openHarness(path, {
+    extraKinds: [late],
     executor: { heartbeatMs: 50, leaseMs: 300, reconcileMs: 60_000, cancelPollMs: 50 },
   });
   // Another process on the same database, with its own healthy connection, reconciles.
@@ -211,23 +225,33 @@ Deno.test("Executor: heartbeats that cannot be written lapse the lease; the owne
     executor: { heartbeatMs: 50, leaseMs: 300, reconcileMs: 50, cancelPollMs: 50, claimPollMs: 60_000 },
     extraKinds: [],
   });
-  const job = await h.control.submit("stubborn", { ms: 600 });
-  await waitForStatus(h.store, job.id, ["running"]);
-  const owner = h.store.rows.jobGet(job.id)?.owner_id;
-  assert.equal(owner, h.executor?.ownerId, "the first process runs it");
+  const early = await h.control.submit("late", null);
+  const fenced = await h.control.submit("late", null);
+  for (const job of [early, fenced]) await waitForStatus(h.store, job.id, ["running"]);
+  const owner = h.store.rows.jobGet(early.id)?.owner_id;
+  assert.equal(owner, h.executor?.ownerId, "the first process runs them");
   // Every write of the first process fails (its disk is full) for longer than its lease.
   h.store.conn.faults = { errcode: SQLITE_FULL, count: Infinity };
-  const row = await waitForStatus(other.store, job.id, ["succeeded", "failed", "cancelled"], 30_000);
-  assert.equal(row.status, "failed");
-  assert.equal(row.error?.code, "process_lost", "the other process recorded the lost owner's job");
-  // The handler finishes (600 ms) while the fault lasts; then space returns.
-  await new Promise((resolve) => setTimeout(resolve, 700));
+  for (const job of [early, fenced]) {
+    const row = await waitForStatus(other.store, job.id, ["succeeded", "failed", "cancelled"], 30_000);
+    assert.equal(row.status, "failed");
+    assert.equal(row.error?.code, "process_lost", "the other process recorded the lost owner's job");
+  }
+  // One handler finishes while the fault lasts: its end cannot be written and the lease is gone, so
+  // the run is given up (it leaves the running set: no write of it is still to come).
+  finish.get(early.id)?.open();
+  await waitFor("the early run to end", () => !h.executor?.runningIds().includes(early.id), 30_000);
+  // Space returns; the first owner learns it lost its lease and registers afresh.
   h.store.conn.faults = undefined;
   await waitFor("the first owner to re-register", () => h.executor?.ownerId !== owner);
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const after = other.store.rows.jobGet(job.id);
-  assert.equal(after?.status, "failed", "the fenced owner did not overwrite the recorded end");
-  assert.equal(after?.error?.code, "process_lost");
+  // The other handler finishes now: its terminal write reaches the database and is fenced.
+  finish.get(fenced.id)?.open();
+  await waitFor("the fenced run to end", () => !h.executor?.runningIds().includes(fenced.id), 30_000);
+  for (const job of [early, fenced]) {
+    const after = other.store.rows.jobGet(job.id);
+    assert.equal(after?.status, "failed", "the fenced owner did not overwrite the recorded end");
+    assert.equal(after?.error?.code, "process_lost");
+  }
 });
 
 Deno.test("Executor keeps progress that a storage fault stopped and writes it with the next update or with the end", async () => {

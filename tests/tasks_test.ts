@@ -34,7 +34,7 @@ import {
   TASKS_EXTENSION_ID,
   type V2Connection,
 } from "../testing/mcp_clients.ts";
-import { tempDir } from "../testing/temp.ts";
+import { heartbeatsPass, openTempStore, tempDir } from "../testing/temp.ts";
 
 type Json = Record<string, unknown>;
 
@@ -652,8 +652,14 @@ Deno.test("cancel racing completion, 200 times: tasks/get and jobs.get always ag
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     assert.equal(outcomes.size, ITERATIONS);
 
-    // Re-read everything later: terminal states never change.
-    await delay(300);
+    // Re-read everything later: terminal states never change. "Later" is two heartbeats of the
+    // server's executor (read from its database): its cancel polls and any write still in flight have run.
+    {
+      using store = openTempStore(dir.file("jobs.db"));
+      const [owner] = store.rows.ownerListLive(Date.now());
+      assert.ok(owner !== undefined, "the server's executor is live");
+      await heartbeatsPass(store, owner.owner_id, 2, 30_000);
+    }
     const ids = [...outcomes.keys()];
     for (let i = 0; i < ids.length; i += 100) {
       const chunk = ids.slice(i, i + 100);

@@ -33,7 +33,8 @@ export function redact(text: string): string {
 
 /** Parses a level name; unknown names fall back to `info`. */
 export function parseLogLevel(value: string | undefined): LogLevel {
-  return value !== undefined && value in ORDER ? value as LogLevel : "info";
+  // Own keys only: `"toString" in ORDER` is true through Object.prototype.
+  return value !== undefined && Object.hasOwn(ORDER, value) ? value as LogLevel : "info";
 }
 
 /** A logger writing one line per record to stderr. */

@@ -87,15 +87,18 @@ export function defaultDatabasePath(os: typeof Deno.build.os, env: DataDirEnv): 
   return `${base.replace(/\/+$/, "")}/longcall/longcall.db`;
 }
 
-/** The database path: `--db`, else `LONGCALL_DB`, else the platform's default. */
-export function resolveDbPath(flag: string | undefined): string {
+/**
+ * The database path: `--db`, else `LONGCALL_DB`, else the platform's default. `env` defaults to
+ * the process's environment (tests inject one).
+ */
+export function resolveDbPath(flag: string | undefined, env: (name: EnvVar) => string | undefined = envGet): string {
   if (flag !== undefined && flag !== "") return flag;
-  const env = envGet("LONGCALL_DB");
-  if (env !== undefined) return env;
+  const db = env("LONGCALL_DB");
+  if (db !== undefined && db !== "") return db;
   return defaultDatabasePath(Deno.build.os, {
-    XDG_DATA_HOME: envGet("XDG_DATA_HOME"),
-    HOME: envGet("HOME"),
-    LOCALAPPDATA: envGet("LOCALAPPDATA"),
+    XDG_DATA_HOME: env("XDG_DATA_HOME"),
+    HOME: env("HOME"),
+    LOCALAPPDATA: env("LOCALAPPDATA"),
   });
 }
 

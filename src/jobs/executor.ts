@@ -255,12 +255,13 @@ export class Executor {
     }
     const running = [...this.#running.values()];
     for (const r of running) r.controller.abort(new JobAbort("shutdown"));
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    // The grace is a sleep on the executor's clock (real time in production; a ManualClock in tests).
+    const grace = new AbortController();
     await Promise.race([
       Promise.all(running.map((r) => r.done)),
-      new Promise((resolve) => graceTimer = setTimeout(resolve, this.#graceMs)),
+      this.#clock.sleep(this.#graceMs, grace.signal).catch(() => {}),
     ]);
-    clearTimeout(graceTimer);
+    grace.abort();
     for (const r of this.#running.values()) {
       try {
         await this.#rows.jobSetInterruptedIfOwned(r.row.id, r.ownerId, r.row.attempt, this.#clock.now());
@@ -588,7 +589,8 @@ class ProgressWriter {
   #hasPending = false;
   #lastWriteAt = -Infinity;
   #lastPhase: string | null;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The pending throttled write, a sleep on the executor's clock (a ManualClock in tests). */
+  #timer: AbortController | undefined;
   #chain: Promise<void> = Promise.resolve();
 
   constructor(
@@ -619,10 +621,12 @@ class ProgressWriter {
     if (phaseChanged || since >= JOB_PROGRESS_WRITE_MS_MIN) {
       void this.#write();
     } else if (this.#timer === undefined) {
-      this.#timer = setTimeout(() => {
+      const timer = new AbortController();
+      this.#timer = timer;
+      this.clock.sleep(JOB_PROGRESS_WRITE_MS_MIN - since, timer.signal).then(() => {
         this.#timer = undefined;
         void this.#write();
-      }, JOB_PROGRESS_WRITE_MS_MIN - since);
+      }, () => {}); // aborted by flush()
     }
   }
 
@@ -671,7 +675,7 @@ class ProgressWriter {
   /** Writes anything pending and waits for earlier writes. */
   flush(): Promise<void> {
     if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
+      this.#timer.abort();
       this.#timer = undefined;
     }
     return this.#write();

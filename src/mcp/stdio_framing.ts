@@ -26,6 +26,7 @@ import {
   serializeMessage,
   type Transport,
 } from "@modelcontextprotocol/server";
+import { type Clock, systemClock } from "../base/clock.ts";
 import { MCP_MESSAGE_BYTES_MAX, STDIO_DRAIN_AFTER_EOF_MS, STDIO_ID_PROBE_BYTES } from "../base/limits.ts";
 
 /** JSON-RPC 2.0 error codes this framing answers with. */
@@ -121,11 +122,14 @@ export class LineTransport implements Transport {
   readonly #decoder = new TextDecoder("utf-8", { fatal: true });
 
   readonly #drainAfterEofMs: number;
+  /** Time of the drain bound (real time; tests inject a ManualClock). */
+  readonly #clock: Clock;
 
   constructor(
     io: LineIo = processStdio(),
     lineBytesMax = MCP_MESSAGE_BYTES_MAX,
     drainAfterEofMs = STDIO_DRAIN_AFTER_EOF_MS,
+    clock: Clock = systemClock,
   ) {
     if (!Number.isSafeInteger(lineBytesMax) || lineBytesMax < 2) {
       throw new RangeError(
@@ -135,6 +139,7 @@ export class LineTransport implements Transport {
     this.#io = io;
     this.#lineBytesMax = lineBytesMax;
     this.#drainAfterEofMs = drainAfterEofMs;
+    this.#clock = clock;
     this.inputEnded = this.#inputEnded.promise;
     this.closed = this.#closed.promise;
   }
@@ -207,12 +212,12 @@ export class LineTransport implements Transport {
   /** After the end of input: the requests already read get their answers (bounded), then close. */
   async #drainThenClose(): Promise<void> {
     if (this.#unanswered.size > 0 && !this.#isClosed) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timer = new AbortController();
       await Promise.race([
         new Promise<void>((resolve) => this.#drained = resolve),
-        new Promise<void>((resolve) => timer = setTimeout(resolve, this.#drainAfterEofMs)),
+        this.#clock.sleep(this.#drainAfterEofMs, timer.signal).catch(() => {}),
       ]);
-      clearTimeout(timer);
+      timer.abort();
     }
     await this.#writes; // answers already handed over are written before the close
     await this.close();

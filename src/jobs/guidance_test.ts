@@ -4,9 +4,9 @@ import {
   POLL_GUIDANCE_FROM_HISTORY_MS_MAX,
   POLL_INTERVAL_MS_MAX,
   POLL_INTERVAL_MS_MIN,
-} from "../src/base/limits.ts";
-import { clampPollMs, pollAfterMs } from "../src/jobs/guidance.ts";
-import type { JobRow } from "../src/store/job_rows.ts";
+} from "../base/limits.ts";
+import { clampPollMs, pollAfterMs } from "./guidance.ts";
+import type { JobRow } from "../store/job_rows.ts";
 
 const NOW = Date.UTC(2026, 0, 1);
 

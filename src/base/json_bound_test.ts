@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { jsonBytes, shrinkJson } from "./json_bound.ts";
+
+Deno.test("jsonBytes() counts UTF-8 bytes of the JSON form; undefined counts as null", () => {
+  assert.equal(jsonBytes("a"), 3);
+  assert.equal(jsonBytes("é"), 4, "two bytes of UTF-8 plus the quotes");
+  assert.equal(jsonBytes(undefined), 4);
+  assert.equal(jsonBytes(null), 4);
+  assert.equal(jsonBytes({ a: [1, 2] }), '{"a":[1,2]}'.length);
+});
+
+Deno.test("shrinkJson() keeps a value whose JSON is exactly bytesMax, and shortens it one byte below", () => {
+  const value = { title: "x".repeat(50), n: 7 };
+  const size = jsonBytes(value);
+  assert.deepEqual(shrinkJson(value, size), { value, omittedBytes: 0 });
+  const cut = shrinkJson(value, size - 1);
+  assert.ok(jsonBytes(cut.value) <= size - 1, JSON.stringify(cut));
+  assert.equal(cut.omittedBytes, size - jsonBytes(cut.value));
+  assert.equal((cut.value as { n: number }).n, 7, "the small field stays whole");
+  assert.ok((cut.value as { title: string }).title.startsWith("x".repeat(40)));
+});
+
+Deno.test("shrinkJson() keeps a string prefix within the budget and never splits a surrogate pair", () => {
+  assert.deepEqual(shrinkJson("abcdef", 5), { value: "abc", omittedBytes: 3 });
+  const emoji = "😀😀"; // each is a surrogate pair, 4 bytes of UTF-8
+  const r = shrinkJson(emoji, 2 + 4 + 3);
+  assert.equal(r.value, "😀");
+  assert.equal(shrinkJson(emoji, 2 + 3).value, "", "a half pair is never kept");
+});
+
+Deno.test("shrinkJson() keeps the first array elements that fit whole, or a shortened first", () => {
+  assert.deepEqual(shrinkJson([1, 2, 3, 4], 5).value, [1, 2]);
+  assert.deepEqual(shrinkJson(["a".repeat(20)], 10).value, ["a".repeat(6)]);
+  assert.deepEqual(shrinkJson([1, 2], 2).value, []);
+});
+
+Deno.test("shrinkJson() below the smallest form answers that form; numbers and null are dropped whole", () => {
+  assert.deepEqual(shrinkJson("abc", 1), { value: "", omittedBytes: 3 });
+  assert.deepEqual(shrinkJson([1], 0).value, []);
+  assert.deepEqual(shrinkJson({ a: 1 }, 1).value, {});
+  assert.deepEqual(shrinkJson(12345, 3), { value: null, omittedBytes: 1 });
+  assert.deepEqual(shrinkJson({ a: 1, b: "x".repeat(100) }, 8).value, { a: 1 }, "the large field is dropped first");
+});
+
+Deno.test("shrinkJson() shares an object's budget: small fields whole, large ones share what is left", () => {
+  const value = { id: 1, a: "a".repeat(100), b: "b".repeat(100) };
+  const { value: out } = shrinkJson(value, 120) as { value: { id: number; a: string; b: string } };
+  assert.equal(out.id, 1);
+  assert.ok(Math.abs(out.a.length - out.b.length) <= 1, `${out.a.length} vs ${out.b.length}`);
+  assert.ok(jsonBytes(out) <= 120);
+  assert.deepEqual(Object.keys(out), ["id", "a", "b"], "keys are kept in order, never renamed");
+});
+
+Deno.test("shrinkJson() refuses a bytesMax that is not a non-negative integer", () => {
+  for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+    assert.throws(
+      () => shrinkJson("x", bad),
+      (err: unknown) =>
+        err instanceof RangeError && err.message.includes("Cannot shrink JSON") &&
+        err.message.includes(`current value is ${bad}`),
+    );
+  }
+  assert.deepEqual(shrinkJson("", 2), { value: "", omittedBytes: 0 }, "0 and up are accepted");
+});

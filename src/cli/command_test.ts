@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { type Command, commandHelp, intOption, parseCommandArgs } from "./command.ts";
+import { UsageError } from "./exit.ts";
+
+const cmd: Command = {
+  name: "demo",
+  summary: "Does a demo.",
+  usage: "longcall demo [options] ARG",
+  description: "Longer words.",
+  options: {
+    db: { type: "string", help: "Database path", value: "PATH" },
+    json: { type: "boolean", short: "j", help: "Print JSON" },
+    repo: { type: "string", multiple: true, help: "A repository (repeatable)", value: "OWNER/REPO" },
+  },
+  examples: ["longcall demo --db x.db a"],
+  run: () => Promise.resolve(0),
+};
+
+Deno.test("parseCommandArgs() parses strings, booleans, short flags, repeated options and positionals", () => {
+  const r = parseCommandArgs(cmd, ["--db", "a.db", "-j", "--repo", "a/b", "--repo", "c/d", "one", "two"]);
+  assert.deepEqual({ ...r.values }, { db: "a.db", json: true, repo: ["a/b", "c/d"] });
+  assert.deepEqual(r.positionals, ["one", "two"]);
+  assert.equal(r.help, false);
+  assert.equal(parseCommandArgs(cmd, ["-h"]).help, true);
+  assert.equal(parseCommandArgs(cmd, ["--help"]).help, true);
+});
+
+Deno.test("parseCommandArgs() refuses an unknown option and a string option without a value as UsageError", () => {
+  for (const argv of [["--nope"], ["--db"], ["--json=1"]]) {
+    assert.throws(() => parseCommandArgs(cmd, argv), (err: unknown) => err instanceof UsageError, argv.join(" "));
+  }
+});
+
+Deno.test("intOption() accepts min and max, refuses min - 1 and max + 1, and falls back when unset", () => {
+  assert.equal(intOption("1", "limit", 1, 100, 20), 1);
+  assert.equal(intOption("100", "limit", 1, 100, 20), 100);
+  assert.equal(intOption(undefined, "limit", 1, 100, 20), 20);
+  for (const bad of ["0", "101", "1.5", "ten", "", true]) {
+    assert.throws(
+      () => intOption(bad, "limit", 1, 100, 20),
+      (err: unknown) =>
+        err instanceof UsageError &&
+        err.message === `Cannot use --limit: expected an integer from 1 to 100, current value is ${bad}`,
+      String(bad),
+    );
+  }
+});
+
+Deno.test("commandHelp() lists usage, summary, description, every option with its value, --help and the examples", () => {
+  const help = commandHelp(cmd);
+  const lines = help.split("\n");
+  assert.equal(lines[0], "Usage: longcall demo [options] ARG");
+  assert.ok(lines.includes("Does a demo."));
+  assert.ok(lines.includes("Longer words."));
+  assert.ok(lines.some((l) => /^ {6}--db PATH +Database path$/.test(l)), help);
+  assert.ok(lines.some((l) => /^ {2}-j, --json +Print JSON$/.test(l)), help);
+  assert.ok(lines.some((l) => /^ {2}-h, --help +Show this help$/.test(l)), help);
+  assert.deepEqual(lines.slice(-2), ["Examples:", "  longcall demo --db x.db a"]);
+  const bare = commandHelp({ ...cmd, description: undefined, examples: [] } as unknown as Command);
+  assert.doesNotMatch(bare, /Examples:/);
+  assert.doesNotMatch(bare, /Longer words/);
+});

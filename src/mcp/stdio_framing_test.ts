@@ -1,0 +1,255 @@
+/**
+ * LineTransport (src/mcp/stdio_framing.ts) over in-memory streams: the line splitter and its
+ * answers, the line bound at and past the limit, the end-of-input drain, and probeId. The same
+ * wire against a real server child: tests/stdio_framing_test.ts.
+ */
+
+import assert from "node:assert/strict";
+import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { ManualClock } from "../base/clock.ts";
+import { MCP_MESSAGE_BYTES_MAX } from "../base/limits.ts";
+import { JSONRPC_INVALID_REQUEST, JSONRPC_PARSE_ERROR, LineTransport, probeId } from "./stdio_framing.ts";
+
+type Json = Record<string, unknown>;
+
+/** A LineTransport over chunks given up front (split anywhere), with a small line bound. */
+function chunkTransport(chunks: readonly (string | Uint8Array)[], lineBytesMax = 64) {
+  const written: Json[] = [];
+  const delivered: JSONRPCMessage[] = [];
+  const errors: string[] = [];
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk);
+      c.close();
+    },
+  });
+  const transport = new LineTransport(
+    {
+      input,
+      write: (bytes) => {
+        written.push(JSON.parse(new TextDecoder().decode(bytes)) as Json);
+        return Promise.resolve();
+      },
+    },
+    lineBytesMax,
+    60_000,
+    new ManualClock(), // a delivered request is never answered here: its drain wait never ends nor leaks a timer
+  );
+  transport.onmessage = (m) => void delivered.push(m);
+  transport.onerror = (e) => void errors.push(e.message);
+  return { transport, written, delivered, errors };
+}
+
+/** A request line of exactly `bytes` bytes, newline included. */
+function requestOf(id: number, bytes: number): string {
+  const base = JSON.stringify({ jsonrpc: "2.0", id, method: "m", params: { p: "" } });
+  const line = JSON.stringify({ jsonrpc: "2.0", id, method: "m", params: { p: "x".repeat(bytes - base.length - 1) } });
+  assert.equal(new TextEncoder().encode(line).length + 1, bytes);
+  return line + "\n";
+}
+
+async function run(t: ReturnType<typeof chunkTransport>): Promise<void> {
+  await t.transport.start();
+  await t.transport.inputEnded;
+  await new Promise((resolve) => setTimeout(resolve, 0)); // answers handed over are written (microtasks)
+}
+
+Deno.test("LineTransport: a message split across reads is delivered whole; two in one read are two", async () => {
+  const a = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const b = JSON.stringify({ jsonrpc: "2.0", method: "notifications/x" });
+  const t = chunkTransport([a.slice(0, 5), a.slice(5) + "\n" + b + "\n\n   \n"], 1_000);
+  await run(t);
+  assert.deepEqual(t.delivered.map((m) => (m as { method: string }).method), [
+    "notifications/initialized",
+    "notifications/x",
+  ]);
+  assert.deepEqual(t.written, [], "blank lines get no answer");
+});
+
+Deno.test("LineTransport: a line of exactly lineBytesMax bytes is delivered; one byte more is answered -32600 with its id", async () => {
+  const t = chunkTransport([requestOf(1, 64), requestOf(2, 65), requestOf(3, 64)], 64);
+  await run(t);
+  assert.deepEqual(t.delivered.map((m) => (m as { id: number }).id), [1, 3], "the session goes on after the skip");
+  assert.equal(t.written.length, 1);
+  const error = t.written[0]?.["error"] as { code: number; message: string };
+  assert.equal(t.written[0]?.["id"], 2);
+  assert.equal(error.code, JSONRPC_INVALID_REQUEST);
+  assert.match(
+    error.message,
+    /^Request too large: a message line is at most 64 bytes \(newline included\); this one \(65 bytes\) was skipped$/,
+  );
+});
+
+Deno.test("LineTransport: an over-long line arriving in many reads is skipped whole and its size counted", async () => {
+  const line = requestOf(9, 300);
+  const chunks = Array.from({ length: 30 }, (_, i) => line.slice(i * 10, i * 10 + 10));
+  const t = chunkTransport(chunks, 64);
+  await run(t);
+  assert.deepEqual(t.delivered, []);
+  assert.equal(t.written[0]?.["id"], 9, "the id read from the line's head");
+  assert.match((t.written[0]?.["error"] as { message: string }).message, /this one \(300 bytes\) was skipped/);
+});
+
+Deno.test("LineTransport: not JSON and not UTF-8 are -32700 with id null; not JSON-RPC is -32600 with the reason", async () => {
+  const t = chunkTransport([
+    "{nope\n",
+    new Uint8Array([0xff, 0xfe, 0x0a]),
+    '{"jsonrpc":"1.0","id":4,"method":"m"}\n',
+    '{"jsonrpc":"2.0","id":5,"method":7}\n',
+    '{"jsonrpc":"2.0","id":6,"method":"m","params":[1]}\n',
+    "[]\n",
+    '[{"jsonrpc":"2.0","id":7,"method":"m"},{"id":7},{"id":"b"}]\n',
+  ], 1_000);
+  await t.transport.start();
+  await t.transport.closed; // nothing was delivered, so nothing is unanswered: every answer is written first
+  const answers = t.written.map((w) => [w["id"], (w["error"] as { code: number; message: string }).code]);
+  assert.deepEqual(answers, [
+    [null, JSONRPC_PARSE_ERROR],
+    [null, JSONRPC_PARSE_ERROR],
+    [4, JSONRPC_INVALID_REQUEST],
+    [5, JSONRPC_INVALID_REQUEST],
+    [6, JSONRPC_INVALID_REQUEST],
+    [null, JSONRPC_INVALID_REQUEST],
+    [7, JSONRPC_INVALID_REQUEST],
+    ["b", JSONRPC_INVALID_REQUEST],
+  ]);
+  const messages = t.written.map((w) => (w["error"] as { message: string }).message);
+  assert.equal(messages[0], "Parse error: the line is not valid JSON");
+  assert.equal(messages[1], "Parse error: the line is not valid UTF-8");
+  assert.equal(messages[2], 'Invalid Request: jsonrpc must be "2.0", current value is "1.0"');
+  assert.equal(messages[3], "Invalid Request: method must be a string");
+  assert.equal(messages[4], "Invalid Request: params must be an object");
+  assert.match(messages[5] ?? "", /batches are not supported/);
+  assert.deepEqual(t.delivered, []);
+});
+
+Deno.test("LineTransport: an invalid response is reported, never answered; a partial last line is reported and dropped", async () => {
+  const t = chunkTransport(['{"jsonrpc":"2.0","id":true,"result":{}}\n', '{"jsonrpc":"2.0","id":1,"meth'], 1_000);
+  await run(t);
+  assert.deepEqual(t.written, []);
+  assert.ok(t.errors.some((e) => e.startsWith("dropped an invalid response")), t.errors.join("; "));
+  assert.ok(t.errors.includes("stdin ended inside a line; the partial line was dropped"), t.errors.join("; "));
+});
+
+Deno.test("LineTransport: lineBytesMax 2 is accepted; 1 and 1.5 are refused with RangeError", () => {
+  const io = { input: new ReadableStream<Uint8Array>(), write: () => Promise.resolve() };
+  new LineTransport(io, 2);
+  for (const bad of [1, 1.5]) {
+    assert.throws(
+      () => new LineTransport(io, bad),
+      (err: unknown) =>
+        err instanceof RangeError &&
+        err.message === `Cannot frame stdio: lineBytesMax must be an integer >= 2, current value is ${bad}`,
+    );
+  }
+});
+
+Deno.test("LineTransport: start() twice throws; send() after close rejects; close() is idempotent", async () => {
+  const t = chunkTransport([], 64);
+  let closes = 0;
+  t.transport.onclose = () => closes++;
+  await t.transport.start();
+  assert.throws(() => void t.transport.start(), /already started/);
+  await t.transport.closed;
+  await t.transport.close();
+  assert.equal(closes, 1);
+  await assert.rejects(t.transport.send({ jsonrpc: "2.0", id: 1, result: {} }), /LineTransport is closed/);
+});
+
+Deno.test("probeId() reads an id only where it is certainly top-level", () => {
+  assert.equal(probeId('{"jsonrpc":"2.0","id":12,"method":"x","params":{', ""), 12);
+  assert.equal(probeId('{"id":"a\\"b","method"', ""), 'a"b');
+  assert.equal(probeId('{"method":"x","params":{"id":3', ""), null);
+  assert.equal(probeId("", 'x"}},"jsonrpc":"2.0","id":"last"}'), "last");
+  assert.equal(probeId("", ',"id":4} '), 4);
+  assert.equal(probeId("", ',"id":4},"more":1}'), null);
+  assert.equal(probeId("", 'xx,\\"id\\":5}"}'), null);
+});
+
+/** A LineTransport over in-memory streams: `feed` lines, then end the input; the drain bound on `clock`. */
+function memoryTransport(lines: string[], drainMs: number, clock: ManualClock) {
+  const written: string[] = [];
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode(lines.map((l) => l + "\n").join("")));
+      c.close();
+    },
+  });
+  const transport = new LineTransport(
+    {
+      input,
+      write: (bytes) => {
+        written.push(new TextDecoder().decode(bytes));
+        return Promise.resolve();
+      },
+    },
+    MCP_MESSAGE_BYTES_MAX,
+    drainMs,
+    clock,
+  );
+  let closed = false;
+  transport.onclose = () => closed = true;
+  return { transport, written, isClosed: () => closed };
+}
+
+/** Lets every queued microtask and 0-ms timer run (no time passes on the injected clock). */
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("LineTransport: after the end of input it waits for an unanswered request and closes once it is answered", async () => {
+  const clock = new ManualClock();
+  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+  const { transport, written, isClosed } = memoryTransport([request], 60_000, clock);
+  const delivered: number[] = [];
+  transport.onmessage = (m) => void delivered.push((m as { id: number }).id);
+  await transport.start();
+  await transport.inputEnded;
+  await tick();
+  assert.equal(isClosed(), false, "input ended, but a request is still unanswered");
+  assert.equal(clock.pendingSleeps, 1, "the drain bound is running");
+  clock.advance(60_000 - 1);
+  await tick();
+  assert.equal(isClosed(), false, "1 ms before the drain bound it still waits");
+  await transport.send({ jsonrpc: "2.0", id: 1, result: {} });
+  await transport.closed;
+  assert.deepEqual(delivered, [1]);
+  assert.deepEqual(written.map((w) => JSON.parse(w).id), [1], "the answer is written before the close");
+  assert.equal(clock.pendingSleeps, 0, "the drain bound was released");
+});
+
+Deno.test("LineTransport: a request never answered is waited for exactly the drain bound, then the transport closes", async () => {
+  const clock = new ManualClock();
+  const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+  const { transport, written, isClosed } = memoryTransport([request], 100, clock);
+  let delivered = 0;
+  transport.onmessage = () => delivered++;
+  await transport.start();
+  await transport.inputEnded;
+  await tick();
+  assert.equal(clock.pendingSleeps, 1, "the drain bound is running");
+  clock.advance(99);
+  await tick();
+  assert.equal(isClosed(), false, "not a millisecond before the bound");
+  clock.advance(1);
+  await transport.closed;
+  assert.equal(delivered, 1);
+  assert.deepEqual(written, []);
+  await assert.rejects(transport.send({ jsonrpc: "2.0", id: 1, result: {} }), /closed/);
+});
+
+Deno.test("LineTransport: a request the client cancelled is not waited for at the end of input", async () => {
+  // The SDK never answers a cancelled request. With time frozen and a drain bound of 60 s, closing at
+  // all proves the transport forgot it on notifications/cancelled (no drain wait was even started).
+  const clock = new ManualClock();
+  const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "jobs.get" } });
+  const cancel = JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } });
+  const { transport, written, isClosed } = memoryTransport([request, cancel], 60_000, clock);
+  const seen: string[] = [];
+  transport.onmessage = (m) => void seen.push((m as { method: string }).method);
+  await transport.start();
+  await transport.inputEnded;
+  await tick();
+  assert.equal(isClosed(), true, "closed without waiting for the cancelled request");
+  assert.equal(clock.pendingSleeps, 0, "no drain wait was started");
+  assert.deepEqual(seen, ["tools/call", "notifications/cancelled"], "both still reach the server");
+  assert.deepEqual(written, []);
+});
