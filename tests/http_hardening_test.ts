@@ -224,14 +224,12 @@ Deno.test("HTTP server: 70 slow clients holding bodies open do not stop a well-b
     const stillOpen = slow.filter((s) => s.received === "");
     assert.equal(stillOpen.length, HTTP_PENDING_BODIES_PER_CLIENT_MAX);
 
-    const started = performance.now();
     const res = await post(server.mcpUrl, modernBody("tools/list"), auth);
     const body = await res.json() as Json;
-    const elapsed = performance.now() - started;
     assert.equal(res.status, 200, JSON.stringify(body));
     assert.ok(Array.isArray((body["result"] as Json)["tools"]));
-    assert.ok(elapsed < 1_000, `the well-behaved client was served in ${Math.round(elapsed)} ms (bound 1000 ms)`);
-    // Served while slow clients still hold their bodies open (it displaced at most one of them).
+    // Served while the slow clients still hold their bodies open, so it did not wait for their body deadline
+    // (which would have answered them 408), and it displaced at most one of them.
     assert.ok(stillOpen.filter((s) => s.received === "").length >= HTTP_PENDING_BODIES_PER_CLIENT_MAX - 1);
   } finally {
     await Promise.all([...slow, ...anonymous].map((s) => s.close()));
