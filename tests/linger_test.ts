@@ -600,7 +600,7 @@ const NEVER_LINGERS: Record<string, string> = {
   "tests/http_hardening_test.ts": "its servers serve --http and are stopped with SIGTERM (no linger)",
   "tests/names_test.ts": "its server is testing/test_server.ts (runServer: no linger unless asked)",
   "tests/storage_full_disk_test.ts": "its server is testing/test_server.ts (runServer: no linger unless asked)",
-  "testing/mcp_clients.ts": "names deno subcommands; starts no server",
+  "testing/mcp_clients/targets.ts": "names deno subcommands; starts no server",
   "tests/permissions_test.ts": "its servers answer initialize and tools/list only: no job runs at close",
 };
 
