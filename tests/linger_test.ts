@@ -591,6 +591,8 @@ Deno.test(`serve --linger-ms: 0 and ${LINGER_MS_MAX} are accepted; -1, ${LINGER_
 const NEVER_LINGERS: Record<string, string> = {
   "scripts/bench/mcp.ts": "its product servers answer tools/list and jobs.get over finished jobs: no job runs at close",
   "scripts/conformance.ts": "the product server runs over --http and is stopped with SIGTERM (no linger)",
+  "scripts/conformance/options.ts":
+    "holds the runner's product server command (--http, stopped with SIGTERM: no linger)",
   "scripts/lib/report/markdown_report.ts": "names the server in the evaluation report's prose; starts none",
   "tests/cli_jobs_test.ts": "`serve --help` only",
   "scripts/smoke.ts": "its servers answer tools/list only: no job runs at close",
