@@ -22,7 +22,9 @@ import {
   runScenario,
   sameAnswer,
 } from "../testing/hosts.ts";
-import { BYTES_PER_TOKEN, hostRequests, int, pct, reduction, seconds, textTable } from "./lib/report.ts";
+import { BYTES_PER_TOKEN, int, pct, seconds } from "./lib/report/format.ts";
+import { hostRequests, reduction } from "./lib/report/measures.ts";
+import { textTable } from "./lib/report/tables.ts";
 import { DEFAULT_RATE, type Scenario, scenarioById, SCENARIOS } from "../testing/scenarios.ts";
 
 // ------------------------------------------------------------------------------------------------ arguments

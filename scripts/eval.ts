@@ -18,7 +18,10 @@
 
 import { updateReadme } from "./readme_tables.ts";
 import { type HostKind, REPO_ROOT, type RunResult, runScenario, sameAnswer } from "../testing/hosts.ts";
-import { goalCheck, markdownReport, noTaskRows, type Pair, pct, reduction, seconds, textTable } from "./lib/report.ts";
+import { pct, seconds } from "./lib/report/format.ts";
+import { markdownReport } from "./lib/report/markdown_report.ts";
+import { goalCheck, type Pair, reduction } from "./lib/report/measures.ts";
+import { noTaskRows, textTable } from "./lib/report/tables.ts";
 import { DEFAULT_RATE, type Scenario, scenarioById, SCENARIOS } from "../testing/scenarios.ts";
 
 interface Args {

@@ -9,7 +9,8 @@
 import assert from "node:assert/strict";
 import { JOB_WAIT_MS_MAX } from "../src/base/limits.ts";
 import { INSTANT_POLLS_MAX, runScenario } from "../testing/hosts.ts";
-import { goalCheck, markdownReport, withinWaitBound } from "../scripts/lib/report.ts";
+import { markdownReport } from "../scripts/lib/report/markdown_report.ts";
+import { goalCheck, withinWaitBound } from "../scripts/lib/report/measures.ts";
 import { DEFAULT_RATE, scenarioById } from "../testing/scenarios.ts";
 
 Deno.test("runScenario: the wait_ms host reaches the verdict within its bound; the instant host gives up", async () => {

@@ -6,7 +6,8 @@
 
 import assert from "node:assert/strict";
 import { runScenario, sameAnswer } from "../testing/hosts.ts";
-import { goalCheck, markdownReport } from "../scripts/lib/report.ts";
+import { markdownReport } from "../scripts/lib/report/markdown_report.ts";
+import { goalCheck } from "../scripts/lib/report/measures.ts";
 import { DEFAULT_RATE, scenarioById } from "../testing/scenarios.ts";
 
 Deno.test("runScenario: polling and task-aware hosts count turns and agree on the short CI scenario", async () => {

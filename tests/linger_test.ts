@@ -591,7 +591,9 @@ Deno.test(`serve --linger-ms: 0 and ${LINGER_MS_MAX} are accepted; -1, ${LINGER_
 const NEVER_LINGERS: Record<string, string> = {
   "scripts/bench/mcp.ts": "its product servers answer tools/list and jobs.get over finished jobs: no job runs at close",
   "scripts/conformance.ts": "the product server runs over --http and is stopped with SIGTERM (no linger)",
-  "scripts/lib/report.ts": "names the server in the evaluation report's prose; starts none",
+  "scripts/conformance/options.ts":
+    "holds the runner's product server command (--http, stopped with SIGTERM: no linger)",
+  "scripts/lib/report/markdown_report.ts": "names the server in the evaluation report's prose; starts none",
   "tests/cli_jobs_test.ts": "`serve --help` only",
   "scripts/smoke.ts": "its servers answer tools/list only: no job runs at close",
   "tests/distribution_test.ts": "its servers answer tools/list only: no job runs at close",
@@ -600,7 +602,7 @@ const NEVER_LINGERS: Record<string, string> = {
   "tests/http_hardening_test.ts": "its servers serve --http and are stopped with SIGTERM (no linger)",
   "tests/names_test.ts": "its server is testing/test_server.ts (runServer: no linger unless asked)",
   "tests/storage_full_disk_test.ts": "its server is testing/test_server.ts (runServer: no linger unless asked)",
-  "testing/mcp_clients.ts": "names deno subcommands; starts no server",
+  "testing/mcp_clients/targets.ts": "names deno subcommands; starts no server",
   "tests/permissions_test.ts": "its servers answer initialize and tools/list only: no job runs at close",
 };
 

@@ -1,217 +1,14 @@
 /**
- * Tables and the generated `docs/evaluation.md` for the host evaluation and the demo. Pure functions over
- * {@linkcode RunResult}s.
+ * The whole of the generated `docs/evaluation.md` for the host evaluation: headline, goal check, tables, method
+ * and observations, as one markdown string. Pure: scripts/eval.ts writes the file.
  *
  * @module
  */
 
-import { answerText, HOST_LABEL, INSTANT_POLLS_MAX, type RunResult, sameAnswer } from "../../testing/hosts.ts";
-import type { Scenario } from "../../testing/scenarios.ts";
-
-/** Bytes per token of the rough token estimate. */
-export const BYTES_PER_TOKEN = 4;
-
-/** Goal on the PR-checks scenarios: fewer model calls and fewer model-visible bytes for the task-aware host. */
-export const GOAL = { modelCallsReductionMin: 0.9, visibleBytesReductionMin: 0.8 } as const;
-
-/** Both hosts' runs of one scenario, plus the runs of the hosts without tasks when they ran. */
-export interface Pair {
-  scenario: Scenario;
-  polling: RunResult;
-  task: RunResult;
-  instant?: RunResult;
-  wait?: RunResult;
-}
-
-/** Whether a wait_ms host run reached the right verdict within its model-call bound. */
-export function withinWaitBound(r: RunResult): boolean {
-  const bound = r.noTask?.bound;
-  return r.correct && bound !== undefined && r.meter.modelCalls <= bound;
-}
-
-/** Relative reduction from `before` to `after` (0.9 = 90 % fewer); undefined when `before` is 0. */
-export function reduction(before: number, after: number): number | undefined {
-  return before === 0 ? undefined : (before - after) / before;
-}
-
-export function pct(value: number | undefined): string {
-  return value === undefined ? "–" : `${(value * 100).toFixed(1)} %`;
-}
-
-export function int(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
-}
-
-export function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
-
-function tokens(bytes: number): string {
-  return int(bytes / BYTES_PER_TOKEN);
-}
-
-/** Sums of one host's runs. */
-export interface Totals {
-  modelCalls: number;
-  toolCalls: number;
-  visibleBytes: number;
-  contextBytes: number;
-  hostRequests: number;
-  elapsedMs: number;
-  githubCounted: number;
-  githubNotModified: number;
-}
-
-export function totalsOf(runs: readonly RunResult[]): Totals {
-  const t: Totals = {
-    modelCalls: 0,
-    toolCalls: 0,
-    visibleBytes: 0,
-    contextBytes: 0,
-    hostRequests: 0,
-    elapsedMs: 0,
-    githubCounted: 0,
-    githubNotModified: 0,
-  };
-  for (const r of runs) {
-    t.modelCalls += r.meter.modelCalls;
-    t.toolCalls += r.meter.toolCalls;
-    t.visibleBytes += r.meter.visibleBytes;
-    t.contextBytes += r.meter.contextBytes;
-    t.hostRequests += hostRequests(r);
-    t.elapsedMs += r.elapsedMs;
-    t.githubCounted += r.github.counted;
-    t.githubNotModified += r.github.notModified;
-  }
-  return t;
-}
-
-/** Requests the host made without the model: task polls plus cancels and confirmations. */
-export function hostRequests(r: RunResult): number {
-  return r.hostPolls + r.meter.hostRequests;
-}
-
-/** One goal line. */
-export interface GoalLine {
-  what: string;
-  measured: string;
-  target: string;
-  met: boolean;
-}
-
-/** The goal check over the PR-checks scenarios, each and together, plus correctness everywhere. */
-export function goalCheck(pairs: readonly Pair[]): GoalLine[] {
-  const lines: GoalLine[] = [];
-  const pr = pairs.filter((p) => p.scenario.group === "pr_checks");
-  const calls = (p: readonly Pair[]) =>
-    reduction(totalsOf(p.map((x) => x.polling)).modelCalls, totalsOf(p.map((x) => x.task)).modelCalls) ?? 0;
-  const bytes = (p: readonly Pair[]) =>
-    reduction(totalsOf(p.map((x) => x.polling)).visibleBytes, totalsOf(p.map((x) => x.task)).visibleBytes) ?? 0;
-  if (pr.length > 0) {
-    lines.push({
-      what: `Model calls, PR-checks scenarios together (${pr.length})`,
-      measured: `${pct(calls(pr))} fewer`,
-      target: `>= ${GOAL.modelCallsReductionMin * 100} % fewer`,
-      met: calls(pr) >= GOAL.modelCallsReductionMin,
-    });
-    lines.push({
-      what: `Model-visible bytes, PR-checks scenarios together (${pr.length})`,
-      measured: `${pct(bytes(pr))} fewer`,
-      target: `>= ${GOAL.visibleBytesReductionMin * 100} % fewer`,
-      met: bytes(pr) >= GOAL.visibleBytesReductionMin,
-    });
-    for (const p of pr) {
-      lines.push({
-        what: `Model calls / bytes, \`${p.scenario.id}\``,
-        measured: `${pct(calls([p]))} / ${pct(bytes([p]))} fewer`,
-        target: `>= ${GOAL.modelCallsReductionMin * 100} % / >= ${GOAL.visibleBytesReductionMin * 100} %`,
-        met: calls([p]) >= GOAL.modelCallsReductionMin && bytes([p]) >= GOAL.visibleBytesReductionMin,
-      });
-    }
-  }
-  const identical = pairs.filter((p) => sameAnswer(p.polling.answer, p.task.answer)).length;
-  lines.push({
-    what: "Identical final results (both hosts), every scenario",
-    measured: `${identical} of ${pairs.length}`,
-    target: `${pairs.length} of ${pairs.length}`,
-    met: identical === pairs.length,
-  });
-  const waits = pairs.flatMap((p) => p.wait === undefined ? [] : [p.wait]);
-  if (waits.length > 0) {
-    const met = waits.filter(withinWaitBound).length;
-    lines.push({
-      what: "wait_ms host: right verdict within 2 + ⌈D / wait_ms⌉ model calls (+ turns a cancel or crash forces)",
-      measured: `${met} of ${waits.length}`,
-      target: `${waits.length} of ${waits.length}`,
-      met: met === waits.length,
-    });
-  }
-  const correct = pairs.filter((p) => p.polling.correct && p.task.correct).length;
-  lines.push({
-    what: "Final results equal to the scenario's expected outcome",
-    measured: `${correct} of ${pairs.length}`,
-    target: `${pairs.length} of ${pairs.length}`,
-    met: correct === pairs.length,
-  });
-  return lines;
-}
-
-/** Rows of a side-by-side table: metric, polling host, task-aware host, change. */
-export function pairRows(p: Pair): string[][] {
-  const a = p.polling, b = p.task;
-  const change = (x: number, y: number) => {
-    const r = reduction(x, y);
-    return r === undefined ? "–" : r >= 0 ? `−${pct(r)}` : `+${pct(-r)}`;
-  };
-  return [
-    ["Model calls", int(a.meter.modelCalls), int(b.meter.modelCalls), change(a.meter.modelCalls, b.meter.modelCalls)],
-    [
-      "Tool calls written by the model",
-      int(a.meter.toolCalls),
-      int(b.meter.toolCalls),
-      change(
-        a.meter.toolCalls,
-        b.meter.toolCalls,
-      ),
-    ],
-    [
-      "Model-visible bytes (≈ tokens)",
-      `${int(a.meter.visibleBytes)} (≈ ${tokens(a.meter.visibleBytes)})`,
-      `${int(b.meter.visibleBytes)} (≈ ${tokens(b.meter.visibleBytes)})`,
-      change(a.meter.visibleBytes, b.meter.visibleBytes),
-    ],
-    [
-      "Context re-read over all model calls, bytes",
-      int(a.meter.contextBytes),
-      int(b.meter.contextBytes),
-      change(a.meter.contextBytes, b.meter.contextBytes),
-    ],
-    ["Host requests outside the model", int(hostRequests(a)), int(hostRequests(b)), ""],
-    [
-      "GitHub requests: counted / free 304",
-      `${int(a.github.counted)} / ${int(a.github.notModified)}`,
-      `${int(b.github.counted)} / ${int(b.github.notModified)}`,
-      "",
-    ],
-    ["Elapsed (real time)", seconds(a.elapsedMs), seconds(b.elapsedMs), ""],
-    [
-      "Final answer",
-      answerText(a.answer),
-      answerText(b.answer),
-      sameAnswer(a.answer, b.answer) ? "identical" : "DIFFERENT",
-    ],
-    ["Correct (matches the expected outcome)", a.correct ? "yes" : "NO", b.correct ? "yes" : "NO", ""],
-  ];
-}
-
-function mdTable(header: string[], rows: string[][]): string {
-  const esc = (s: string) => s.replaceAll("|", "\\|");
-  return [
-    `| ${header.map(esc).join(" | ")} |`,
-    `|${header.map(() => "---").join("|")}|`,
-    ...rows.map((r) => `| ${r.map(esc).join(" | ")} |`),
-  ].join("\n");
-}
+import { HOST_LABEL, INSTANT_POLLS_MAX, sameAnswer } from "../../../testing/hosts.ts";
+import { int, pct, seconds } from "./format.ts";
+import { GOAL, goalCheck, type Pair, reduction, totalsOf } from "./measures.ts";
+import { mdTable, noTaskRows, pairRows } from "./tables.ts";
 
 /** Facts about the run printed in the report's header. */
 export interface RunMeta {
@@ -355,29 +152,6 @@ export function markdownReport(pairs: readonly Pair[], meta: RunMeta): string {
   out.push(METHOD(meta.rate));
   out.push(observations(pairs, meta.rate));
   return out.join("\n") + "\n";
-}
-
-/** Simulated seconds of a real duration. */
-function simSeconds(realMs: number, rate: number): string {
-  return `${Math.round(realMs * rate / 1000)} s`;
-}
-
-/** The rows of the hosts-without-tasks table (also printed by scripts/eval.ts). */
-export function noTaskRows(pairs: readonly Pair[], rate: number): string[][] {
-  return pairs.filter((p) => p.wait !== undefined || p.instant !== undefined).map((p) => {
-    const i = p.instant, w = p.wait;
-    const nt = w?.noTask;
-    return [
-      `\`${p.scenario.id}\``,
-      nt === undefined ? "–" : simSeconds(nt.jobMs, rate),
-      i === undefined ? "–" : int(i.meter.modelCalls),
-      i === undefined ? "–" : i.noTask?.gaveUp === true ? `gave up (${answerText(i.answer)})` : answerText(i.answer),
-      w === undefined ? "–" : int(w.meter.modelCalls),
-      nt?.bound === undefined ? "–" : `${nt.bound}${nt.forcedTurns > 0 ? ` (incl. ${nt.forcedTurns} forced)` : ""}`,
-      w === undefined ? "–" : withinWaitBound(w) ? "yes" : "**no**",
-      w === undefined ? "–" : `${answerText(w.answer)}${w.correct ? "" : " (WRONG)"}`,
-    ];
-  });
 }
 
 function noTaskSection(pairs: readonly Pair[], rate: number): string[] {
@@ -537,12 +311,4 @@ function observations(pairs: readonly Pair[], rate: number): string {
   );
   lines.push("");
   return lines.join("\n");
-}
-
-/** A plain-text table (terminal). */
-export function textTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
-  return [line(header), widths.map((w) => "─".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
