@@ -100,6 +100,20 @@ export const OWNERS: readonly Owner[] = [
     why: "the network worker is started with its permission set in one place",
   },
   {
+    what: "new WorkerExecutor(",
+    pattern: /new WorkerExecutor\(/,
+    layers: [],
+    files: ["cli/runtime.ts"],
+    why: "the network worker gets its permission set from networkWorkerPermissions() in one place, the one " +
+      "`longcall permissions` audits",
+  },
+  {
+    what: "the raw store connection",
+    pattern: /\bstoreConnection\(/,
+    layers: ["store"],
+    why: "connections are private to store/ (tests and benchmarks reach them for raw SQL and fault injection)",
+  },
+  {
     what: "Deno.permissions.revoke",
     pattern: /Deno\.permissions\.revoke/,
     layers: [],

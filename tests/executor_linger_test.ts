@@ -115,7 +115,7 @@ Deno.test("Executor.linger: stop() ends a linger; what still runs is recorded in
 Deno.test("runServer: a lingerMs outside 0..LINGER_MS_MAX or not an integer is a RangeError before anything opens", async () => {
   await using dir = await tempDir();
   const parts = {
-    registry: () => testRegistry(),
+    kinds: { registry: () => testRegistry() },
     tools: () => [],
   };
   for (const lingerMs of [-1, LINGER_MS_MAX + 1, 1.5, Number.NaN]) {

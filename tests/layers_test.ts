@@ -111,3 +111,19 @@ Deno.test("checkLayers() reports Deno.permissions.revoke outside serve.ts", asyn
   assert.deepEqual(problems.map((p) => p.slice(0, p.indexOf(":"))), ["cli/permissions_cmd.ts"], problems.join("\n"));
   assert.match(problems[0] ?? "", /Deno\.permissions\.revoke belongs to cli\/serve\.ts \(the serving thread narrows/);
 });
+
+Deno.test("checkLayers() reports new WorkerExecutor( outside runtime.ts and storeConnection( outside store/", async () => {
+  const worker = 'export const w = () => new WorkerExecutor("x", { net: [], read: [], write: [] }, log);\n';
+  const raw = "export const c = (s) => storeConnection(s);\n";
+  const problems = await problemsIn({
+    "cli/runtime.ts": worker,
+    "cli/serve.ts": worker,
+    "store/store.ts": raw,
+    "cli/main.ts": raw,
+    "jobs/h.ts": raw,
+  });
+  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  assert.deepEqual(flagged, ["cli/main.ts", "cli/serve.ts", "jobs/h.ts"], problems.join("\n"));
+  assert.match(problems.join("\n"), /new WorkerExecutor\( belongs to cli\/runtime\.ts/);
+  assert.match(problems.join("\n"), /the raw store connection belongs to store/);
+});

@@ -156,7 +156,7 @@ Deno.test("sync: one batch with 404, private 403, retry-after and success ends p
     generatedRepos: { [BIG]: BIG_THREADS, "gen/limited": 10 },
     kinds: (store, baseUrl, clock) => {
       const corpus = new CorpusRows(store.conn);
-      const etags = new SqliteEtagCache(store.conn, clock);
+      const etags = new SqliteEtagCache(store.etags, clock);
       // Between the real client and the real fake: arms the fake's secondary limit right before
       // the first request for gen/limited, so that repository (and only it) is limited.
       const arming: typeof fetch = (input, init) => {

@@ -72,7 +72,7 @@ function statusRewritingHarness(rewrite: (body: Record<string, unknown>, res: Re
               baseUrl,
               clock,
               log: silentLogger,
-              etagCache: new SqliteEtagCache(store.conn, clock),
+              etagCache: new SqliteEtagCache(store.etags, clock),
               fetch: async (input, init) => {
                 const res = await fetch(input, init);
                 const url = input instanceof Request ? input.url : String(input);
@@ -545,7 +545,7 @@ Deno.test("watch rows: without rate-limit headers an anonymous watch's cost assu
               baseUrl,
               clock,
               log: silentLogger,
-              etagCache: new SqliteEtagCache(store.conn, clock),
+              etagCache: new SqliteEtagCache(store.etags, clock),
               // Between the real client and the real fake: the x-ratelimit-* headers are dropped.
               fetch: async (input, init) => {
                 const res = await fetch(input, init);
@@ -577,7 +577,7 @@ Deno.test("watch rows: workflow runs that cannot be read leave re-runs uncollaps
               baseUrl,
               clock,
               log: silentLogger,
-              etagCache: new SqliteEtagCache(store.conn, clock),
+              etagCache: new SqliteEtagCache(store.etags, clock),
               // Between the real client and the real fake: a token without `actions: read`.
               fetch: (input, init) => {
                 const url = input instanceof Request ? input.url : String(input);

@@ -10,18 +10,13 @@
  *
  *   deno test --allow-read --allow-write --allow-env --allow-net=127.0.0.1 tests/watch_test.ts
  */
-import { parseWatchInput } from "../src/github/watch_input.ts";
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { POLL_INTERVAL_MS_MIN, WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
-import { silentLogger } from "../src/base/log.ts";
 import { getPullRequestChecks } from "../src/corpus/get.ts";
 import { checksSignature } from "../src/github/checks_state.ts";
-import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
-import { clientObserver } from "../src/github/observer.ts";
 import { WatchResultOutput } from "../src/github/result_schemas.ts";
-import { checksObservationOf, WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
-import { CorpusRows } from "../src/store/corpus_rows.ts";
+import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import {
   type FakeGitHub,
@@ -57,7 +52,7 @@ function elapsedMs(result: WatchResult): number {
 }
 
 function storedChecks(h: WatchHarness) {
-  return getPullRequestChecks(new CorpusRows(h.store.conn), { pull_requests: [PR_REF] }).items[0];
+  return getPullRequestChecks(h.store.corpus, { pull_requests: [PR_REF] }).items[0];
 }
 
 // ---------------------------------------------------------------- outcomes
@@ -227,30 +222,14 @@ Deno.test("watch: coverage that cannot be proven (total_count > fetched) ends in
     headers.delete("content-length");
     return new Response(JSON.stringify(body), { status: 200, headers });
   };
-  await using h = await openWatchHarness({
-    scenario: "checks_pass",
-    kinds: (store, baseUrl, clock) => [
-      watchKind({
-        parse: parseWatchInput,
-        observer: () =>
-          clientObserver(
-            new GitHubClient({
-              baseUrl,
-              clock,
-              log: silentLogger,
-              etagCache: new SqliteEtagCache(store.conn, clock),
-              fetch: inflating,
-            }),
-          ),
-        saveObservation: () => Promise.reject(new Error("an incomplete observation must not be stored")),
-      }),
-    ],
-  });
+  // The shipped wiring (its corpus write included), with the fault between the real client and the fake.
+  await using h = await openWatchHarness({ scenario: "checks_pass", fetch: inflating });
   const { result } = await watch(h);
   assert.equal(result.outcome, "incomplete");
   assert.equal(elapsedMs(result), 90_000);
   assert.equal(result.polls, 11);
   assert.deepEqual(result.summary, { total: 3, pending: 0, passed: 3, failed: 0 });
+  assert.equal(storedChecks(h)?.item_status, "unavailable", "an incomplete observation is not stored");
 });
 
 // ---------------------------------------------------------------- bounds
@@ -343,30 +322,11 @@ Deno.test("watch: a rate limit that outlasts the deadline mid-watch ends timed_o
   const ref: { fake?: FakeGitHub } = {};
   await using h = await openWatchHarness({
     scenario: "flaky_unchanged",
-    kinds: (store, baseUrl, clock) => {
-      const corpus = new CorpusRows(store.conn);
-      // Between the real client and the real fake: the limit runs out after the third poll.
-      const exhausting: typeof fetch = (input, init) => {
-        const url = input instanceof Request ? input.url : String(input);
-        if (url.includes("/pulls/") && ++pulls === 5) ref.fake?.exhaustPrimary({ resetInMs: 20 * 60_000 });
-        return fetch(input, init);
-      };
-      return [
-        watchKind({
-          parse: parseWatchInput,
-          observer: () =>
-            clientObserver(
-              new GitHubClient({
-                baseUrl,
-                clock,
-                log: silentLogger,
-                etagCache: new SqliteEtagCache(store.conn, clock),
-                fetch: exhausting,
-              }),
-            ),
-          saveObservation: (r) => corpus.pullRequestChecksPut(checksObservationOf(r)).then(() => {}),
-        }),
-      ];
+    // Between the real client and the real fake: the limit runs out after the third poll.
+    fetch: (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.includes("/pulls/") && ++pulls === 5) ref.fake?.exhaustPrimary({ resetInMs: 20 * 60_000 });
+      return fetch(input, init);
     },
   });
   ref.fake = h.fake;
@@ -423,7 +383,7 @@ Deno.test("watch: the last complete observation is stored and readable offline v
   assert.equal(before?.item_status, "unavailable");
   assert.equal(before?.reason, "not_synced");
   const { result } = await watch(h);
-  const answer = getPullRequestChecks(new CorpusRows(h.store.conn), { pull_requests: [PR_REF, "octo/widgets#7"] });
+  const answer = getPullRequestChecks(h.store.corpus, { pull_requests: [PR_REF, "octo/widgets#7"] });
   assert.equal(answer.batch_status, "partial");
   const item = answer.items[0];
   assert.equal(item?.item_status, "complete");

@@ -8,7 +8,6 @@
  * @module
  */
 
-import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import { AppError } from "../base/errors.ts";
 import { createLogger, type Logger } from "../base/log.ts";
 import { parsePullRefText } from "../base/names.ts";
@@ -28,15 +27,13 @@ import { searchThreads, type SearchThreadsInput } from "../corpus/search.ts";
 import type { CheckEntry } from "../github/checks_state.ts";
 import { SYNC_KIND, type SyncResult } from "../github/sync_kind.ts";
 import { WATCH_KIND, type WatchOutcome, type WatchResult } from "../github/watch_kind.ts";
-import { JobControl } from "../jobs/control.ts";
-import { Executor } from "../jobs/executor.ts";
-import { CorpusRows } from "../store/corpus_rows.ts";
 import type { JobRow } from "../store/job_rows.ts";
 import { openStore } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
 import { EXIT_CANCELLED, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PENDING, EXIT_USAGE, UsageError } from "./exit.ts";
-import { githubConfigFromEnv, productRegistry } from "./product.ts";
+import { githubConfigFromEnv, PRODUCT_INPUTS } from "./product.ts";
+import { openRuntime } from "./runtime.ts";
 
 /** Exit code of each watch outcome (gh-compatible for pass, fail and pending). */
 export const WATCH_EXIT_CODES: Readonly<Record<WatchOutcome, number>> = {
@@ -152,59 +149,49 @@ async function runBlocking(options: {
   onUpdate: (row: JobRow, tick: number) => void;
 }): Promise<BlockingRun> {
   const log = cliLogger();
-  const store = openStore(options.db);
-  const handlerClock: Clock = options.timeRate === undefined ? systemClock : new ScaledClock(options.timeRate);
+  const runtime = openRuntime({
+    db: options.db,
+    kinds: { product: { github: githubConfigFromEnv(), inputs: PRODUCT_INPUTS } },
+    log,
+    ...(options.timeRate === undefined ? {} : { timeRate: options.timeRate }),
+    execution: "in_process",
+  });
+  const { control } = runtime;
   try {
-    const registry = productRegistry(store, githubConfigFromEnv(), log, handlerClock);
-    const executor = new Executor(store.rows, registry, {
-      clock: systemClock,
-      handlerClock,
-      log: log.child("executor"),
-    });
-    const control = new JobControl(store.rows, registry, {
-      clock: systemClock,
-      handlerClock,
-      onSubmitted: () => executor.wake(),
-      onCancelRequested: (ids) => executor.abortLocal(ids),
-    });
-    await executor.start();
+    await runtime.execution.start();
+    const job = await control.submit(options.kind, options.input);
+    let interrupted = false;
+    let wake = Promise.withResolvers<void>();
+    const onSignal = () => {
+      if (interrupted) Deno.exit(EXIT_CANCELLED);
+      interrupted = true;
+      control.cancel(job.id).catch((err) => log.warn("could not cancel", { error: String(err) })).finally(() =>
+        wake.resolve()
+      );
+    };
+    const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+    for (const s of signals) Deno.addSignalListener(s, onSignal);
     try {
-      const job = await control.submit(options.kind, options.input);
-      let interrupted = false;
-      let wake = Promise.withResolvers<void>();
-      const onSignal = () => {
-        if (interrupted) Deno.exit(EXIT_CANCELLED);
-        interrupted = true;
-        control.cancel(job.id).catch((err) => log.warn("could not cancel", { error: String(err) })).finally(() =>
-          wake.resolve()
-        );
-      };
-      const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-      for (const s of signals) Deno.addSignalListener(s, onSignal);
-      try {
-        for (let tick = 0;; tick++) {
-          const row = store.rows.jobGet(job.id);
-          if (row === undefined) {
-            throw new AppError("not_found", `Cannot follow job ${job.id}: it disappeared from the store`);
-          }
-          options.onUpdate(row, tick);
-          if (TERMINAL.has(row.status)) return { row, interrupted };
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          await Promise.race([
-            new Promise<void>((resolve) => timer = setTimeout(resolve, WAIT_TICK_MS)),
-            wake.promise,
-          ]);
-          clearTimeout(timer);
-          wake = Promise.withResolvers<void>();
+      for (let tick = 0;; tick++) {
+        const row = runtime.store.rows.jobGet(job.id);
+        if (row === undefined) {
+          throw new AppError("not_found", `Cannot follow job ${job.id}: it disappeared from the store`);
         }
-      } finally {
-        for (const s of signals) Deno.removeSignalListener(s, onSignal);
+        options.onUpdate(row, tick);
+        if (TERMINAL.has(row.status)) return { row, interrupted };
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => timer = setTimeout(resolve, WAIT_TICK_MS)),
+          wake.promise,
+        ]);
+        clearTimeout(timer);
+        wake = Promise.withResolvers<void>();
       }
     } finally {
-      await executor.stop();
+      for (const s of signals) Deno.removeSignalListener(s, onSignal);
     }
   } finally {
-    store.close();
+    await runtime.close();
   }
 }
 
@@ -623,7 +610,7 @@ function searchCommand(): Command {
       if (values.cursor !== undefined) input.cursor = String(values.cursor);
       const store = openStore(resolveDbPath(values.db as string | undefined));
       try {
-        const answer = searchThreads(new CorpusRows(store.conn), input);
+        const answer = searchThreads(store.corpus, input);
         if (values.json === true) {
           console.log(JSON.stringify(answer, null, 2));
           return Promise.resolve(EXIT_OK);

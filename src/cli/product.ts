@@ -26,17 +26,22 @@ import {
 } from "../mcp/corpus_schemas.ts";
 import { okResult, parseArgs } from "../mcp/tool_kit.ts";
 import { ALWAYS_LOAD_META, GITHUB_READ, jobsTools, jobTool, LOCAL_READ, type ToolDef } from "../mcp/tools.ts";
-import { CorpusRows } from "../store/corpus_rows.ts";
 import type { Store } from "../store/store.ts";
 import * as kinds from "./product_kinds.ts";
 export { type GitHubConfig, githubConfigFromEnv } from "./product_kinds.ts";
 
 /** Where jobs are admitted, each kind validates its request with its zod schema. */
-const PRODUCT_INPUTS: kinds.ProductInputs = { watch: parseWatchInput, sync: parseSyncInput };
+export const PRODUCT_INPUTS: kinds.ProductInputs = { watch: parseWatchInput, sync: parseSyncInput };
 
 /** The product's job kinds over one store, validating requests at admission. */
-export function productKinds(store: Store, gh: kinds.GitHubConfig, log: Logger, clock?: Clock): AnyJobKind[] {
-  return kinds.productKinds(store, gh, log, clock ?? systemClock, PRODUCT_INPUTS);
+export function productKinds(
+  store: Store,
+  gh: kinds.GitHubConfig,
+  log: Logger,
+  clock?: Clock,
+  fetch?: typeof globalThis.fetch,
+): AnyJobKind[] {
+  return kinds.productKinds(store, gh, log, clock ?? systemClock, PRODUCT_INPUTS, fetch);
 }
 
 /** A registry of the product kinds, validating requests at admission. */
@@ -48,7 +53,7 @@ const ThreadRefs = z.array(z.string()).min(1).max(100);
 
 /** Every tool the shipped server lists (before `--read-only` filtering). */
 export function productTools(control: JobControl, store: Store): ToolDef[] {
-  const corpus = new CorpusRows(store.conn);
+  const corpus = store.corpus;
   return [
     ...jobsTools(control),
     jobTool(control, {

@@ -15,7 +15,6 @@ import { SYNC_KIND, syncKind } from "../github/sync_kind.ts";
 import type { WatchRequest } from "../github/watch_input.ts";
 import { checksObservationOf, WATCH_KIND, watchKind } from "../github/watch_kind.ts";
 import { type AnyJobKind, JobKindRegistry, runOnlyParse } from "../jobs/kinds.ts";
-import { CorpusRows } from "../store/corpus_rows.ts";
 import type { Store } from "../store/store.ts";
 import { envGet } from "./config.ts";
 
@@ -45,20 +44,25 @@ export type ProductInputs = {
   sync(input: unknown): SyncRequest;
 } | "run_only";
 
-/** The product's job kinds over one store. GitHub clients are created per job (per-job counters). */
+/**
+ * The product's job kinds over one store. GitHub clients are created per job (per-job counters);
+ * `fetch` replaces the global one (tests put a fault between the real client and the fake).
+ */
 export function productKinds(
   store: Store,
   gh: GitHubConfig,
   log: Logger,
   clock: Clock,
   inputs: ProductInputs,
+  fetch?: typeof globalThis.fetch,
 ): AnyJobKind[] {
-  const corpus = new CorpusRows(store.conn);
-  const etags = new SqliteEtagCache(store.conn, clock);
+  const corpus = store.corpus;
+  const etags = new SqliteEtagCache(store.etags, clock);
   const client = () =>
     new GitHubClient({
       baseUrl: gh.baseUrl,
       ...(gh.token === undefined ? {} : { token: gh.token }),
+      ...(fetch === undefined ? {} : { fetch }),
       clock,
       log: log.child("github"),
       etagCache: etags,
@@ -82,6 +86,7 @@ export function productRegistry(
   log: Logger,
   clock: Clock = systemClock,
   inputs: ProductInputs,
+  fetch?: typeof globalThis.fetch,
 ): JobKindRegistry {
-  return new JobKindRegistry(productKinds(store, gh, log, clock, inputs));
+  return new JobKindRegistry(productKinds(store, gh, log, clock, inputs, fetch));
 }

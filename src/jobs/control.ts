@@ -14,7 +14,6 @@ import {
   JOB_RETENTION_MS_DEFAULT,
   JOB_RUNNING_MAX_DEFAULT,
 } from "../base/limits.ts";
-import { changeStamp } from "../store/change_stamp.ts";
 import type { CancelEffect, JobRow, JobRows, JobStatus } from "../store/job_rows.ts";
 import { pollAfterMs } from "./guidance.ts";
 import type { JobKindRegistry } from "./kinds.ts";
@@ -48,7 +47,8 @@ export type Authority = string | null;
 
 /** Admission, reads and cancellation requests over the job store. */
 export class JobControl {
-  readonly rows: JobRows;
+  // Private: readers go through get / getMany / find, which apply visibility and expiry.
+  private readonly rows: JobRows;
   readonly registry: JobKindRegistry;
   readonly clock: Clock;
   readonly admittedMax: number;
@@ -70,7 +70,7 @@ export class JobControl {
     this.#handlerClock = options.handlerClock ?? options.clock;
     this.#onSubmitted = options.onSubmitted;
     this.#onCancelRequested = options.onCancelRequested;
-    this.waits = options.waits ?? new JobWaits({ probe: () => changeStamp(rows.conn), clock: options.clock });
+    this.waits = options.waits ?? new JobWaits({ probe: () => rows.changeStamp(), clock: options.clock });
   }
 
   /**
@@ -117,6 +117,17 @@ export class JobControl {
     if (row === undefined || !visibleTo(row, authority)) return undefined;
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) return undefined;
     return row;
+  }
+
+  /**
+   * A job for a task lookup: the visible row, or why there is none. `expired` when the job's
+   * retention ended but its row is not purged yet (and it is `authority`'s); `not_found` otherwise.
+   */
+  find(id: string, authority: Authority = null): { row: JobRow } | { missing: "expired" | "not_found" } {
+    const row = this.rows.jobGet(id);
+    if (row === undefined || !visibleTo(row, authority)) return { missing: "not_found" };
+    if (row.expires_at !== null && row.expires_at <= this.clock.now()) return { missing: "expired" };
+    return { row };
   }
 
   /**

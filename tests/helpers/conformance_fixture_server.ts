@@ -228,10 +228,10 @@ export class TerminalWatch {
     this.#waiters.set(id, resolve);
     const timer = setTimeout(resolve, timeoutMs);
     try {
-      const now = control.rows.jobGet(id);
+      const now = control.get(id);
       if (now === undefined || isTerminal(now)) return now;
       await promise;
-      return control.rows.jobGet(id);
+      return control.get(id);
     } finally {
       clearTimeout(timer);
       this.#waiters.delete(id);
@@ -338,7 +338,7 @@ if (import.meta.main) {
     listen: values.listen ?? "127.0.0.1:0",
     readOnly: false,
   }, {
-    registry: () => new JobKindRegistry(fixtureKinds(desk)),
+    kinds: { registry: () => new JobKindRegistry(fixtureKinds(desk)) },
     executor: { onTerminal: watch.onTerminal },
     tools: ({ control }) => fixtureTools(control, watch),
     taskInputs: desk,
