@@ -31,11 +31,11 @@ export const NARROW_ARROWS: ReadonlyArray<{ from: string; to: string; files: rea
   {
     from: "cli",
     to: "mcp",
-    // serve.ts builds the MCP server and its transports; product.ts defines the product's MCP tools.
-    // Every other cli/ module (the jobs, github, setup and permissions commands, the network
-    // worker, the executor proxy, main.ts's dispatch) works with jobs, not with MCP.
-    files: ["cli/serve.ts", "cli/product.ts"],
-    why: "only the modules that serve MCP or define its tools import mcp/",
+    // serve.ts builds the MCP server and its transports; main.ts hands serve the product's tools
+    // (src/mcp/product_tools.ts). Every other cli/ module (the jobs, github, setup and permissions
+    // commands, the runtime, the network worker, the executor proxy) works with jobs, not with MCP.
+    files: ["cli/serve.ts", "cli/main.ts"],
+    why: "only the modules that serve MCP or wire its tools into serve import mcp/",
   },
 ];
 

@@ -23,7 +23,6 @@ function gatedKind() {
   const gates = new Map<string, ReturnType<typeof gate>>();
   const kind = defineJobKind<null, { released: true }>({
     kind: "gated",
-    parse: () => null,
     run: (ctx) =>
       new Promise((resolve, reject) => {
         const g = gate();

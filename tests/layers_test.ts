@@ -37,20 +37,25 @@ async function problemsIn(files: Record<string, string>): Promise<string[]> {
   }
 }
 
-Deno.test("checkLayers() lets only serve.ts and product.ts of cli/ import mcp/", async () => {
+Deno.test("checkLayers() lets only serve.ts and main.ts of cli/ import mcp/", async () => {
   const imports = 'import { x } from "../mcp/x.ts";\nexport const y = x;\n';
   const problems = await problemsIn({
     "mcp/x.ts": "export const x = 1;\n",
     "cli/serve.ts": imports,
-    "cli/product.ts": imports,
+    "cli/main.ts": imports,
     "cli/jobs_cmd.ts": imports,
+    "cli/runtime.ts": imports,
     "cli/network_worker.ts": 'export { x } from "../mcp/x.ts";\n',
     // Other arrows out of cli/ stay open to every cli/ module.
     "jobs/j.ts": "export const j = 1;\n",
     "cli/other.ts": 'import { j } from "../jobs/j.ts";\nexport const k = j;\n',
   });
-  assert.equal(problems.length, 2, problems.join("\n"));
-  assert.match(problems[0] ?? "", /^cli\/(jobs_cmd|network_worker)\.ts: cli may not import mcp .*only the modules/);
+  assert.equal(problems.length, 3, problems.join("\n"));
+  assert.match(
+    problems[0] ?? "",
+    /^cli\/(jobs_cmd|network_worker|runtime)\.ts: cli may not import mcp .*only the modules/,
+  );
+  assert.match(problems.join("\n"), /cli\/runtime\.ts: cli may not import mcp/);
   assert.match(problems.join("\n"), /cli\/jobs_cmd\.ts: cli may not import mcp/);
   assert.match(problems.join("\n"), /cli\/network_worker\.ts: cli may not import mcp/);
 });

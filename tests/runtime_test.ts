@@ -10,7 +10,6 @@ import { ManualClock } from "../src/base/clock.ts";
 import { AppError } from "../src/base/errors.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
-import { PRODUCT_INPUTS } from "../src/cli/product.ts";
 import { networkWorkerPermissions, openRuntime } from "../src/cli/runtime.ts";
 import { networkWorkerScript } from "../src/cli/worker_script.ts";
 import { REPO_ROOT } from "./helpers/longcall_procs.ts";
@@ -85,7 +84,7 @@ Deno.test("openRuntime: a network worker needs the product's kinds and no inject
     () =>
       openRuntime({
         db: dir.file("b.db"),
-        kinds: { product: { github, fetch, inputs: PRODUCT_INPUTS } },
+        kinds: { product: { github, fetch } },
         log: silentLogger,
         execution: worker,
       }),

@@ -25,7 +25,7 @@ import {
   SCENARIO_SHA_SECOND,
   type ScenarioStep,
 } from "./helpers/fake_github.ts";
-import { type GitHubHarness, openGitHubHarness, runJob, TERMINAL } from "./helpers/github_jobs.ts";
+import { type GitHubHarness, openGitHubHarness, productRequest, runJob, TERMINAL } from "./helpers/github_jobs.ts";
 import { assertMatchesAdvertised } from "./helpers/output_schemas.ts";
 import { waitFor, waitForStatus } from "./helpers/temp.ts";
 
@@ -287,7 +287,7 @@ Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelle
   const clock = new ManualClock(Date.UTC(2026, 0, 1)); // no autoAdvance: the wait really parks
   await using h = await openWatchHarness({ scenario: "checks_pass", clock });
   h.fake.exhaustPrimary({ resetInMs: 10 * 60_000 }); // within the client's 15-minute wait bound
-  const job = await h.control.submit(WATCH_KIND, PR);
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, PR));
   await waitFor("the watcher to park in the rate-limit wait", () => clock.pendingSleeps === 1 && h.fake.counts.total);
   assert.equal(h.fake.counts.rateLimited, 1);
   // Poll guidance follows the reset, not a busy interval: capped at the 60 s maximum here.
@@ -307,7 +307,7 @@ Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelle
 Deno.test("watch: a rate-limit reset beyond the deadline is not waited for: rate_limited before any observation", async () => {
   await using h = await openWatchHarness({ scenario: "flaky_unchanged" });
   h.fake.exhaustPrimary({ resetInMs: 14 * 60_000 });
-  const job = await h.control.submit(WATCH_KIND, { ...PR, timeout_ms: 5 * 60_000 });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, timeout_ms: 5 * 60_000 }));
   const row = await waitForStatus(h.store, job.id, TERMINAL, 10_000);
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "rate_limited");
@@ -344,7 +344,7 @@ Deno.test("watch: a rate limit that outlasts the deadline mid-watch ends timed_o
 Deno.test("watch: progress says waiting_for_checks with polls, and nextPollAt feeds JobControl.pollAfterMs", async () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1)); // moves only when the test says so
   await using h = await openWatchHarness({ scenario: "checks_pass", clock });
-  const job = await h.control.submit(WATCH_KIND, { ...PR, poll_interval_ms: 30_000 });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, poll_interval_ms: 30_000 }));
   // The first guidance (the JobReference's poll_after_ms, the task's pollIntervalMs) is the first
   // scheduled GitHub poll, not the 250 ms floor: the first reading happens at once and a pending CI
   // can change only by then.

@@ -61,7 +61,6 @@ const CHILD_PATH = new URL(import.meta.url).pathname;
 
 const noopKind: AnyJobKind = defineJobKind<null, null>({
   kind: "noop",
-  parse: () => null,
   run: () => Promise.resolve(null),
 });
 
@@ -70,7 +69,6 @@ const aborted = new Map<string, number>();
 
 const waitKind: AnyJobKind = defineJobKind<null, null>({
   kind: "wait",
-  parse: () => null,
   run: (ctx) =>
     new Promise((_resolve, reject) => {
       const onAbort = () => {

@@ -27,12 +27,15 @@ import { searchThreads, type SearchThreadsInput } from "../corpus/search.ts";
 import type { CheckEntry } from "../github/checks_state.ts";
 import { SYNC_KIND, type SyncResult } from "../github/sync_kind.ts";
 import { WATCH_KIND, type WatchOutcome, type WatchResult } from "../github/watch_kind.ts";
+import { syncSpec } from "../github/sync_spec.ts";
+import { watchSpec } from "../github/watch_spec.ts";
+import { parseJobInput } from "../jobs/spec.ts";
 import type { JobRow } from "../store/job_rows.ts";
 import { openStore } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
 import { EXIT_CANCELLED, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PENDING, EXIT_USAGE, UsageError } from "./exit.ts";
-import { githubConfigFromEnv, PRODUCT_INPUTS } from "./product.ts";
+import { githubConfigFromEnv } from "./product_kinds.ts";
 import { openRuntime } from "./runtime.ts";
 
 /** Exit code of each watch outcome (gh-compatible for pass, fail and pending). */
@@ -144,14 +147,15 @@ interface BlockingRun {
 async function runBlocking(options: {
   db: string;
   kind: string;
-  input: unknown;
+  /** Already validated and normalized with the kind's spec. */
+  request: unknown;
   timeRate: number | undefined;
   onUpdate: (row: JobRow, tick: number) => void;
 }): Promise<BlockingRun> {
   const log = cliLogger();
   const runtime = openRuntime({
     db: options.db,
-    kinds: { product: { github: githubConfigFromEnv(), inputs: PRODUCT_INPUTS } },
+    kinds: { product: { github: githubConfigFromEnv() } },
     log,
     ...(options.timeRate === undefined ? {} : { timeRate: options.timeRate }),
     execution: "in_process",
@@ -159,7 +163,7 @@ async function runBlocking(options: {
   const { control } = runtime;
   try {
     await runtime.execution.start();
-    const job = await control.submit(options.kind, options.input);
+    const job = await control.submit(options.kind, options.request);
     let interrupted = false;
     let wake = Promise.withResolvers<void>();
     const onSignal = () => {
@@ -417,7 +421,8 @@ function checksWatchCommand(): Command {
       const { row } = await runBlocking({
         db: resolveDbPath(values.db as string | undefined),
         kind: WATCH_KIND,
-        input,
+        // The flags map onto the tool's input; the spec validates and normalizes it, once.
+        request: parseJobInput(watchSpec, input),
         timeRate: simulateRate(values),
         onUpdate: (r, tick) => {
           if (TERMINAL.has(r.status)) return;
@@ -536,7 +541,7 @@ function syncCommand(): Command {
       const { row } = await runBlocking({
         db: resolveDbPath(values.db as string | undefined),
         kind: SYNC_KIND,
-        input,
+        request: parseJobInput(syncSpec, input),
         timeRate: undefined,
         onUpdate: (r, tick) => {
           // The final state is shown too: a fast sync may end between two reads of the row.

@@ -10,7 +10,8 @@ import { type Command, commandHelp, parseCommandArgs } from "./command.ts";
 import { EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, UsageError } from "./exit.ts";
 import { githubCommands } from "./github_cmd.ts";
 import { jobsCommands } from "./jobs_cmd.ts";
-import { githubConfigFromEnv, PRODUCT_INPUTS, productTools } from "./product.ts";
+import { productTools } from "../mcp/product_tools.ts";
+import { githubConfigFromEnv } from "./product_kinds.ts";
 import { JobKindRegistry } from "../jobs/kinds.ts";
 import { serveCommand } from "./serve.ts";
 import { permissionsCommand } from "./permissions_cmd.ts";
@@ -21,7 +22,7 @@ function commands(): Command[] {
     serveCommand(() => {
       const github = githubConfigFromEnv();
       return {
-        kinds: { product: { github, inputs: PRODUCT_INPUTS } },
+        kinds: { product: { github } },
         tools: ({ control, store }) => productTools(control, store),
         networkWorker: { moduleUrl: Deno.mainModule },
       };

@@ -62,12 +62,12 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
     try {
       switch (msg.type) {
         case "init": {
-          // The same composition root as every other process, executing in this thread; its
-          // kinds only run (requests were validated when admitted).
+          // The same composition root as every other process, executing in this thread (requests
+          // were validated and normalized when admitted, so no spec or zod is loaded here).
           const opened = openRuntime({
             db: msg.db,
             ...(msg.synchronous === undefined ? {} : { synchronous: msg.synchronous }),
-            kinds: { product: { github: msg.github, inputs: "run_only" } },
+            kinds: { product: { github: msg.github } },
             log: createLogger(msg.logLevel, "longcall:worker", writeLog),
             ...(msg.timeRate === undefined ? {} : { timeRate: msg.timeRate }),
             execution: "in_process",

@@ -13,7 +13,7 @@ import { envGet, logLevel, resolveDbPath } from "./config.ts";
 import { EXIT_ERROR, EXIT_OK } from "./exit.ts";
 import { effectiveFlags } from "./effective_flags.ts";
 import { FLAG_REASONS, netHostOf, permissionFlags } from "./permissions.ts";
-import { githubConfigFromEnv } from "./product.ts";
+import { githubConfigFromEnv } from "./product_kinds.ts";
 import { narrowServingThread } from "./serve.ts";
 import { startNetworkWorker } from "./runtime.ts";
 import type { WorkerPermissions } from "./worker_executor.ts";

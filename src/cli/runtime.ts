@@ -15,25 +15,23 @@ import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import type { Logger, LogLevel } from "../base/log.ts";
 import { JobControl } from "../jobs/control.ts";
 import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
-import type { JobKindRegistry } from "../jobs/kinds.ts";
+import { type AnyJobPolicy, JobKindRegistry } from "../jobs/kinds.ts";
 import { JobWaits } from "../jobs/wait.ts";
 import type { Synchronous } from "../store/db.ts";
 import { openStore, type Store } from "../store/store.ts";
 import { netHostOf } from "./permissions.ts";
-import { type GitHubConfig, type ProductInputs, productRegistry } from "./product_kinds.ts";
+import { type GitHubConfig, productPolicies, productRegistry } from "./product_kinds.ts";
 import { databaseFiles, WorkerExecutor, type WorkerPermissions } from "./worker_executor.ts";
 import { networkWorkerScript, type WorkerScript } from "./worker_script.ts";
 
 /** Executor settings a caller may override (tests shorten heartbeats and leases). */
 export type ExecutorOverrides = Partial<Omit<ExecutorOptions, "clock" | "log" | "handlerClock">>;
 
-/** The product's kinds: GitHub where it is, how to fetch (tests inject), how requests are validated. */
+/** The product's kinds: where GitHub is and how to fetch from it (tests inject a fetch). */
 export interface ProductKindsConfig {
   github: GitHubConfig;
   /** The GitHub client's fetch (default the global one). In-process execution only: it cannot be posted. */
   fetch?: typeof fetch;
-  /** How admission validates requests (src/cli/product.ts passes the zod parsers), or `"run_only"`. */
-  inputs: ProductInputs;
 }
 
 /** The job kinds of a runtime: the product's, or any registry over the store (tests, fixtures). */
@@ -95,7 +93,8 @@ export interface Execution {
 /** An open runtime. The SQLite connection stays inside `store`. */
 export interface Runtime {
   readonly store: Store;
-  readonly registry: JobKindRegistry;
+  /** The kinds this runtime admits: runnable ones when it executes them, else their policies. */
+  readonly registry: JobKindRegistry<AnyJobPolicy>;
   readonly control: JobControl;
   readonly waits: JobWaits;
   readonly execution: Execution;
@@ -175,9 +174,14 @@ export function openRuntime(config: RuntimeConfig): Runtime {
   const log = config.log;
   const store = openStore(config.db, config.synchronous === undefined ? {} : { synchronous: config.synchronous });
   try {
-    const registry = product === undefined
+    // The runners (GitHub clients, the ETag cache) exist only where jobs execute: with the network
+    // worker this thread admits with the kinds' policies alone.
+    const runnable: JobKindRegistry | undefined = product === undefined
       ? (config.kinds as Extract<RuntimeKinds, { registry: unknown }>).registry({ store, log, clock: handlerClock })
-      : productRegistry(store, product.github, log, handlerClock, product.inputs, product.fetch);
+      : workerConfig !== undefined
+      ? undefined
+      : productRegistry(store, product.github, log, handlerClock, product.fetch);
+    const registry: JobKindRegistry<AnyJobPolicy> = runnable ?? new JobKindRegistry(productPolicies());
     // Waiting jobs.get calls share one change probe; the executor's own events wake them sooner.
     const waits = new JobWaits({ probe: () => store.changeStamp(), clock });
     let execution: Execution;
@@ -199,10 +203,10 @@ export function openRuntime(config: RuntimeConfig): Runtime {
         ...(config.timeRate === undefined ? {} : { timeRate: config.timeRate }),
         executor: config.executor ?? {},
       });
-    } else if (config.execution === "in_process") {
+    } else if (config.execution === "in_process" && runnable !== undefined) {
       const overrides = config.executor ?? {};
       execution = inProcessExecution(
-        new Executor(store.rows, registry, {
+        new Executor(store.rows, runnable, {
           clock,
           handlerClock,
           log: log.child("executor"),

@@ -16,7 +16,7 @@ import {
 } from "../base/limits.ts";
 import type { CancelEffect, JobRow, JobRows, JobStatus } from "../store/job_rows.ts";
 import { pollAfterMs } from "./guidance.ts";
-import type { JobKindRegistry } from "./kinds.ts";
+import type { AnyJobPolicy, JobKindRegistry } from "./kinds.ts";
 import { isSettled, JobWaits, materialKey, type WaitEnd } from "./wait.ts";
 
 export interface JobControlOptions {
@@ -49,7 +49,8 @@ export type Authority = string | null;
 export class JobControl {
   // Private: readers go through get / getMany / find, which apply visibility and expiry.
   private readonly rows: JobRows;
-  readonly registry: JobKindRegistry;
+  /** The kinds this side admits: their policies only (it never runs a handler). */
+  readonly registry: JobKindRegistry<AnyJobPolicy>;
   readonly clock: Clock;
   readonly admittedMax: number;
   readonly retentionMs: number;
@@ -60,7 +61,7 @@ export class JobControl {
   readonly #onSubmitted: ((row: JobRow) => void) | undefined;
   readonly #onCancelRequested: ((ids: string[]) => void) | undefined;
 
-  constructor(rows: JobRows, registry: JobKindRegistry, options: JobControlOptions) {
+  constructor(rows: JobRows, registry: JobKindRegistry<AnyJobPolicy>, options: JobControlOptions) {
     this.rows = rows;
     this.registry = registry;
     this.clock = options.clock;
@@ -74,21 +75,20 @@ export class JobControl {
   }
 
   /**
-   * Validates, normalizes and admits a job in one transaction. The job exists (and is
-   * readable by id from any process) when this resolves.
+   * Admits a job in one transaction. `request` is already validated and normalized: the boundary
+   * (the MCP tool, the CLI command) parsed it with the kind's spec. The job exists (and is readable
+   * by id from any process) when this resolves.
    *
-   * @throws {AppError} `invalid_argument` (unknown kind, bad request, request too large),
-   *   `overloaded` (admission bound reached; nothing written), `store_busy`.
+   * @throws {AppError} `invalid_argument` (unknown kind, request too large), `overloaded`
+   *   (admission bound reached; nothing written), `store_busy`.
    */
-  async submit(kind: string, input: unknown, options: { authority?: Authority } = {}): Promise<JobRow> {
-    const def = this.registry.get(kind);
-    if (def === undefined) {
+  async submit(kind: string, request: unknown, options: { authority?: Authority } = {}): Promise<JobRow> {
+    if (this.registry.get(kind) === undefined) {
       throw new AppError("invalid_argument", `Cannot submit job: unknown kind "${kind}"`, {
         data: { known_kinds: this.registry.names() },
       });
     }
-    const request = def.parse(input);
-    const requestJson = JSON.stringify(request);
+    const requestJson = JSON.stringify(request ?? null);
     const bytes = new TextEncoder().encode(requestJson).length;
     if (bytes > JOB_REQUEST_BYTES_MAX) {
       throw new AppError(

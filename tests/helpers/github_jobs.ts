@@ -15,7 +15,11 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/base/clock.ts";
 import { silentLogger } from "../../src/base/log.ts";
-import { PRODUCT_INPUTS } from "../../src/cli/product.ts";
+import { SYNC_KIND } from "../../src/github/sync_kind.ts";
+import { syncSpec } from "../../src/github/sync_spec.ts";
+import { WATCH_KIND } from "../../src/github/watch_kind.ts";
+import { watchSpec } from "../../src/github/watch_spec.ts";
+import { type JobSpec, parseJobInput } from "../../src/jobs/spec.ts";
 import { openRuntime } from "../../src/cli/runtime.ts";
 import type { JobControl } from "../../src/jobs/control.ts";
 import type { Executor } from "../../src/jobs/executor.ts";
@@ -63,7 +67,7 @@ export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Pro
   const runtime = openRuntime({
     db: dir.file("gh.db"),
     kinds: makeKinds === undefined
-      ? { product: { github, ...(fetch === undefined ? {} : { fetch }), inputs: PRODUCT_INPUTS } }
+      ? { product: { github, ...(fetch === undefined ? {} : { fetch }) } }
       : { registry: ({ store }) => new JobKindRegistry(makeKinds(tempStoreOf(store), fake.url, clock)) },
     log: silentLogger,
     handlerClock: clock,
@@ -86,14 +90,29 @@ export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Pro
   };
 }
 
-/** Submits a job and waits until it ends; asserts it succeeded (a result was stored). */
+/** The product's specs by kind: what the MCP tools and CLI commands validate with. */
+const PRODUCT_SPECS: Readonly<Record<string, JobSpec<unknown>>> = {
+  [WATCH_KIND]: watchSpec as JobSpec<unknown>,
+  [SYNC_KIND]: syncSpec as JobSpec<unknown>,
+};
+
+/**
+ * A product kind's request as the boundary makes it: `input` validated and normalized with the
+ * kind's spec (throws its invalid_argument). Other kinds' inputs are returned unchanged.
+ */
+export function productRequest(kind: string, input: unknown): unknown {
+  const spec = PRODUCT_SPECS[kind];
+  return spec === undefined ? input : parseJobInput(spec, input);
+}
+
+/** Submits a job (a product kind's input normalized by its spec) and waits until it ends; asserts it succeeded. */
 export async function runJob<R>(
   h: GitHubHarness,
   kind: string,
   input: unknown,
   timeoutMs = 30_000,
 ): Promise<{ row: JobRow; result: R }> {
-  const submitted = await h.control.submit(kind, input);
+  const submitted = await h.control.submit(kind, productRequest(kind, input));
   const row = await waitForStatus(h.store, submitted.id, TERMINAL, timeoutMs);
   assert.equal(row.status, "succeeded", `job ended ${row.status}: ${JSON.stringify(row.error)}`);
   return { row, result: row.result as R };

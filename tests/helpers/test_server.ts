@@ -16,7 +16,8 @@
 
 import { z } from "zod";
 import { parseArgs } from "node:util";
-import { githubConfigFromEnv, PRODUCT_INPUTS, productTools } from "../../src/cli/product.ts";
+import { githubConfigFromEnv } from "../../src/cli/product_kinds.ts";
+import { productTools } from "../../src/mcp/product_tools.ts";
 import { runServer } from "../../src/cli/serve.ts";
 import type { JobControl } from "../../src/jobs/control.ts";
 import { jobsTools, jobTool, type ToolDef } from "../../src/mcp/tools.ts";
@@ -109,7 +110,7 @@ if (import.meta.main) {
     },
     values.product === true
       ? {
-        kinds: { product: { github: githubConfigFromEnv(), inputs: PRODUCT_INPUTS } },
+        kinds: { product: { github: githubConfigFromEnv() } },
         executor,
         tools: ({ control, store }) => productTools(control, store),
       }
