@@ -69,7 +69,10 @@ export const OWNERS: readonly Owner[] = [
     files: [
       "mcp/stdio_framing.ts",
       "cli/main.ts",
-      "cli/github_cmd.ts",
+      "cli/checks_watch_cmd.ts",
+      "cli/sync_cmd.ts",
+      "cli/search_cmd.ts",
+      "cli/github_print.ts",
       "cli/jobs_cmd.ts",
       "cli/permissions_cmd.ts",
       "cli/setup_cmd.ts",
@@ -88,9 +91,9 @@ export const OWNERS: readonly Owner[] = [
     what: "a signal handler",
     pattern: /Deno\.(add|remove)SignalListener\(|process\.on\(\s*["']SIG/,
     layers: [],
-    files: ["cli/serve.ts", "cli/github_cmd.ts"],
-    why: "serve owns SIGINT/SIGTERM/SIGHUP for the graceful stop; a blocking github command turns " +
-      "Ctrl-C into a job cancel for as long as it follows the job",
+    files: ["cli/serve.ts", "cli/follow_job.ts"],
+    why: "serve owns SIGINT/SIGTERM/SIGHUP for the graceful stop; the blocking run of checks watch and sync " +
+      "turns Ctrl-C into a job cancel for as long as it follows the job",
   },
   {
     what: "new Worker(",

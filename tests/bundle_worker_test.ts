@@ -65,6 +65,7 @@ Deno.test("the network worker's code loads no zod: its bundle has the kinds and 
   // The bundler names each module it includes in a `// path` comment line.
   const modules = (await Deno.readTextFile(dir.file("w.js"))).split("\n").filter((l) => /^\/\/ \S+$/.test(l));
   assert.ok(modules.includes("// src/github/watch_kind.ts"), "the worker bundle has the kinds");
+  assert.ok(modules.includes("// src/github/watch_runner.ts"), "and their runners");
   assert.deepEqual(modules.filter((l) => /zod|_spec\.ts$|\/spec\.ts$/.test(l)), []);
 });
 

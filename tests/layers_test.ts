@@ -83,18 +83,18 @@ Deno.test("checkLayers() reports stdout written outside the terminal commands an
   assert.match(problems.join("\n"), /mcp\/other\.ts: the SDK's stdio server belongs to mcp\/transports\.ts/);
 });
 
-Deno.test("checkLayers() reports a signal handler outside serve.ts and github_cmd.ts", async () => {
+Deno.test("checkLayers() reports a signal handler outside serve.ts and follow_job.ts", async () => {
   const listen = 'Deno.addSignalListener("SIGINT", () => {});\n';
   const problems = await problemsIn({
     "cli/serve.ts": listen,
-    "cli/github_cmd.ts": listen + 'Deno.removeSignalListener("SIGINT", () => {});\n',
+    "cli/follow_job.ts": listen + 'Deno.removeSignalListener("SIGINT", () => {});\n',
     "cli/jobs_cmd.ts": listen,
     "jobs/e.ts": 'Deno.removeSignalListener("SIGTERM", () => {});\n',
     "github/f.ts": 'import process from "node:process";\nprocess.on("SIGINT", () => {});\n',
   });
   const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
   assert.deepEqual(flagged, ["cli/jobs_cmd.ts", "github/f.ts", "jobs/e.ts"], problems.join("\n"));
-  assert.match(problems.join("\n"), /a signal handler belongs to cli\/serve\.ts, cli\/github_cmd\.ts/);
+  assert.match(problems.join("\n"), /a signal handler belongs to cli\/serve\.ts, cli\/follow_job\.ts/);
 });
 
 Deno.test("checkLayers() reports new Worker( outside worker_executor.ts", async () => {
@@ -131,4 +131,19 @@ Deno.test("checkLayers() reports new WorkerExecutor( outside runtime.ts and stor
   assert.deepEqual(flagged, ["cli/main.ts", "cli/serve.ts", "jobs/h.ts"], problems.join("\n"));
   assert.match(problems.join("\n"), /new WorkerExecutor\( belongs to cli\/runtime\.ts/);
   assert.match(problems.join("\n"), /the raw store connection belongs to store/);
+});
+
+Deno.test("checkLayers() lets the github commands and their printer write stdout, not the blocking run or the status line", async () => {
+  const print = 'console.log("answer");\n';
+  const problems = await problemsIn({
+    "cli/checks_watch_cmd.ts": print,
+    "cli/sync_cmd.ts": print,
+    "cli/search_cmd.ts": print,
+    "cli/github_print.ts": print,
+    "cli/follow_job.ts": print,
+    "cli/status_line.ts": print,
+    "cli/github_cmd.ts": print,
+  });
+  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  assert.deepEqual(flagged, ["cli/follow_job.ts", "cli/github_cmd.ts", "cli/status_line.ts"], problems.join("\n"));
 });

@@ -20,7 +20,7 @@ import {
   parsePullRefText,
   parseThreadRefText,
 } from "../src/base/names.ts";
-import { parsePullRef } from "../src/cli/github_cmd.ts";
+import { parsePullRef } from "../src/cli/checks_watch_cmd.ts";
 import { SYNC_KIND } from "../src/github/sync_kind.ts";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
 import { SCENARIO_PULL } from "./helpers/fake_github.ts";
