@@ -33,11 +33,11 @@ export const NARROW_ARROWS: ReadonlyArray<{ from: string; to: string; files: rea
   {
     from: "cli",
     to: "mcp",
-    // serve.ts builds the MCP server and its transports; product.ts defines the product's MCP tools.
-    // Every other cli/ module (the jobs, github, setup and permissions commands, the network
-    // worker, the executor proxy, main.ts's dispatch) works with jobs, not with MCP.
-    files: ["cli/serve.ts", "cli/product.ts"],
-    why: "only the modules that serve MCP or define its tools import mcp/",
+    // serve.ts builds the MCP server and its transports; main.ts hands serve the product's tools
+    // (src/mcp/product_tools.ts). Every other cli/ module (the jobs, github, setup and permissions
+    // commands, the runtime, the network worker, the executor proxy) works with jobs, not with MCP.
+    files: ["cli/serve.ts", "cli/main.ts"],
+    why: "only the modules that serve MCP or wire its tools into serve import mcp/",
   },
 ];
 
@@ -78,7 +78,10 @@ export const OWNERS: readonly Owner[] = [
     files: [
       "mcp/stdio_framing.ts",
       "cli/main.ts",
-      "cli/github_cmd.ts",
+      "cli/checks_watch_cmd.ts",
+      "cli/sync_cmd.ts",
+      "cli/search_cmd.ts",
+      "cli/github_print.ts",
       "cli/jobs_cmd.ts",
       "cli/permissions_cmd.ts",
       "cli/setup_cmd.ts",
@@ -97,9 +100,9 @@ export const OWNERS: readonly Owner[] = [
     what: "a signal handler",
     pattern: /Deno\.(add|remove)SignalListener\(|process\.on\(\s*["']SIG/,
     layers: [],
-    files: ["cli/serve.ts", "cli/github_cmd.ts"],
-    why: "serve owns SIGINT/SIGTERM/SIGHUP for the graceful stop; a blocking github command turns " +
-      "Ctrl-C into a job cancel for as long as it follows the job",
+    files: ["cli/serve.ts", "cli/follow_job.ts"],
+    why: "serve owns SIGINT/SIGTERM/SIGHUP for the graceful stop; the blocking run of checks watch and sync " +
+      "turns Ctrl-C into a job cancel for as long as it follows the job",
   },
   {
     what: "new Worker(",
@@ -107,6 +110,20 @@ export const OWNERS: readonly Owner[] = [
     layers: [],
     files: ["cli/worker_executor.ts"],
     why: "the network worker is started with its permission set in one place",
+  },
+  {
+    what: "new WorkerExecutor(",
+    pattern: /new WorkerExecutor\(/,
+    layers: [],
+    files: ["cli/runtime.ts"],
+    why: "the network worker gets its permission set from networkWorkerPermissions() in one place, the one " +
+      "`longcall permissions` audits",
+  },
+  {
+    what: "the raw store connection",
+    pattern: /\bstoreConnection\(/,
+    layers: ["store"],
+    why: "connections are private to store/ (tests and benchmarks reach them for raw SQL and fault injection)",
   },
   {
     what: "Deno.permissions.revoke",

@@ -1,7 +1,8 @@
 /**
- * The GitHub job kinds in one process for tests and benchmarks: a fake GitHub on loopback,
- * a temp SQLite store, the product's kinds (or custom ones), an Executor on real time whose
- * handlers run on a ManualClock shared with the fake, and a JobControl wired to it.
+ * The GitHub job kinds in one process for tests and benchmarks: a fake GitHub on loopback and
+ * the shipped runtime (src/cli/runtime.ts) over a temp SQLite store: the product's kinds (or
+ * custom ones), an Executor on real time whose handlers run on a ManualClock shared with the
+ * fake, and a JobControl wired to it.
  *
  * ```ts
  * await using h = await openGitHubHarness({ scenario: "checks_pass" });
@@ -12,16 +13,20 @@
  */
 
 import assert from "node:assert/strict";
-import { ManualClock, systemClock } from "../src/base/clock.ts";
+import { ManualClock } from "../src/base/clock.ts";
 import { silentLogger } from "../src/base/log.ts";
-import { productKinds } from "../src/cli/product.ts";
-import { JobControl } from "../src/jobs/control.ts";
-import { Executor } from "../src/jobs/executor.ts";
+import { SYNC_KIND } from "../src/github/sync_kind.ts";
+import { syncSpec } from "../src/github/sync_spec.ts";
+import { WATCH_KIND } from "../src/github/watch_kind.ts";
+import { watchSpec } from "../src/github/watch_spec.ts";
+import { type JobSpec, parseJobInput } from "../src/jobs/spec.ts";
+import { openRuntime } from "../src/cli/runtime.ts";
+import type { JobControl } from "../src/jobs/control.ts";
+import type { Executor } from "../src/jobs/executor.ts";
 import { type AnyJobKind, JobKindRegistry } from "../src/jobs/kinds.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
-import type { Store } from "../src/store/store.ts";
 import { type FakeGitHub, type FakeGitHubOptions, startFakeGitHub } from "./fake_github.ts";
-import { openTempStore, type TempDir, tempDir, type TempStore, waitForStatus } from "./temp.ts";
+import { type TempDir, tempDir, type TempStore, tempStoreOf, waitForStatus } from "./temp.ts";
 
 /** Job states that end a job. */
 export const TERMINAL: JobRow["status"][] = ["succeeded", "failed", "cancelled"];
@@ -40,13 +45,15 @@ export interface GitHubHarnessOptions extends Omit<FakeGitHubOptions, "now"> {
   clock?: ManualClock;
   /** Token the product's kinds send (default none: anonymous, so 304s are charged as GitHub does). */
   token?: string;
+  /** The product's GitHub client fetches through this (a fault between the real client and the fake). */
+  fetch?: typeof fetch;
   /** Kinds over the store (default: the product's kinds, so the corpus wiring is the shipped one). */
-  kinds?: (store: Store, baseUrl: string, clock: ManualClock) => AnyJobKind[];
+  kinds?: (store: TempStore, baseUrl: string, clock: ManualClock) => AnyJobKind[];
 }
 
-/** Opens a fake GitHub, a store, the kinds, an Executor and a JobControl. */
+/** Opens a fake GitHub and the runtime (src/cli/runtime.ts) over a temp store, executing in this process. */
 export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Promise<GitHubHarness> {
-  const { clock: given, kinds: makeKinds, token, ...fakeOptions } = options;
+  const { clock: given, kinds: makeKinds, token, fetch, ...fakeOptions } = options;
   const clock = given ?? new ManualClock(Date.UTC(2026, 0, 1), { autoAdvance: true });
   const dir = await tempDir("longcall-gh-");
   const fake = await startFakeGitHub({
@@ -56,27 +63,26 @@ export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Pro
     ...fakeOptions,
     now: () => clock.now(),
   });
-  const store = openTempStore(dir.file("gh.db"));
-  const kinds = makeKinds?.(store, fake.url, clock) ??
-    productKinds(store, { baseUrl: fake.url, ...(token === undefined ? {} : { token }) }, silentLogger, clock);
-  const registry = new JobKindRegistry(kinds);
-  const executor = new Executor(store.rows, registry, { clock: systemClock, handlerClock: clock, log: silentLogger });
-  const control = new JobControl(store.rows, registry, {
-    clock: systemClock,
-    onSubmitted: () => executor.wake(),
-    onCancelRequested: (ids) => executor.abortLocal(ids),
+  const github = { baseUrl: fake.url, ...(token === undefined ? {} : { token }) };
+  const runtime = openRuntime({
+    db: dir.file("gh.db"),
+    kinds: makeKinds === undefined
+      ? { product: { github, ...(fetch === undefined ? {} : { fetch }) } }
+      : { registry: ({ store }) => new JobKindRegistry(makeKinds(tempStoreOf(store), fake.url, clock)) },
+    log: silentLogger,
+    handlerClock: clock,
+    execution: "in_process",
   });
-  await executor.start();
+  await runtime.execution.start();
   return {
     clock,
     fake,
-    store,
-    control,
-    executor,
+    store: tempStoreOf(runtime.store),
+    control: runtime.control,
+    executor: runtime.execution.executor as Executor,
     dir,
     [Symbol.asyncDispose]: async () => {
-      await executor.stop();
-      store.close();
+      await runtime.close();
       await fake.close();
       await dir[Symbol.asyncDispose]();
       assert.deepEqual(fake.openApiViolations, [], "the fake GitHub answered something GitHub does not document");
@@ -84,14 +90,29 @@ export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Pro
   };
 }
 
-/** Submits a job and waits until it ends; asserts it succeeded (a result was stored). */
+/** The product's specs by kind: what the MCP tools and CLI commands validate with. */
+const PRODUCT_SPECS: Readonly<Record<string, JobSpec<unknown>>> = {
+  [WATCH_KIND]: watchSpec as JobSpec<unknown>,
+  [SYNC_KIND]: syncSpec as JobSpec<unknown>,
+};
+
+/**
+ * A product kind's request as the boundary makes it: `input` validated and normalized with the
+ * kind's spec (throws its invalid_argument). Other kinds' inputs are returned unchanged.
+ */
+export function productRequest(kind: string, input: unknown): unknown {
+  const spec = PRODUCT_SPECS[kind];
+  return spec === undefined ? input : parseJobInput(spec, input);
+}
+
+/** Submits a job (a product kind's input normalized by its spec) and waits until it ends; asserts it succeeded. */
 export async function runJob<R>(
   h: GitHubHarness,
   kind: string,
   input: unknown,
   timeoutMs = 30_000,
 ): Promise<{ row: JobRow; result: R }> {
-  const submitted = await h.control.submit(kind, input);
+  const submitted = await h.control.submit(kind, productRequest(kind, input));
   const row = await waitForStatus(h.store, submitted.id, TERMINAL, timeoutMs);
   assert.equal(row.status, "succeeded", `job ended ${row.status}: ${JSON.stringify(row.error)}`);
   return { row, result: row.result as R };

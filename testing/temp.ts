@@ -16,7 +16,8 @@ import { Executor, type ExecutorOptions } from "../src/jobs/executor.ts";
 import type { AnyJobKind, JobKindRegistry } from "../src/jobs/kinds.ts";
 import type { OpenOptions } from "../src/store/db.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
-import { openStore, type Store } from "../src/store/store.ts";
+import { openStore, type Store, storeConnection } from "../src/store/store.ts";
+import type { Connection } from "../src/store/tx.ts";
 import { testRegistry } from "./test_kinds.ts";
 
 /** A temporary directory removed (recursively) on dispose. */
@@ -38,8 +39,8 @@ export async function tempDir(prefix = "longcall-test-"): Promise<TempDir> {
   };
 }
 
-/** A store closed on dispose. */
-export type TempStore = Store & Disposable;
+/** A store closed on dispose, with its raw connection for tests (fault injection, raw SQL). */
+export type TempStore = Store & Disposable & { readonly conn: Connection };
 
 /** Opens (creating) a store at `path`, closed on dispose: `using store = openTempStore(dir.file("a.db"))`. */
 export function openTempStore(path: string, options: OpenOptions = {}): TempStore {
@@ -50,7 +51,12 @@ export function openTempStore(path: string, options: OpenOptions = {}): TempStor
     closed = true;
     store.close();
   };
-  return { ...store, close, [Symbol.dispose]: close };
+  return tempStoreOf(store, close);
+}
+
+/** A test's view of an open store: its raw connection, closed (once) on dispose. */
+export function tempStoreOf(store: Store, close: () => void = () => store.close()): TempStore {
+  return { ...store, conn: storeConnection(store), close, [Symbol.dispose]: close };
 }
 
 export interface HarnessOptions {

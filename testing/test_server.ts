@@ -16,7 +16,8 @@
 
 import { z } from "zod";
 import { parseArgs } from "node:util";
-import { githubConfigFromEnv, productRegistry, productTools } from "../src/cli/product.ts";
+import { githubConfigFromEnv } from "../src/cli/product_kinds.ts";
+import { productTools } from "../src/mcp/product_tools.ts";
 import { runServer } from "../src/cli/serve.ts";
 import type { JobControl } from "../src/jobs/control.ts";
 import { jobsTools, jobTool, type ToolDef } from "../src/mcp/tools.ts";
@@ -109,12 +110,12 @@ if (import.meta.main) {
     },
     values.product === true
       ? {
-        registry: ({ store, log, clock }) => productRegistry(store, githubConfigFromEnv(), log, clock),
+        kinds: { product: { github: githubConfigFromEnv() } },
         executor,
         tools: ({ control, store }) => productTools(control, store),
       }
       : {
-        registry: () => testRegistry(),
+        kinds: { registry: () => testRegistry() },
         executor,
         tools: ({ control }) => [...jobsTools(control), ...testJobTools(control)],
       },

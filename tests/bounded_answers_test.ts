@@ -8,14 +8,14 @@
 import assert from "node:assert/strict";
 import { jsonBytes, shrinkJson } from "../src/base/json_bound.ts";
 import { JOB_RESULT_VIEW_BYTES_MAX, MCP_RESULT_BYTES_MAX } from "../src/base/limits.ts";
-import { productTools } from "../src/cli/product.ts";
+import { productTools } from "../src/mcp/product_tools.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
 import { fitItems, toolResultBytes } from "../src/mcp/fit_answer.ts";
 import type { ToolDef } from "../src/mcp/tools.ts";
 import { type ToolResult, withErrorOutput } from "../src/mcp/tool_kit.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import { getTaskResult } from "../src/tasks/task_views.ts";
-import { type GitHubHarness, openGitHubHarness, TERMINAL } from "../testing/github_jobs.ts";
+import { type GitHubHarness, openGitHubHarness, productRequest, TERMINAL } from "../testing/github_jobs.ts";
 import { type FakeCheck, SCENARIO_PULL } from "../testing/fake_github.ts";
 import { assertMatchesAdvertised } from "../testing/output_schemas.ts";
 import { waitForStatus } from "../testing/temp.ts";
@@ -75,12 +75,15 @@ const longName = (i: number) => `"matrix" build (${i}) / ${"linux-x86_64-".repea
 async function watchAll(h: GitHubHarness, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const job = await h.control.submit(WATCH_KIND, {
-      owner: SCENARIO_PULL.owner,
-      repo: SCENARIO_PULL.repo,
-      number: SCENARIO_PULL.number,
-      timeout_ms: 600_000 + i, // distinct requests
-    });
+    const job = await h.control.submit(
+      WATCH_KIND,
+      productRequest(WATCH_KIND, {
+        owner: SCENARIO_PULL.owner,
+        repo: SCENARIO_PULL.repo,
+        number: SCENARIO_PULL.number,
+        timeout_ms: 600_000 + i, // distinct requests
+      }),
+    );
     ids.push(job.id);
   }
   for (const id of ids) {

@@ -4,7 +4,8 @@
  * in a watch result.
  */
 
-import { parseSyncInput } from "../src/github/sync_input.ts";
+import { syncSpec } from "../src/github/sync_spec.ts";
+import { parseJobInput } from "../src/jobs/spec.ts";
 import assert from "node:assert/strict";
 import { AppError } from "../src/base/errors.ts";
 import {
@@ -16,14 +17,12 @@ import {
   SYNC_REPOSITORIES_MAX,
   WATCH_CHECKS_MAX,
 } from "../src/base/limits.ts";
-import { SYNC_KIND, syncKind } from "../src/github/sync_kind.ts";
+import { SYNC_KIND } from "../src/github/sync_kind.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
 import { defineJobKind } from "../src/jobs/kinds.ts";
 import { boundedResult } from "../src/jobs/views.ts";
 import { okResult } from "../src/mcp/tool_kit.ts";
 import { toolResultBytes } from "../src/mcp/fit_answer.ts";
-import type { GitHubClient } from "../src/github/client.ts";
-import type { CorpusRows } from "../src/store/corpus_rows.ts";
 import { openGitHubHarness, runJob } from "../testing/github_jobs.ts";
 import { type FakeCheck, SCENARIO_PULL } from "../testing/fake_github.ts";
 import { openHarness, tempDir, waitForStatus } from "../testing/temp.ts";
@@ -71,7 +70,6 @@ Deno.test("Executor stores a result of exactly JOB_RESULT_BYTES_MAX and fails a 
   await using dir = await tempDir();
   const sized = defineJobKind<number, Record<string, unknown>>({
     kind: "sized",
-    parse: (input) => Number(input),
     run: (ctx) => Promise.resolve(objectOfBytes(ctx.request)),
   });
   await using h = await openHarness(dir.file("jobs.db"), { extraKinds: [sized] });
@@ -90,7 +88,6 @@ Deno.test("progress messages are cut at JOB_PROGRESS_MESSAGE_CHARS_MAX character
   await using dir = await tempDir();
   const chatty = defineJobKind<number, null>({
     kind: "chatty",
-    parse: (input) => Number(input),
     async run(ctx) {
       ctx.report({ phase: "talking", message: "m".repeat(ctx.request) });
       await ctx.clock.sleep(60_000, ctx.signal);
@@ -111,22 +108,17 @@ Deno.test("progress messages are cut at JOB_PROGRESS_MESSAGE_CHARS_MAX character
 });
 
 Deno.test("github.sync_threads accepts SYNC_REPOSITORIES_MAX repositories and refuses one more", () => {
-  const kind = syncKind({
-    parse: parseSyncInput,
-    client: () => ({}) as GitHubClient,
-    corpus: () => ({}) as CorpusRows,
-  });
+  // Validated once, at the boundary, by the kind's spec (the MCP tool and `longcall sync` parse with it).
   const repos = (n: number) => Array.from({ length: n }, (_, i) => `octo/repo-${i}`);
   assert.equal(
-    (kind.parse({ repositories: repos(SYNC_REPOSITORIES_MAX) }) as { repositories: string[] }).repositories
-      .length,
+    parseJobInput(syncSpec, { repositories: repos(SYNC_REPOSITORIES_MAX) }).repositories.length,
     SYNC_REPOSITORIES_MAX,
   );
   assert.throws(
-    () => kind.parse({ repositories: repos(SYNC_REPOSITORIES_MAX + 1) }),
+    () => parseJobInput(syncSpec, { repositories: repos(SYNC_REPOSITORIES_MAX + 1) }),
     (err: unknown) => err instanceof AppError && err.code === "invalid_argument" && err.data?.path === "$.repositories",
   );
-  assert.equal(kind.kind, SYNC_KIND);
+  assert.equal(syncSpec.kind, SYNC_KIND);
 });
 
 for (const count of [WATCH_CHECKS_MAX, WATCH_CHECKS_MAX + 1]) {

@@ -12,8 +12,10 @@ import assert from "node:assert/strict";
 import { bundleEntries, bundleTo } from "../scripts/build.ts";
 import { AppError } from "../src/base/errors.ts";
 import { silentLogger } from "../src/base/log.ts";
-import { productRegistry } from "../src/cli/product.ts";
-import { productRegistry as runOnlyRegistry } from "../src/cli/product_kinds.ts";
+import { productKinds, productPolicies } from "../src/cli/product_kinds.ts";
+import { watchSpec } from "../src/github/watch_spec.ts";
+import { JobKindRegistry } from "../src/jobs/kinds.ts";
+import { parseJobInput } from "../src/jobs/spec.ts";
 import { systemClock } from "../src/base/clock.ts";
 import { SYNC_KIND } from "../src/github/sync_kind.ts";
 import { openStore } from "../src/store/store.ts";
@@ -63,27 +65,30 @@ Deno.test("the network worker's code loads no zod: its bundle has the kinds and 
   // The bundler names each module it includes in a `// path` comment line.
   const modules = (await Deno.readTextFile(dir.file("w.js"))).split("\n").filter((l) => /^\/\/ \S+$/.test(l));
   assert.ok(modules.includes("// src/github/watch_kind.ts"), "the worker bundle has the kinds");
-  assert.deepEqual(modules.filter((l) => /zod|_input\.ts$/.test(l)), []);
+  assert.ok(modules.includes("// src/github/watch_runner.ts"), "and their runners");
+  assert.deepEqual(modules.filter((l) => /zod|_spec\.ts$|\/spec\.ts$/.test(l)), []);
 });
 
-Deno.test("the worker's run-only kinds refuse admission; the serving side's kinds validate with zod", async () => {
+Deno.test("the worker's kinds only run; the specs validate with zod at the boundary; policies carry no runner", async () => {
   await using dir = await tempDir("longcall-run-only-");
   const store = openStore(dir.file("x.db"));
   try {
     const gh = { baseUrl: "http://127.0.0.1:1" };
     const request = { owner: "octo", repo: "widgets", number: 42 };
-    const admitting = productRegistry(store, gh, silentLogger);
-    assert.equal((admitting.get(WATCH_KIND)?.parse(request) as { until: string }).until, "terminal");
+    // Validated and normalized once, where the request enters (the MCP tool, the CLI command).
+    assert.equal(parseJobInput(watchSpec, request).until, "terminal");
     assert.throws(
-      () => admitting.get(WATCH_KIND)?.parse({ ...request, number: 0 }),
+      () => parseJobInput(watchSpec, { ...request, number: 0 }),
       (err) => err instanceof AppError && err.code === "invalid_argument",
     );
-    const running = runOnlyRegistry(store, gh, silentLogger, systemClock, "run_only");
+    // Where jobs execute (the worker): runners, and nothing that parses.
+    const running = new JobKindRegistry(productKinds(store, gh, silentLogger, systemClock));
+    // Where they are only admitted (the serving thread beside a worker): policies, no runner.
+    const admitting = new JobKindRegistry(productPolicies());
     for (const kind of [WATCH_KIND, SYNC_KIND]) {
-      assert.throws(
-        () => running.get(kind)?.parse(request),
-        (err) => err instanceof AppError && err.code === "internal" && /only runs jobs/.test(err.message),
-      );
+      assert.equal(typeof running.get(kind)?.run, "function", `${kind} runs`);
+      assert.equal("parse" in (running.get(kind) ?? {}), false, `${kind} has no parse`);
+      assert.ok(admitting.get(kind) !== undefined && !("run" in (admitting.get(kind) ?? {})), `${kind}: policy only`);
     }
   } finally {
     store.close();

@@ -49,7 +49,7 @@ async function withStore(
   const dir = await Deno.makeTempDir({ prefix: "longcall-corpus-test-" });
   const store = openStore(`${dir}/corpus.db`);
   try {
-    await fn(store, new CorpusRows(store.conn), dir);
+    await fn(store, store.corpus, dir);
   } finally {
     store.close();
     await Deno.remove(dir, { recursive: true });
@@ -507,7 +507,7 @@ Deno.test("corpus reads work in a child process started with --deny-net", async 
 /** Child mode of the `--deny-net` test: reads the corpus at `path` and prints a JSON report. */
 async function childReadOffline(path: string): Promise<void> {
   const store = openStore(path);
-  const rows = new CorpusRows(store.conn);
+  const rows = store.corpus;
   let fetchOutcome = "succeeded";
   try {
     await fetch("http://127.0.0.1:47123/"); // loopback only, should it ever be allowed

@@ -23,7 +23,6 @@ function gatedKind() {
   const gates = new Map<string, ReturnType<typeof gate>>();
   const kind = defineJobKind<null, { released: true }>({
     kind: "gated",
-    parse: () => null,
     run: (ctx) =>
       new Promise((resolve, reject) => {
         const g = gate();
@@ -120,7 +119,7 @@ Deno.test("Executor.linger: stop() ends a linger; what still runs is recorded in
 Deno.test("runServer: a lingerMs outside 0..LINGER_MS_MAX or not an integer is a RangeError before anything opens", async () => {
   await using dir = await tempDir();
   const parts = {
-    registry: () => testRegistry(),
+    kinds: { registry: () => testRegistry() },
     tools: () => [],
   };
   for (const lingerMs of [-1, LINGER_MS_MAX + 1, 1.5, Number.NaN]) {

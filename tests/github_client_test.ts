@@ -18,7 +18,7 @@ import {
 } from "../src/github/client.ts";
 import { nextLink, parseLinkHeader } from "../src/github/link.ts";
 import { EtagRows } from "../src/store/etag_rows.ts";
-import { openStore } from "../src/store/store.ts";
+import { openStore, storeConnection } from "../src/store/store.ts";
 import {
   type FakeGitHub,
   type FakeGitHubOptions,
@@ -79,7 +79,7 @@ Deno.test("GitHubClient.get: a 304 is free, served from the SQLite cache, and su
   try {
     await withFake({ now: () => clock.now() }, async (fake) => {
       const store1 = openStore(dbPath);
-      const c1 = client(fake, clock, { etagCache: new SqliteEtagCache(store1.conn, clock) });
+      const c1 = client(fake, clock, { etagCache: new SqliteEtagCache(store1.etags, clock) });
       const first = await c1.getRepository("octo", "widgets", { signal: signal() });
       assert.equal(first.status, 200);
       assert.equal(first.fromCache, false);
@@ -103,14 +103,14 @@ Deno.test("GitHubClient.get: a 304 is free, served from the SQLite cache, and su
       // A restart: new connection, new client, same file.
       const store2 = openStore(dbPath);
       try {
-        const c2 = client(fake, clock, { etagCache: new SqliteEtagCache(store2.conn, clock) });
+        const c2 = client(fake, clock, { etagCache: new SqliteEtagCache(store2.etags, clock) });
         const third = await c2.getRepository("octo", "widgets", { signal: signal() });
         assert.equal(third.status, 304);
         assert.equal(third.fromCache, true);
         assert.equal(third.data.stargazers_count, 1234);
         assert.equal(fake.counts.counted, 1);
         assert.equal(fake.counts.notModified, 2);
-        assert.equal(new EtagRows(store2.conn).etagCount(), 1);
+        assert.equal(store2.etags.etagCount(), 1);
 
         // conditional: false bypasses the validator and is charged.
         const fresh = await c2.getRepository("octo", "widgets", { signal: signal(), conditional: false });
@@ -416,7 +416,7 @@ Deno.test("GitHubClient: the token never appears in errors, logs or the SQLite f
     await withFake(
       { now: () => clock.now(), validTokens: [TOKEN], generatedRepos: { "big/repo": 120 } },
       async (fake) => {
-        const cache: EtagCache = new SqliteEtagCache(store.conn, clock);
+        const cache: EtagCache = new SqliteEtagCache(store.etags, clock);
         const c = new GitHubClient({ baseUrl: fake.url, token: TOKEN, clock, log, etagCache: cache });
         const codes: string[] = [];
         codes.push(await capture(c.getRepository("octo", "widgets", { signal: signal() })));
@@ -470,7 +470,7 @@ Deno.test("GitHubClient: the token never appears in errors, logs or the SQLite f
     assert.ok(scanned > 0);
     const rows = openStore(dbPath);
     try {
-      assert.ok(new EtagRows(rows.conn).etagCount() >= 3, "responses were cached, so the scan covered stored rows");
+      assert.ok(rows.etags.etagCount() >= 3, "responses were cached, so the scan covered stored rows");
     } finally {
       rows.close();
     }
@@ -513,7 +513,7 @@ Deno.test("EtagRows: prunes the oldest rows and refuses oversized bodies", async
   const dir = await tempDir();
   const store = openStore(`${dir}/db.sqlite`);
   try {
-    const rows = new EtagRows(store.conn, { rowsMax: 3, bodyBytesMax: 16 });
+    const rows = new EtagRows(storeConnection(store), { rowsMax: 3, bodyBytesMax: 16 });
     for (let i = 0; i < 5; i++) assert.equal(await rows.etagPut(`u${i}`, `"e${i}"`, `{"i":${i}}`, 1_000 + i), true);
     assert.equal(rows.etagCount(), 3);
     assert.equal(rows.etagGet("u0"), undefined);
@@ -554,7 +554,7 @@ Deno.test("GitHubClient.getPaginated: a 304 without Link still follows the store
     await withFake(
       { now: () => clock.now(), generatedRepos: { "big/repo": 250 }, omitLinkOn304: true },
       async (fake) => {
-        for (const cache of [new MemoryEtagCache(), new SqliteEtagCache(store.conn, clock)]) {
+        for (const cache of [new MemoryEtagCache(), new SqliteEtagCache(store.etags, clock)]) {
           const c = client(fake, clock, { etagCache: cache });
           const first = await c.listIssues("big", "repo", { signal: signal() });
           const again = await c.listIssues("big", "repo", { signal: signal() });

@@ -7,12 +7,11 @@
  *
  *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/job_wait_test.ts
  */
-import { parseWatchInput } from "../src/github/watch_input.ts";
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { JOB_WAIT_MS_MAX, JOB_WAIT_PROBE_MS, JOB_WAITERS_MAX } from "../src/base/limits.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
-import { watchKind } from "../src/github/watch_kind.ts";
+import { watchPolicy } from "../src/github/watch_kind.ts";
 import { JobKindRegistry } from "../src/jobs/kinds.ts";
 import { JobWaits, materialKey, type WaitEnd } from "../src/jobs/wait.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
@@ -152,15 +151,8 @@ Deno.test("JobWaits.close: ends every waiter with shutdown; later waits answer s
 });
 
 Deno.test("materialKey: a watch's poll counter is not material; its CI signature (transitions), counts and state are", () => {
-  const registry = new JobKindRegistry([
-    watchKind({
-      parse: parseWatchInput,
-      observer: () => {
-        throw new Error("never observed");
-      },
-      saveObservation: () => Promise.resolve(),
-    }),
-  ]);
+  // The control side's registry: the watch's policy alone (no runner, no client).
+  const registry = new JobKindRegistry([watchPolicy]);
   const row = {
     kind: "github.wait_pull_request_checks",
     status: "running",

@@ -15,6 +15,7 @@ import { silentLogger } from "../src/base/log.ts";
 import { JobControl } from "../src/jobs/control.ts";
 import { Executor, JobAbort } from "../src/jobs/executor.ts";
 import { type AnyJobKind, defineJobKind } from "../src/jobs/kinds.ts";
+import { testJobTools } from "../testing/test_server.ts";
 import { gate, heartbeatsPass, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
 import { testRegistry } from "../testing/test_kinds.ts";
 
@@ -86,7 +87,14 @@ Deno.test("JobControl.submit: a request of exactly JOB_REQUEST_BYTES_MAX is admi
   // Multi-byte characters count as bytes, not characters.
   await rejects(h.control.submit("echo", "é".repeat(JOB_REQUEST_BYTES_MAX / 2)), "invalid_argument");
   await rejects(h.control.submit("nope", {}), "invalid_argument");
-  await rejects(h.control.submit("sleep", { ms: -1 }), "invalid_argument");
+  // Arguments are validated once, at the boundary (the tool, with its spec's schema), not by submit.
+  const sleepTool = testJobTools(h.control).find((t) => t.name === "test.sleep");
+  const refused = await sleepTool?.call({ ms: -1 }, { authority: null, tasksDeclared: false }) as {
+    isError?: boolean;
+    structuredContent?: { error?: { code?: string } };
+  };
+  assert.equal(refused.isError, true);
+  assert.equal(refused.structuredContent?.error?.code, "invalid_argument");
   assert.equal(countRows(path).total, 1);
 });
 
@@ -103,7 +111,6 @@ async function fifo(runningMax: number): Promise<void> {
   const order: number[] = [];
   const record: AnyJobKind = defineJobKind<number, null>({
     kind: "record",
-    parse: (input) => input as number,
     run: (ctx) => {
       order.push(ctx.request);
       return Promise.resolve(null);
@@ -151,7 +158,6 @@ Deno.test("Executor: never runs more than runningMax jobs at once", async () => 
   let peak = 0;
   const gated: AnyJobKind = defineJobKind<null, null>({
     kind: "gated",
-    parse: () => null,
     run: async () => {
       peak = Math.max(peak, ++active);
       await g.promise;
@@ -200,12 +206,10 @@ Deno.test("Executor: outcomes of failing, partial, throwing and oversized handle
   const kinds: AnyJobKind[] = [
     defineJobKind<null, null>({
       kind: "throws",
-      parse: () => null,
       run: () => Promise.reject(new TypeError("bad thing")),
     }),
     defineJobKind<null, string>({
       kind: "huge",
-      parse: () => null,
       run: () => Promise.resolve("y".repeat(1024 * 1024 + 1)),
     }),
   ];
@@ -236,7 +240,6 @@ Deno.test("Executor: progress writes are throttled; a phase change is written at
   const release = gate();
   const reporter: AnyJobKind = defineJobKind<null, null>({
     kind: "reporter",
-    parse: () => null,
     run: async (ctx) => {
       ctx.report({ phase: "one", totalItems: 100 });
       for (let i = 1; i <= 50; i++) ctx.report({ completedItems: i });
@@ -442,7 +445,6 @@ Deno.test("Executor: after losing its lease it aborts its jobs and its terminal 
   let abortReason: unknown;
   const probe: AnyJobKind = defineJobKind<null, { late: true }>({
     kind: "probe",
-    parse: () => null,
     run: async (ctx) => {
       ctx.signal.addEventListener("abort", () => abortReason = ctx.signal.reason);
       await release.promise; // ignores the abort, then claims success
@@ -553,7 +555,6 @@ Deno.test("JobControl.guidanceFor: the batch guidance equals each row's own poll
   // A kind that, like the watcher, derives its first poll from its request.
   const firstPoll = defineJobKind<{ first_ms: number }, null>({
     kind: "first_poll",
-    parse: (input) => ({ first_ms: Number((input as { first_ms?: unknown }).first_ms) }),
     run: () => Promise.resolve(null),
     firstPollAfterMs: (req) => req.first_ms,
   });

@@ -53,20 +53,25 @@ async function problemsIn(files: Record<string, string>): Promise<string[]> {
   }
 }
 
-Deno.test("checkLayers() lets only serve.ts and product.ts of cli/ import mcp/", async () => {
+Deno.test("checkLayers() lets only serve.ts and main.ts of cli/ import mcp/", async () => {
   const imports = 'import { x } from "../mcp/x.ts";\nexport const y = x;\n';
   const problems = await problemsIn({
     "mcp/x.ts": "export const x = 1;\n",
     "cli/serve.ts": imports,
-    "cli/product.ts": imports,
+    "cli/main.ts": imports,
     "cli/jobs_cmd.ts": imports,
+    "cli/runtime.ts": imports,
     "cli/network_worker.ts": 'export { x } from "../mcp/x.ts";\n',
     // Other arrows out of cli/ stay open to every cli/ module.
     "jobs/j.ts": "export const j = 1;\n",
     "cli/other.ts": 'import { j } from "../jobs/j.ts";\nexport const k = j;\n',
   });
-  assert.equal(problems.length, 2, problems.join("\n"));
-  assert.match(problems[0] ?? "", /^cli\/(jobs_cmd|network_worker)\.ts: cli may not import mcp .*only the modules/);
+  assert.equal(problems.length, 3, problems.join("\n"));
+  assert.match(
+    problems[0] ?? "",
+    /^cli\/(jobs_cmd|network_worker|runtime)\.ts: cli may not import mcp .*only the modules/,
+  );
+  assert.match(problems.join("\n"), /cli\/runtime\.ts: cli may not import mcp/);
   assert.match(problems.join("\n"), /cli\/jobs_cmd\.ts: cli may not import mcp/);
   assert.match(problems.join("\n"), /cli\/network_worker\.ts: cli may not import mcp/);
 });
@@ -94,18 +99,18 @@ Deno.test("checkLayers() reports stdout written outside the terminal commands an
   assert.match(problems.join("\n"), /mcp\/other\.ts: the SDK's stdio server belongs to mcp\/transports\.ts/);
 });
 
-Deno.test("checkLayers() reports a signal handler outside serve.ts and github_cmd.ts", async () => {
+Deno.test("checkLayers() reports a signal handler outside serve.ts and follow_job.ts", async () => {
   const listen = 'Deno.addSignalListener("SIGINT", () => {});\n';
   const problems = await problemsIn({
     "cli/serve.ts": listen,
-    "cli/github_cmd.ts": listen + 'Deno.removeSignalListener("SIGINT", () => {});\n',
+    "cli/follow_job.ts": listen + 'Deno.removeSignalListener("SIGINT", () => {});\n',
     "cli/jobs_cmd.ts": listen,
     "jobs/e.ts": 'Deno.removeSignalListener("SIGTERM", () => {});\n',
     "github/f.ts": 'import process from "node:process";\nprocess.on("SIGINT", () => {});\n',
   });
   const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
   assert.deepEqual(flagged, ["cli/jobs_cmd.ts", "github/f.ts", "jobs/e.ts"], problems.join("\n"));
-  assert.match(problems.join("\n"), /a signal handler belongs to cli\/serve\.ts, cli\/github_cmd\.ts/);
+  assert.match(problems.join("\n"), /a signal handler belongs to cli\/serve\.ts, cli\/follow_job\.ts/);
 });
 
 Deno.test("checkLayers() reports new Worker( outside worker_executor.ts", async () => {
@@ -224,4 +229,35 @@ Deno.test("checkFolders() reports a test file in testing/, scripts/ or tests/hel
     problems.join("\n"),
     /testing\/fake_test\.ts: no test files under testing\/ \(deno task test does not run/,
   );
+});
+
+Deno.test("checkLayers() reports new WorkerExecutor( outside runtime.ts and storeConnection( outside store/", async () => {
+  const worker = 'export const w = () => new WorkerExecutor("x", { net: [], read: [], write: [] }, log);\n';
+  const raw = "export const c = (s) => storeConnection(s);\n";
+  const problems = await problemsIn({
+    "cli/runtime.ts": worker,
+    "cli/serve.ts": worker,
+    "store/store.ts": raw,
+    "cli/main.ts": raw,
+    "jobs/h.ts": raw,
+  });
+  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  assert.deepEqual(flagged, ["cli/main.ts", "cli/serve.ts", "jobs/h.ts"], problems.join("\n"));
+  assert.match(problems.join("\n"), /new WorkerExecutor\( belongs to cli\/runtime\.ts/);
+  assert.match(problems.join("\n"), /the raw store connection belongs to store/);
+});
+
+Deno.test("checkLayers() lets the github commands and their printer write stdout, not the blocking run or the status line", async () => {
+  const print = 'console.log("answer");\n';
+  const problems = await problemsIn({
+    "cli/checks_watch_cmd.ts": print,
+    "cli/sync_cmd.ts": print,
+    "cli/search_cmd.ts": print,
+    "cli/github_print.ts": print,
+    "cli/follow_job.ts": print,
+    "cli/status_line.ts": print,
+    "cli/github_cmd.ts": print,
+  });
+  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  assert.deepEqual(flagged, ["cli/follow_job.ts", "cli/github_cmd.ts", "cli/status_line.ts"], problems.join("\n"));
 });

@@ -13,11 +13,11 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { GITHUB_NUMBER_MAX } from "../src/base/limits.ts";
-import { parsePullRef } from "../src/cli/github_cmd.ts";
+import { parsePullRef } from "../src/cli/checks_watch_cmd.ts";
 import { SYNC_KIND } from "../src/github/sync_kind.ts";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
 import { SCENARIO_PULL } from "../testing/fake_github.ts";
-import { openGitHubHarness, TERMINAL } from "../testing/github_jobs.ts";
+import { openGitHubHarness, productRequest, TERMINAL } from "../testing/github_jobs.ts";
 import { REPO_ROOT, TEST_SERVER } from "./helpers/longcall_procs.ts";
 import { connectLegacyV1, denoExecPath } from "../testing/mcp_clients.ts";
 import { tempDir, waitForStatus } from "../testing/temp.ts";
@@ -104,13 +104,16 @@ Deno.test("A head SHA from GitHub that is not 40 hex ends the watch as github_in
     await using h = await openGitHubHarness({
       scenario: [{ atMs: 0, headSha, checks: [{ name: "build", status: "completed", conclusion: "success" }] }],
     });
-    const job = await h.control.submit(WATCH_KIND, { ...SCENARIO_PULL });
+    const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...SCENARIO_PULL }));
     const row = await waitForStatus(h.store, job.id, TERMINAL, 30_000);
     assert.equal(row.status, "failed", headSha);
     assert.equal(row.error?.code, "github_invalid", JSON.stringify(row.error));
     assert.equal(row.error?.retryable, false);
     // With the SHA given by the client, the pull request's answer is still checked.
-    const pinned = await h.control.submit(WATCH_KIND, { ...SCENARIO_PULL, expected_head_sha: "c".repeat(40) });
+    const pinned = await h.control.submit(
+      WATCH_KIND,
+      productRequest(WATCH_KIND, { ...SCENARIO_PULL, expected_head_sha: "c".repeat(40) }),
+    );
     const pinnedRow = await waitForStatus(h.store, pinned.id, TERMINAL, 30_000);
     assert.equal(pinnedRow.error?.code, "github_invalid", JSON.stringify(pinnedRow.error));
   }

@@ -208,7 +208,6 @@ Deno.test("Executor: heartbeats that cannot be written lapse the lease; the owne
   const finish = new Map<string, Gate>();
   const late = defineJobKind<null, { late: true }>({
     kind: "late",
-    parse: () => null,
     run: async (ctx) => {
       const g = gate();
       finish.set(ctx.id, g);

@@ -12,7 +12,7 @@ import { newJobId, newOwnerId } from "../src/base/ids.ts";
 import { JOB_EVENTS_MAX } from "../src/base/limits.ts";
 import type { JobRow, JobRows, TerminalWrite } from "../src/store/job_rows.ts";
 import { APPLICATION_ID, MIGRATIONS } from "../src/store/migrations.ts";
-import { openStore } from "../src/store/store.ts";
+import { openStore, storeConnection } from "../src/store/store.ts";
 import { openTempStore, tempDir } from "../testing/temp.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -521,11 +521,11 @@ Deno.test("openStore: creates the directory 0700 and the file 0600, migrates onc
   const again = openStore(path);
   try {
     assert.equal(again.rows.jobGet(id)?.status, "queued");
-    const v = again.conn.db.prepare("PRAGMA user_version").get() as { user_version: number };
+    const v = storeConnection(again).db.prepare("PRAGMA user_version").get() as { user_version: number };
     assert.equal(v.user_version, MIGRATIONS.length);
-    const a = again.conn.db.prepare("PRAGMA application_id").get() as { application_id: number };
+    const a = storeConnection(again).db.prepare("PRAGMA application_id").get() as { application_id: number };
     assert.equal(a.application_id, APPLICATION_ID);
-    const j = again.conn.db.prepare("PRAGMA journal_mode").get() as { journal_mode: string };
+    const j = storeConnection(again).db.prepare("PRAGMA journal_mode").get() as { journal_mode: string };
     assert.equal(j.journal_mode, "wal");
   } finally {
     again.close();

@@ -7,7 +7,6 @@
  *
  *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/sync_test.ts
  */
-import { parseSyncInput } from "../src/github/sync_input.ts";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { silentLogger } from "../src/base/log.ts";
@@ -15,10 +14,11 @@ import { getThreads } from "../src/corpus/get.ts";
 import { searchThreads } from "../src/corpus/search.ts";
 import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
 import { SyncResultOutput } from "../src/github/result_schemas.ts";
-import { SYNC_KIND, type SyncItem, syncKind, type SyncResult } from "../src/github/sync_kind.ts";
+import { SYNC_KIND, type SyncItem, type SyncResult } from "../src/github/sync_kind.ts";
+import { syncRunner } from "../src/github/sync_runner.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import type { FakeGitHub } from "../testing/fake_github.ts";
-import { type GitHubHarness, openGitHubHarness, runJob } from "../testing/github_jobs.ts";
+import { type GitHubHarness, openGitHubHarness, productRequest, runJob } from "../testing/github_jobs.ts";
 import { assertMatchesAdvertised } from "../testing/output_schemas.ts";
 
 const BIG = "big/repo";
@@ -155,8 +155,8 @@ Deno.test("sync: one batch with 404, private 403, retry-after and success ends p
   await using h = await openGitHubHarness({
     generatedRepos: { [BIG]: BIG_THREADS, "gen/limited": 10 },
     kinds: (store, baseUrl, clock) => {
-      const corpus = new CorpusRows(store.conn);
-      const etags = new SqliteEtagCache(store.conn, clock);
+      const corpus = store.corpus;
+      const etags = new SqliteEtagCache(store.etags, clock);
       // Between the real client and the real fake: arms the fake's secondary limit right before
       // the first request for gen/limited, so that repository (and only it) is limited.
       const arming: typeof fetch = (input, init) => {
@@ -168,8 +168,7 @@ Deno.test("sync: one batch with 404, private 403, retry-after and success ends p
         return fetch(input, init);
       };
       return [
-        syncKind({
-          parse: parseSyncInput,
+        syncRunner({
           client: () => new GitHubClient({ baseUrl, clock, log: silentLogger, etagCache: etags, fetch: arming }),
           corpus: () => corpus,
         }),
@@ -246,8 +245,9 @@ Deno.test("sync: duplicates are synced once and answered in place; bad input is 
   assert.equal(result.items.length, 2);
   assert.equal(row.completed_items, row.total_items, "progress counts the repositories actually synced");
   assert.equal(h.fake.counts.countedByKind.repository, 1);
-  await assert.rejects(h.control.submit(SYNC_KIND, { repositories: ["not a repo"] }), /invalid|expected/i);
-  await assert.rejects(h.control.submit(SYNC_KIND, { repositories: [] }));
+  // Validated once, at the boundary (the tool, the CLI command), with the kind's spec.
+  assert.throws(() => productRequest(SYNC_KIND, { repositories: ["not a repo"] }), /invalid|expected/i);
+  assert.throws(() => productRequest(SYNC_KIND, { repositories: [] }), /invalid|expected|Too small|least/i);
 });
 
 Deno.test("corpus reads work with the network unavailable (a --deny-net child reads the synced db)", async () => {

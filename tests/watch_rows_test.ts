@@ -8,7 +8,6 @@
  *
  *   deno test --allow-read --allow-write --allow-env --allow-net=127.0.0.1 tests/watch_rows_test.ts
  */
-import { parseWatchInput } from "../src/github/watch_input.ts";
 import assert from "node:assert/strict";
 import {
   GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
@@ -25,10 +24,18 @@ import { silentLogger } from "../src/base/log.ts";
 import { latestRuns, normalizeChecks, verdictOf } from "../src/github/checks_state.ts";
 import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
 import { clientObserver } from "../src/github/observer.ts";
-import { pacedWaitMs, WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
+import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
+import { pacedWaitMs } from "../src/github/watch_pacing.ts";
+import { watchRunner } from "../src/github/watch_runner.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import { type FakeGitHub, SCENARIO_PULL, type ScenarioName, type ScenarioStep } from "../testing/fake_github.ts";
-import { type GitHubHarnessOptions, openGitHubHarness, runJob, TERMINAL } from "../testing/github_jobs.ts";
+import {
+  type GitHubHarnessOptions,
+  openGitHubHarness,
+  productRequest,
+  runJob,
+  TERMINAL,
+} from "../testing/github_jobs.ts";
 import { waitForStatus } from "../testing/temp.ts";
 
 const PR = { owner: SCENARIO_PULL.owner, repo: SCENARIO_PULL.repo, number: SCENARIO_PULL.number };
@@ -64,15 +71,14 @@ Deno.test("watch rows: 40 commit statuses with #35 failing are read over two pag
 function statusRewritingHarness(rewrite: (body: Record<string, unknown>, res: Response) => Response | undefined) {
   return {
     kinds: (store: Parameters<NonNullable<GitHubHarnessOptions["kinds"]>>[0], baseUrl: string, clock: never) => [
-      watchKind({
-        parse: parseWatchInput,
+      watchRunner({
         observer: () =>
           clientObserver(
             new GitHubClient({
               baseUrl,
               clock,
               log: silentLogger,
-              etagCache: new SqliteEtagCache(store.conn, clock),
+              etagCache: new SqliteEtagCache(store.etags, clock),
               fetch: async (input, init) => {
                 const res = await fetch(input, init);
                 const url = input instanceof Request ? input.url : String(input);
@@ -451,7 +457,7 @@ Deno.test("watch rows: required_only watches only the base branch's required che
 
 Deno.test("watch rows: required_only on unreadable rules is a typed error; no required checks is no_checks", async () => {
   await using h = await openGitHubHarness({ scenario: "rules_forbidden" });
-  const job = await h.control.submit(WATCH_KIND, { ...PR, required_only: true });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, required_only: true }));
   const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "required_checks_unavailable");
@@ -475,7 +481,7 @@ Deno.test("watch rows: one check run over the byte bound even at per_page=1 fail
     }],
   }];
   await using h = await openGitHubHarness({ scenario: huge, token: "test-token" });
-  const job = await h.control.submit(WATCH_KIND, PR);
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, PR));
   const row = await waitForStatus(h.store, job.id, TERMINAL, 30_000);
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "request_failed");
@@ -527,7 +533,7 @@ Deno.test("watch rows: required checks at the bound are watched; one more is req
   assert.equal(atBound.result.required_checks?.length, WATCH_REQUIRED_CHECKS_MAX);
   assert.equal(atBound.result.summary.pending, Math.min(WATCH_REQUIRED_CHECKS_MAX, atBound.result.summary.total));
   await using h = await openGitHubHarness({ scenario: required(WATCH_REQUIRED_CHECKS_MAX + 1) });
-  const job = await h.control.submit(WATCH_KIND, { ...PR, required_only: true });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, required_only: true }));
   const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
   assert.equal(row.error?.code, "required_checks_unavailable");
   assert.match(row.error?.message ?? "", new RegExp(`over the bound of ${WATCH_REQUIRED_CHECKS_MAX}`));
@@ -537,15 +543,14 @@ Deno.test("watch rows: without rate-limit headers an anonymous watch's cost assu
   await using h = await openGitHubHarness({
     scenario: "checks_pass",
     kinds: (store, baseUrl, clock) => [
-      watchKind({
-        parse: parseWatchInput,
+      watchRunner({
         observer: () =>
           clientObserver(
             new GitHubClient({
               baseUrl,
               clock,
               log: silentLogger,
-              etagCache: new SqliteEtagCache(store.conn, clock),
+              etagCache: new SqliteEtagCache(store.etags, clock),
               // Between the real client and the real fake: the x-ratelimit-* headers are dropped.
               fetch: async (input, init) => {
                 const res = await fetch(input, init);
@@ -569,15 +574,14 @@ Deno.test("watch rows: workflow runs that cannot be read leave re-runs uncollaps
   await using h = await openGitHubHarness({
     scenario: "rerun_passed",
     kinds: (store, baseUrl, clock) => [
-      watchKind({
-        parse: parseWatchInput,
+      watchRunner({
         observer: () =>
           clientObserver(
             new GitHubClient({
               baseUrl,
               clock,
               log: silentLogger,
-              etagCache: new SqliteEtagCache(store.conn, clock),
+              etagCache: new SqliteEtagCache(store.etags, clock),
               // Between the real client and the real fake: a token without `actions: read`.
               fetch: (input, init) => {
                 const url = input instanceof Request ? input.url : String(input);

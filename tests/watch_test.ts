@@ -10,18 +10,13 @@
  *
  *   deno test --allow-read --allow-write --allow-env --allow-net=127.0.0.1 tests/watch_test.ts
  */
-import { parseWatchInput } from "../src/github/watch_input.ts";
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { POLL_INTERVAL_MS_MIN, WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
-import { silentLogger } from "../src/base/log.ts";
 import { getPullRequestChecks } from "../src/corpus/get.ts";
 import { checksSignature } from "../src/github/checks_state.ts";
-import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
-import { clientObserver } from "../src/github/observer.ts";
 import { WatchResultOutput } from "../src/github/result_schemas.ts";
-import { checksObservationOf, WATCH_KIND, watchKind, type WatchResult } from "../src/github/watch_kind.ts";
-import { CorpusRows } from "../src/store/corpus_rows.ts";
+import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import {
   type FakeGitHub,
@@ -30,7 +25,7 @@ import {
   SCENARIO_SHA_SECOND,
   type ScenarioStep,
 } from "../testing/fake_github.ts";
-import { type GitHubHarness, openGitHubHarness, runJob, TERMINAL } from "../testing/github_jobs.ts";
+import { type GitHubHarness, openGitHubHarness, productRequest, runJob, TERMINAL } from "../testing/github_jobs.ts";
 import { assertMatchesAdvertised } from "../testing/output_schemas.ts";
 import { waitFor, waitForStatus } from "../testing/temp.ts";
 
@@ -57,7 +52,7 @@ function elapsedMs(result: WatchResult): number {
 }
 
 function storedChecks(h: WatchHarness) {
-  return getPullRequestChecks(new CorpusRows(h.store.conn), { pull_requests: [PR_REF] }).items[0];
+  return getPullRequestChecks(h.store.corpus, { pull_requests: [PR_REF] }).items[0];
 }
 
 // ---------------------------------------------------------------- outcomes
@@ -227,30 +222,14 @@ Deno.test("watch: coverage that cannot be proven (total_count > fetched) ends in
     headers.delete("content-length");
     return new Response(JSON.stringify(body), { status: 200, headers });
   };
-  await using h = await openWatchHarness({
-    scenario: "checks_pass",
-    kinds: (store, baseUrl, clock) => [
-      watchKind({
-        parse: parseWatchInput,
-        observer: () =>
-          clientObserver(
-            new GitHubClient({
-              baseUrl,
-              clock,
-              log: silentLogger,
-              etagCache: new SqliteEtagCache(store.conn, clock),
-              fetch: inflating,
-            }),
-          ),
-        saveObservation: () => Promise.reject(new Error("an incomplete observation must not be stored")),
-      }),
-    ],
-  });
+  // The shipped wiring (its corpus write included), with the fault between the real client and the fake.
+  await using h = await openWatchHarness({ scenario: "checks_pass", fetch: inflating });
   const { result } = await watch(h);
   assert.equal(result.outcome, "incomplete");
   assert.equal(elapsedMs(result), 90_000);
   assert.equal(result.polls, 11);
   assert.deepEqual(result.summary, { total: 3, pending: 0, passed: 3, failed: 0 });
+  assert.equal(storedChecks(h)?.item_status, "unavailable", "an incomplete observation is not stored");
 });
 
 // ---------------------------------------------------------------- bounds
@@ -308,7 +287,7 @@ Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelle
   const clock = new ManualClock(Date.UTC(2026, 0, 1)); // no autoAdvance: the wait really parks
   await using h = await openWatchHarness({ scenario: "checks_pass", clock });
   h.fake.exhaustPrimary({ resetInMs: 10 * 60_000 }); // within the client's 15-minute wait bound
-  const job = await h.control.submit(WATCH_KIND, PR);
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, PR));
   await waitFor("the watcher to park in the rate-limit wait", () => clock.pendingSleeps === 1 && h.fake.counts.total);
   assert.equal(h.fake.counts.rateLimited, 1);
   // Poll guidance follows the reset, not a busy interval: capped at the 60 s maximum here.
@@ -328,7 +307,7 @@ Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelle
 Deno.test("watch: a rate-limit reset beyond the deadline is not waited for: rate_limited before any observation", async () => {
   await using h = await openWatchHarness({ scenario: "flaky_unchanged" });
   h.fake.exhaustPrimary({ resetInMs: 14 * 60_000 });
-  const job = await h.control.submit(WATCH_KIND, { ...PR, timeout_ms: 5 * 60_000 });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, timeout_ms: 5 * 60_000 }));
   const row = await waitForStatus(h.store, job.id, TERMINAL, 10_000);
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "rate_limited");
@@ -343,30 +322,11 @@ Deno.test("watch: a rate limit that outlasts the deadline mid-watch ends timed_o
   const ref: { fake?: FakeGitHub } = {};
   await using h = await openWatchHarness({
     scenario: "flaky_unchanged",
-    kinds: (store, baseUrl, clock) => {
-      const corpus = new CorpusRows(store.conn);
-      // Between the real client and the real fake: the limit runs out after the third poll.
-      const exhausting: typeof fetch = (input, init) => {
-        const url = input instanceof Request ? input.url : String(input);
-        if (url.includes("/pulls/") && ++pulls === 5) ref.fake?.exhaustPrimary({ resetInMs: 20 * 60_000 });
-        return fetch(input, init);
-      };
-      return [
-        watchKind({
-          parse: parseWatchInput,
-          observer: () =>
-            clientObserver(
-              new GitHubClient({
-                baseUrl,
-                clock,
-                log: silentLogger,
-                etagCache: new SqliteEtagCache(store.conn, clock),
-                fetch: exhausting,
-              }),
-            ),
-          saveObservation: (r) => corpus.pullRequestChecksPut(checksObservationOf(r)).then(() => {}),
-        }),
-      ];
+    // Between the real client and the real fake: the limit runs out after the third poll.
+    fetch: (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.includes("/pulls/") && ++pulls === 5) ref.fake?.exhaustPrimary({ resetInMs: 20 * 60_000 });
+      return fetch(input, init);
     },
   });
   ref.fake = h.fake;
@@ -384,7 +344,7 @@ Deno.test("watch: a rate limit that outlasts the deadline mid-watch ends timed_o
 Deno.test("watch: progress says waiting_for_checks with polls, and nextPollAt feeds JobControl.pollAfterMs", async () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1)); // moves only when the test says so
   await using h = await openWatchHarness({ scenario: "checks_pass", clock });
-  const job = await h.control.submit(WATCH_KIND, { ...PR, poll_interval_ms: 30_000 });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, poll_interval_ms: 30_000 }));
   // The first guidance (the JobReference's poll_after_ms, the task's pollIntervalMs) is the first
   // scheduled GitHub poll, not the 250 ms floor: the first reading happens at once and a pending CI
   // can change only by then.
@@ -423,7 +383,7 @@ Deno.test("watch: the last complete observation is stored and readable offline v
   assert.equal(before?.item_status, "unavailable");
   assert.equal(before?.reason, "not_synced");
   const { result } = await watch(h);
-  const answer = getPullRequestChecks(new CorpusRows(h.store.conn), { pull_requests: [PR_REF, "octo/widgets#7"] });
+  const answer = getPullRequestChecks(h.store.corpus, { pull_requests: [PR_REF, "octo/widgets#7"] });
   assert.equal(answer.batch_status, "partial");
   const item = answer.items[0];
   assert.equal(item?.item_status, "complete");

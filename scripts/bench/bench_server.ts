@@ -52,7 +52,7 @@ if (import.meta.main) {
     readOnly: false,
     ...(values["admitted-max"] === undefined ? {} : { admittedMax: Number(values["admitted-max"]) }),
   }, {
-    registry: () => testRegistry(),
+    kinds: { registry: () => testRegistry() },
     executor,
     tools: ({ control }) => [...jobsTools(control), benchEcho, ...testJobTools(control)],
   });

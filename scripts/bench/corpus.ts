@@ -9,7 +9,6 @@
  */
 
 import { openStore } from "../../src/store/store.ts";
-import { CorpusRows } from "../../src/store/corpus_rows.ts";
 import type { ThreadObservation } from "../../src/store/corpus_types.ts";
 import { searchThreads, type SearchThreadsInput } from "../../src/corpus/search.ts";
 
@@ -129,7 +128,7 @@ export async function benchCorpus(): Promise<BenchSection> {
   const dir = await Deno.makeTempDir({ prefix: "longcall-bench-corpus-" });
   const store = openStore(`${dir}/bench.db`);
   try {
-    const rows = new CorpusRows(store.conn);
+    const rows = store.corpus;
     const words = vocabulary();
     const rand = prng(42);
     const perRepo = THREADS / REPOSITORIES;

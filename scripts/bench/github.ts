@@ -20,7 +20,9 @@
 import { fileURLToPath } from "node:url";
 import { ManualClock, systemClock } from "../../src/base/clock.ts";
 import { silentLogger } from "../../src/base/log.ts";
-import { productKinds } from "../../src/cli/product.ts";
+import { productKinds } from "../../src/cli/product_kinds.ts";
+import { syncSpec } from "../../src/github/sync_spec.ts";
+import { parseJobInput } from "../../src/jobs/spec.ts";
 import { GitHubClient } from "../../src/github/client.ts";
 import { SYNC_KIND, type SyncResult } from "../../src/github/sync_kind.ts";
 import { WATCH_KIND, type WatchResult } from "../../src/github/watch_kind.ts";
@@ -214,11 +216,12 @@ async function syncIngest(): Promise<{ rows: BenchSection["rows"]; notes: string
       });
       await executor.start();
       try {
-        const input = {
+        // Normalized with the kind's spec, as the MCP tool and the CLI do before submitting.
+        const input = parseJobInput(syncSpec, {
           repositories: Object.keys(generated),
           limit_per_repository: SYNC_THREADS_PER_REPO,
           max_requests: 1_000,
-        };
+        });
         const runOnce = async () => {
           const started = performance.now();
           const job = await control.submit(SYNC_KIND, input);

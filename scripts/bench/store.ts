@@ -28,7 +28,7 @@ import { Executor } from "../../src/jobs/executor.ts";
 import { type AnyJobKind, defineJobKind, JobKindRegistry } from "../../src/jobs/kinds.ts";
 import { walSizeBytes } from "../../src/store/db.ts";
 import { loadAverage } from "./load.ts";
-import { openStore, type Store } from "../../src/store/store.ts";
+import { openStore, type Store, storeConnection } from "../../src/store/store.ts";
 
 /** One benchmark section: title, rows and notes for docs/benchmarks.md. */
 export interface BenchSection {
@@ -61,7 +61,6 @@ const CHILD_PATH = new URL(import.meta.url).pathname;
 
 const noopKind: AnyJobKind = defineJobKind<null, null>({
   kind: "noop",
-  parse: () => null,
   run: () => Promise.resolve(null),
 });
 
@@ -70,7 +69,6 @@ const aborted = new Map<string, number>();
 
 const waitKind: AnyJobKind = defineJobKind<null, null>({
   kind: "wait",
-  parse: () => null,
   run: (ctx) =>
     new Promise((_resolve, reject) => {
       const onAbort = () => {
@@ -156,7 +154,7 @@ function harness(store: Store, options: { runningMax?: number; cancelPollMs?: nu
 // ---------------------------------------------------------------- (a) raw transactions
 
 function rawTransactions(store: Store): number {
-  const db = store.conn.db;
+  const db = storeConnection(store).db;
   db.exec("CREATE TABLE bench_counter (id INTEGER PRIMARY KEY, v INTEGER NOT NULL) STRICT");
   db.exec("INSERT INTO bench_counter VALUES (1, 0)");
   const begin = db.prepare("BEGIN IMMEDIATE");
@@ -226,7 +224,7 @@ async function lifecycle(
  * the number of retained jobs; with time-ordered ids it should not.
  */
 async function walBytesPerJob(h: ReturnType<typeof harness>, store: Store): Promise<number> {
-  const db = store.conn.db;
+  const db = storeConnection(store).db;
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   db.exec("PRAGMA wal_autocheckpoint = 0");
   try {
@@ -238,7 +236,7 @@ async function walBytesPerJob(h: ReturnType<typeof harness>, store: Store): Prom
 }
 
 function countJobs(store: Store): number {
-  return (store.conn.db.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+  return (storeConnection(store).db.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
 }
 
 // ---------------------------------------------------------------- cancel latency
@@ -560,7 +558,7 @@ async function child(mode: string, path: string): Promise<void> {
     await waitUntil("claims", () => h.executor.runningIds().length > 0, 10_000, 10);
     // Exercise the read paths a server would: a full page of the list, then every job by id.
     h.control.list({ limit: JOB_LIST_LIMIT_MAX });
-    const ids = store.conn.db.prepare("SELECT id FROM jobs").all() as { id: string }[];
+    const ids = storeConnection(store).db.prepare("SELECT id FROM jobs").all() as { id: string }[];
     for (const { id } of ids) h.control.get(id);
     await sleep(1_000);
     print({ rss: Deno.memoryUsage().rss, running: h.executor.runningIds().length });

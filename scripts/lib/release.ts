@@ -14,14 +14,12 @@
  * @module
  */
 
-import { systemClock } from "../../src/base/clock.ts";
 import { silentLogger } from "../../src/base/log.ts";
 import { VERSION } from "../../src/base/version.ts";
 import { ENV_VARS, type EnvVar } from "../../src/cli/config.ts";
-import { productRegistry, productTools } from "../../src/cli/product.ts";
+import { openRuntime } from "../../src/cli/runtime.ts";
 import { GITHUB_API_URL_DEFAULT } from "../../src/github/client.ts";
-import { JobControl } from "../../src/jobs/control.ts";
-import { openStore } from "../../src/store/store.ts";
+import { productTools } from "../../src/mcp/product_tools.ts";
 import { binaryName, type Target } from "../build.ts";
 
 /** The Registry schema server.json is written for (kept as test data in fixtures/registry/). */
@@ -70,13 +68,17 @@ export function bundleBinaries(bundle: McpbBundle): string[] {
 
 /** Name and description of every tool the shipped server lists (before `--read-only` filtering). */
 export function listedTools(): { name: string; description: string }[] {
-  const store = openStore(":memory:");
+  // The tools over a control-only runtime (nothing runs), as the server lists them.
+  const runtime = openRuntime({
+    db: ":memory:",
+    kinds: { product: { github: { baseUrl: GITHUB_API_URL_DEFAULT } } },
+    log: silentLogger,
+    execution: "none",
+  });
   try {
-    const registry = productRegistry(store, { baseUrl: GITHUB_API_URL_DEFAULT }, silentLogger, systemClock);
-    const control = new JobControl(store.rows, registry, { clock: systemClock });
-    return productTools(control, store).map((t) => ({ name: t.name, description: t.description }));
+    return productTools(runtime.control, runtime.store).map((t) => ({ name: t.name, description: t.description }));
   } finally {
-    store.close();
+    void runtime.close();
   }
 }
 

@@ -10,7 +10,8 @@ import { type Command, commandHelp, parseCommandArgs } from "./command.ts";
 import { EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, UsageError } from "./exit.ts";
 import { githubCommands } from "./github_cmd.ts";
 import { jobsCommands } from "./jobs_cmd.ts";
-import { githubConfigFromEnv, productRegistry, productTools } from "./product.ts";
+import { productTools } from "../mcp/product_tools.ts";
+import { githubConfigFromEnv } from "./product_kinds.ts";
 import { JobKindRegistry } from "../jobs/kinds.ts";
 import { serveCommand } from "./serve.ts";
 import { permissionsCommand } from "./permissions_cmd.ts";
@@ -21,9 +22,9 @@ function commands(): Command[] {
     serveCommand(() => {
       const github = githubConfigFromEnv();
       return {
-        registry: ({ store, log, clock }) => productRegistry(store, github, log, clock),
+        kinds: { product: { github } },
         tools: ({ control, store }) => productTools(control, store),
-        networkWorker: { moduleUrl: Deno.mainModule, github },
+        networkWorker: { moduleUrl: Deno.mainModule },
       };
     }),
     // Reading and cancelling jobs needs no kind: only submission does.

@@ -8,12 +8,11 @@
  * @module
  */
 
-import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import { createLogger, type LogLevel } from "../base/log.ts";
-import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
+import type { ExecutorOptions } from "../jobs/executor.ts";
 import type { Synchronous } from "../store/db.ts";
-import { openStore } from "../store/store.ts";
-import { type GitHubConfig, productRegistry } from "./product_kinds.ts";
+import type { GitHubConfig } from "./product_kinds.ts";
+import { openRuntime, type Runtime } from "./runtime.ts";
 
 /** Messages to the worker. */
 export type ToWorker =
@@ -51,8 +50,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
     onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
     close(): void;
   };
-  let executor: Executor | undefined;
-  let closeStore: (() => void) | undefined;
+  let runtime: Runtime | undefined;
   // Once the host is gone its stderr may be a closed pipe or a vanished terminal: a lingering worker logs nothing.
   let muted = false;
   const writeLog = (line: string) => {
@@ -64,37 +62,40 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
     try {
       switch (msg.type) {
         case "init": {
-          const log = createLogger(msg.logLevel, "longcall:worker", writeLog);
-          const store = openStore(msg.db, msg.synchronous === undefined ? {} : { synchronous: msg.synchronous });
-          closeStore = () => store.close();
-          const handlerClock: Clock = msg.timeRate === undefined ? systemClock : new ScaledClock(msg.timeRate);
-          const registry = productRegistry(store, msg.github, log, handlerClock, "run_only");
-          executor = new Executor(store.rows, registry, {
-            ...msg.executor,
-            clock: systemClock,
-            handlerClock,
-            log: log.child("executor"),
-            onTerminal: (id) => post({ type: "terminal", id }),
-            onProgress: (id) => post({ type: "progress", id }),
+          // The same composition root as every other process, executing in this thread (requests
+          // were validated and normalized when admitted, so no spec or zod is loaded here).
+          const opened = openRuntime({
+            db: msg.db,
+            ...(msg.synchronous === undefined ? {} : { synchronous: msg.synchronous }),
+            kinds: { product: { github: msg.github } },
+            log: createLogger(msg.logLevel, "longcall:worker", writeLog),
+            ...(msg.timeRate === undefined ? {} : { timeRate: msg.timeRate }),
+            execution: "in_process",
+            executor: {
+              ...msg.executor,
+              onTerminal: (id) => post({ type: "terminal", id }),
+              onProgress: (id) => post({ type: "progress", id }),
+            },
           });
-          await executor.start();
-          post({ type: "ready", ownerId: executor.ownerId });
+          runtime = opened;
+          await opened.execution.start();
+          post({ type: "ready", ownerId: opened.execution.executor?.ownerId ?? "" });
           break;
         }
         case "wake":
-          executor?.wake();
+          runtime?.execution.wake();
           break;
         case "cancel":
-          executor?.abortLocal(msg.ids);
+          runtime?.execution.abortLocal(msg.ids);
           break;
         case "linger": {
           muted = true;
-          if (executor === undefined) {
+          if (runtime === undefined) {
             post({ type: "lingering", running: 0 });
             post({ type: "idle" });
             break;
           }
-          const { running, idle } = executor.linger();
+          const { running, idle } = await runtime.execution.linger();
           post({ type: "lingering", running });
           void idle.then(() => post({ type: "idle" }));
           break;
@@ -106,8 +107,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
           break;
         }
         case "stop":
-          await executor?.stop();
-          closeStore?.();
+          await runtime?.close();
           post({ type: "stopped" });
           scope.close();
           break;

@@ -13,10 +13,10 @@ import { envGet, logLevel, resolveDbPath } from "./config.ts";
 import { EXIT_ERROR, EXIT_OK } from "./exit.ts";
 import { effectiveFlags } from "./effective_flags.ts";
 import { FLAG_REASONS, netHostOf, permissionFlags } from "./permissions.ts";
-import { githubConfigFromEnv } from "./product.ts";
+import { githubConfigFromEnv } from "./product_kinds.ts";
 import { narrowServingThread } from "./serve.ts";
-import { databaseFiles, WorkerExecutor } from "./worker_executor.ts";
-import { networkWorkerScript } from "./worker_script.ts";
+import { startNetworkWorker } from "./runtime.ts";
+import type { WorkerPermissions } from "./worker_executor.ts";
 
 /** One row of the report. */
 export interface PermissionRow {
@@ -81,6 +81,8 @@ export interface PermissionReport {
   flags: string[];
   /** The flags longcall ships with (src/cli/permissions.ts), for comparison. */
   shipped_flags: string[];
+  /** What the network worker was created with (src/cli/runtime.ts networkWorkerPermissions, as serve grants it). */
+  network_worker_grants: WorkerPermissions;
   /** Every grant beyond the shipped set, and every forbidden flag. */
   problems: string[];
   /** What the queries cannot tell. */
@@ -104,19 +106,19 @@ export async function auditPermissions(db: string): Promise<PermissionReport> {
   // Queried before anything is revoked: what the process was started with. Creating the worker
   // below with its own permission set needs --unstable-worker-options (it throws otherwise).
   const inEffect = await effectiveFlags({ githubHost, db, workerStarted: true });
-  // The same worker script and grants as `serve` (from memory in the bundle).
-  const script = networkWorkerScript(Deno.mainModule);
-  const worker = new WorkerExecutor(script.url, {
-    net: [githubHost],
-    read: [...databaseFiles(db), ...script.codeReads],
-    write: databaseFiles(db),
-  }, createLogger(logLevel(), "longcall:permissions"));
+  // The worker a server starts (src/cli/runtime.ts): the same script and the same grants.
+  const worker = startNetworkWorker({
+    db,
+    githubBaseUrl: github.baseUrl,
+    moduleUrl: Deno.mainModule,
+    log: createLogger(logLevel(), "longcall:permissions"),
+  });
   let workerStates: Deno.PermissionState[];
   try {
-    workerStates = await worker.audit(descriptors);
+    workerStates = await worker.executor.audit(descriptors);
   } finally {
-    await worker.stop();
-    script.release();
+    await worker.executor.stop();
+    worker.script.release();
   }
   await narrowServingThread();
   const rows: PermissionRow[] = [];
@@ -131,6 +133,7 @@ export async function auditPermissions(db: string): Promise<PermissionReport> {
   return {
     flags: inEffect.flags,
     shipped_flags: permissionFlags({ githubHosts: [githubHost] }),
+    network_worker_grants: worker.permissions,
     problems: inEffect.problems,
     notes: inEffect.notes,
     rows,

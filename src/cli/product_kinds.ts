@@ -1,7 +1,8 @@
 /**
- * The shipped job kinds and the GitHub configuration, wired to one store. Kept apart from
- * the tools (src/cli/product.ts) so the network worker loads no MCP code, and apart from the
- * kinds' zod input schemas (src/github/*_input.ts, which product.ts passes in) so it loads no zod.
+ * The shipped job kinds' runners and the GitHub configuration, wired to one store (where jobs
+ * execute), and their policies alone (where they are only admitted). No MCP code (the tools are
+ * src/mcp/product_tools.ts) and no zod (the specs are src/github/*_spec.ts): the network worker
+ * loads this module.
  *
  * @module
  */
@@ -10,12 +11,11 @@ import { type Clock, systemClock } from "../base/clock.ts";
 import type { Logger } from "../base/log.ts";
 import { GITHUB_API_URL_DEFAULT, GitHubClient, SqliteEtagCache } from "../github/client.ts";
 import { clientObserver } from "../github/observer.ts";
-import type { SyncRequest } from "../github/sync_input.ts";
-import { SYNC_KIND, syncKind } from "../github/sync_kind.ts";
-import type { WatchRequest } from "../github/watch_input.ts";
-import { checksObservationOf, WATCH_KIND, watchKind } from "../github/watch_kind.ts";
-import { type AnyJobKind, JobKindRegistry, runOnlyParse } from "../jobs/kinds.ts";
-import { CorpusRows } from "../store/corpus_rows.ts";
+import { syncPolicy } from "../github/sync_kind.ts";
+import { syncRunner } from "../github/sync_runner.ts";
+import { checksObservationOf, watchPolicy } from "../github/watch_kind.ts";
+import { watchRunner } from "../github/watch_runner.ts";
+import { type AnyJobKind, type AnyJobPolicy, JobKindRegistry } from "../jobs/kinds.ts";
 import type { Store } from "../store/store.ts";
 import { envGet } from "./config.ts";
 
@@ -35,53 +35,51 @@ export function githubConfigFromEnv(): GitHubConfig {
   return { baseUrl: envGet("LONGCALL_GITHUB_API_URL") ?? GITHUB_API_URL_DEFAULT, token };
 }
 
-/**
- * How the product's kinds validate requests at admission (src/cli/product.ts passes the zod
- * parsers of src/github/*_input.ts), or `"run_only"` for a registry that never admits (the
- * network worker: each job's request was validated when it was admitted).
- */
-export type ProductInputs = {
-  watch(input: unknown): WatchRequest;
-  sync(input: unknown): SyncRequest;
-} | "run_only";
+/** The policies of the product's kinds: what a control side needs when its jobs run elsewhere (the network worker). */
+export function productPolicies(): AnyJobPolicy[] {
+  return [watchPolicy, syncPolicy];
+}
 
-/** The product's job kinds over one store. GitHub clients are created per job (per-job counters). */
+/**
+ * The product's runnable kinds over one store. GitHub clients are created per job (per-job
+ * counters); `fetch` replaces the global one (tests put a fault between the real client and the fake).
+ */
 export function productKinds(
   store: Store,
   gh: GitHubConfig,
   log: Logger,
   clock: Clock,
-  inputs: ProductInputs,
+  fetch?: typeof globalThis.fetch,
 ): AnyJobKind[] {
-  const corpus = new CorpusRows(store.conn);
-  const etags = new SqliteEtagCache(store.conn, clock);
+  const corpus = store.corpus;
+  const etags = new SqliteEtagCache(store.etags, clock);
   const client = () =>
     new GitHubClient({
       baseUrl: gh.baseUrl,
       ...(gh.token === undefined ? {} : { token: gh.token }),
+      ...(fetch === undefined ? {} : { fetch }),
       clock,
       log: log.child("github"),
       etagCache: etags,
     });
   return [
-    watchKind({
-      parse: inputs === "run_only" ? runOnlyParse(WATCH_KIND) : inputs.watch,
+    watchRunner({
       observer: () => clientObserver(client()),
       saveObservation: async (r) => {
         await corpus.pullRequestChecksPut(checksObservationOf(r));
       },
     }),
-    syncKind({ parse: inputs === "run_only" ? runOnlyParse(SYNC_KIND) : inputs.sync, client, corpus: () => corpus }),
+    syncRunner({ client, corpus: () => corpus }),
   ];
 }
 
-/** A registry of the product kinds. */
+/** A registry of the product's runnable kinds. */
 export function productRegistry(
   store: Store,
   gh: GitHubConfig,
   log: Logger,
   clock: Clock = systemClock,
-  inputs: ProductInputs,
+  fetch?: typeof globalThis.fetch,
 ): JobKindRegistry {
-  return new JobKindRegistry(productKinds(store, gh, log, clock, inputs));
+  return new JobKindRegistry(productKinds(store, gh, log, clock, fetch));
 }

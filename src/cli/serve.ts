@@ -12,7 +12,6 @@
  * @module
  */
 
-import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import { createLogger, type Logger } from "../base/log.ts";
 import {
   HTTP_BODY_TIMEOUT_MS,
@@ -25,39 +24,33 @@ import {
   LINGER_MS_MAX,
 } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
-import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
-import type { JobKindRegistry } from "../jobs/kinds.ts";
-import { JobWaits } from "../jobs/wait.ts";
-import { changeStamp } from "../store/change_stamp.ts";
+import type { JobWaits } from "../jobs/wait.ts";
 import { createServerFactory } from "../mcp/server.ts";
 import type { ToolDef } from "../mcp/tools.ts";
 import type { TaskInputs } from "../tasks/adapter.ts";
 import { isLoopback, serveOnHttp, serveOnStdio } from "../mcp/transports.ts";
 import { ensureHttpToken } from "./http_token.ts";
-import type { GitHubConfig } from "./product.ts";
-import { netHostOf } from "./permissions.ts";
-import { databaseFiles, WorkerExecutor } from "./worker_executor.ts";
-import { networkWorkerScript } from "./worker_script.ts";
+import { type Execution, type ExecutorOverrides, openRuntime, type RuntimeKinds } from "./runtime.ts";
 import type { Synchronous } from "../store/db.ts";
-import { openStore, type Store } from "../store/store.ts";
+import type { Store } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
 import { EXIT_ERROR, EXIT_OK, UsageError } from "./exit.ts";
 
 /** Everything a server process needs besides its flags. */
 export interface ServerParts {
-  /** The job kinds this process admits and runs, over its store. */
-  registry(ctx: { store: Store; log: Logger; clock: Clock }): JobKindRegistry;
+  /** The job kinds this process admits and runs (the runtime opens them over its store). */
+  kinds: RuntimeKinds;
   /** Tools for this process, built once the store and control side exist. */
   tools(ctx: { control: JobControl; store: Store; log: Logger }): ToolDef[];
   /** Executor overrides (tests shorten heartbeats and leases). */
-  executor?: Partial<Omit<ExecutorOptions, "clock" | "log">>;
+  executor?: ExecutorOverrides;
   /**
    * Run the executor in the network worker (the shipped configuration) instead of this
    * thread, then narrow this thread's permissions to nothing. Its kinds must be the
    * product's, because the worker builds its own registry.
    */
-  networkWorker?: { moduleUrl: string; github: GitHubConfig };
+  networkWorker?: { moduleUrl: string };
   /**
    * Jobs that ask for input mid-flight (`input_required` tasks). Used only by the conformance
    * fixture (tests/helpers/conformance_fixture_server.ts); no product tool asks for input.
@@ -86,9 +79,6 @@ export interface ServeFlags {
 
 /** Why a server stops serving. */
 type StopReason = "wire_closed" | "hangup" | "interrupt" | "worker_failed";
-
-/** What runs jobs for a server: an in-process Executor or the network worker. */
-type Runner = Executor | WorkerExecutor;
 
 /**
  * Drops every permission the serving thread no longer needs once the database is open,
@@ -156,67 +146,33 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       `Cannot serve: lingerMs must be an integer from 0 to ${LINGER_MS_MAX}, current value is ${lingerMs}`,
     );
   }
-  const store = openStore(flags.db, flags.synchronous === undefined ? {} : { synchronous: flags.synchronous });
-  const handlerClock = flags.timeRate === undefined ? systemClock : new ScaledClock(flags.timeRate);
   if (flags.timeRate !== undefined) {
     log.warn("simulated time: job handlers run faster than real time", { rate: flags.timeRate });
   }
-  const registry = parts.registry({ store, log, clock: handlerClock });
-  // Waiting jobs.get calls share one change probe; the executor's own events wake them sooner.
-  const waits = new JobWaits({ probe: () => changeStamp(store.conn), clock: systemClock });
-  // The bundle's worker starts from memory (src/cli/worker_script.ts) and needs no read of its code.
-  const script = parts.networkWorker === undefined ? undefined : networkWorkerScript(parts.networkWorker.moduleUrl);
-  const executor: Runner = parts.networkWorker === undefined
-    ? new Executor(store.rows, registry, {
-      clock: systemClock,
-      handlerClock,
-      log: log.child("executor"),
-      ...parts.executor,
-      onTerminal: (id) => {
-        parts.executor?.onTerminal?.(id);
-        waits.notify();
-      },
-      onProgress: (id) => {
-        parts.executor?.onProgress?.(id);
-        waits.notify();
-      },
-    })
-    : new WorkerExecutor(
-      (script as { url: string }).url,
-      {
-        net: [netHostOf(parts.networkWorker.github.baseUrl)],
-        read: [...databaseFiles(flags.db), ...(script?.codeReads ?? [])],
-        write: databaseFiles(flags.db),
-      },
-      log,
-      () => waits.notify(),
-    );
-  const control = new JobControl(store.rows, registry, {
-    clock: systemClock,
-    handlerClock,
+  const runtime = openRuntime({
+    db: flags.db,
+    ...(flags.synchronous === undefined ? {} : { synchronous: flags.synchronous }),
+    kinds: parts.kinds,
+    log,
+    ...(flags.timeRate === undefined ? {} : { timeRate: flags.timeRate }),
+    execution: parts.networkWorker === undefined
+      ? "in_process"
+      : { networkWorker: { moduleUrl: parts.networkWorker.moduleUrl, logLevel: logLevel() } },
+    ...(parts.executor === undefined ? {} : { executor: parts.executor }),
     ...(flags.admittedMax === undefined ? {} : { admittedMax: flags.admittedMax }),
     ...(flags.retentionMs === undefined ? {} : { retentionMs: flags.retentionMs }),
-    onSubmitted: () => executor.wake(),
-    onCancelRequested: (ids) => executor.abortLocal(ids),
-    waits,
   });
+  const { store, control, waits, execution } = runtime;
+  const worker = execution.worker;
+  if (worker !== undefined) {
+    log.debug("network worker started", { ...worker.permissions, from_memory: worker.script.fromMemory });
+  }
   // The network worker opens its store and starts its executor in parallel with serving (its
   // permissions were fixed when it was created; narrowing waits only for its code to load).
   // Jobs admitted meanwhile stay queued until it claims them. If it cannot start, the server stops.
   let workerReady: Promise<void> | undefined;
-  if (executor instanceof WorkerExecutor) {
-    workerReady = executor.start({
-      type: "init",
-      db: flags.db,
-      ...(flags.synchronous === undefined ? {} : { synchronous: flags.synchronous }),
-      github: (parts.networkWorker as { github: GitHubConfig }).github,
-      logLevel: logLevel(),
-      ...(flags.timeRate === undefined ? {} : { timeRate: flags.timeRate }),
-      executor: parts.executor ?? {},
-    });
-  } else {
-    await executor.start();
-  }
+  if (worker !== undefined) workerReady = execution.start();
+  else await execution.start();
   const factory = createServerFactory({
     control,
     tools: parts.tools({ control, store, log }),
@@ -234,8 +190,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     try {
       token = await httpToken(flags);
     } catch (err) {
-      await executor.stop();
-      store.close();
+      await runtime.close();
       throw err;
     }
     httpServing = serveOnHttp(factory, {
@@ -249,21 +204,20 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     });
     await httpServing.port;
   }
-  if (executor instanceof WorkerExecutor) {
-    if (script?.fromMemory === true) {
+  if (worker !== undefined) {
+    if (worker.script.fromMemory) {
       // From memory (the bundle) the worker reads no file to load: nothing to wait for. A load
       // failure still stops the server (the worker then never answers init: workerReady rejects).
-      void executor.loaded().then(() => script.release(), () => script.release());
+      void worker.executor.loaded().then(() => worker.script.release(), () => worker.script.release());
     } else {
       // The worker's permissions were fixed when it was created, but its own module loads can
       // fail once this thread has revoked read: narrow only after it has loaded its code.
       try {
-        await executor.loaded();
+        await worker.executor.loaded();
       } catch (err) {
         log.error("the network worker could not load; stopping", { error: String(err) });
         await httpServing?.close().catch(() => {});
-        await executor.stop();
-        store.close();
+        await runtime.close();
         return EXIT_ERROR;
       }
     }
@@ -298,10 +252,9 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   log.info("shutting down", { reason });
   await stopServing(serving, waits, log);
   if ((reason === "wire_closed" || reason === "hangup") && lingerMs > 0) {
-    await linger(executor, lingerMs, interrupted.promise, log, () => muted = true);
+    await linger(execution, lingerMs, interrupted.promise, log, () => muted = true);
   }
-  await executor.stop();
-  store.close();
+  await runtime.close();
   Deno.removeSignalListener("SIGINT", onInt);
   Deno.removeSignalListener("SIGTERM", onTerm);
   Deno.removeSignalListener("SIGHUP", onHup);
@@ -330,13 +283,13 @@ async function stopServing(serving: { close(): Promise<void> }, waits: JobWaits,
  * stdout or stderr (rather than for its own child) waits for the linger.
  */
 async function linger(
-  executor: Runner,
+  execution: Execution,
   lingerMs: number,
   interrupted: Promise<void>,
   log: Logger,
   mute: () => void,
 ): Promise<void> {
-  const { running, idle } = await executor.linger();
+  const { running, idle } = await execution.linger();
   if (running === 0) return;
   log.info("the host went away: running jobs continue, this process exits when they end", {
     running,

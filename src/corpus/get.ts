@@ -35,7 +35,7 @@ export interface GetThreadsInput {
   /** 1..{@linkcode CORPUS_ITEMS_PER_CALL_MAX} references `owner/repo#n`. */
   threads: readonly string[];
   /** `compact` (default) drops the body; `full` includes it. */
-  view?: "compact" | "full";
+  view?: "compact" | "full" | undefined;
 }
 
 /** Input of {@linkcode getRepositories}. */

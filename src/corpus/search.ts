@@ -28,17 +28,17 @@ export interface SearchThreadsInput {
   /** Free text: words are ANDed, `word*` is a prefix; operators are searched as plain words. */
   query: string;
   /** Only these repositories (1..{@linkcode CORPUS_ITEMS_PER_CALL_MAX}). */
-  repositories?: readonly string[];
+  repositories?: readonly string[] | undefined;
   /** Default `both`. */
-  kind?: ThreadKind | "both";
+  kind?: ThreadKind | "both" | undefined;
   /** Default `all`. */
-  state?: ThreadState | "all";
+  state?: ThreadState | "all" | undefined;
   /** Only threads carrying this label (case-insensitive, exact name). */
-  label?: string;
+  label?: string | undefined;
   /** 1..{@linkcode SEARCH_LIMIT_MAX}, default {@linkcode SEARCH_LIMIT_DEFAULT}. */
-  limit?: number;
+  limit?: number | undefined;
   /** `next_cursor` of the previous page of the same query and filters. */
-  cursor?: string;
+  cursor?: string | undefined;
 }
 
 /** A search hit: the compact thread and its relevance (higher is better). */

@@ -14,7 +14,6 @@ import {
 } from "../base/limits.ts";
 import type { Clock } from "../base/clock.ts";
 import { EtagRows, utf8Length } from "../store/etag_rows.ts";
-import type { Connection } from "../store/tx.ts";
 
 /** A cached representation: the validator and the body it validates. */
 export interface EtagEntry {
@@ -102,8 +101,9 @@ export class SqliteEtagCache implements EtagCache {
   readonly rows: EtagRows;
   readonly #clock: Clock;
 
-  constructor(conn: Connection, clock: Clock, options: { rowsMax?: number; bodyBytesMax?: number } = {}) {
-    this.rows = new EtagRows(conn, options);
+  /** `rows`: the store's ETag rows (`store.etags`). */
+  constructor(rows: EtagRows, clock: Clock) {
+    this.rows = rows;
     this.#clock = clock;
   }
 

@@ -14,10 +14,9 @@ import {
   JOB_RETENTION_MS_DEFAULT,
   JOB_RUNNING_MAX_DEFAULT,
 } from "../base/limits.ts";
-import { changeStamp } from "../store/change_stamp.ts";
 import type { CancelEffect, JobRow, JobRows, JobStatus } from "../store/job_rows.ts";
 import { pollAfterMs } from "./guidance.ts";
-import type { JobKindRegistry } from "./kinds.ts";
+import type { AnyJobPolicy, JobKindRegistry } from "./kinds.ts";
 import { isSettled, JobWaits, materialKey, type WaitEnd } from "./wait.ts";
 
 export interface JobControlOptions {
@@ -48,8 +47,10 @@ export type Authority = string | null;
 
 /** Admission, reads and cancellation requests over the job store. */
 export class JobControl {
-  readonly rows: JobRows;
-  readonly registry: JobKindRegistry;
+  // Private: readers go through get / getMany / find, which apply visibility and expiry.
+  private readonly rows: JobRows;
+  /** The kinds this side admits: their policies only (it never runs a handler). */
+  readonly registry: JobKindRegistry<AnyJobPolicy>;
   readonly clock: Clock;
   readonly admittedMax: number;
   readonly retentionMs: number;
@@ -60,7 +61,7 @@ export class JobControl {
   readonly #onSubmitted: ((row: JobRow) => void) | undefined;
   readonly #onCancelRequested: ((ids: string[]) => void) | undefined;
 
-  constructor(rows: JobRows, registry: JobKindRegistry, options: JobControlOptions) {
+  constructor(rows: JobRows, registry: JobKindRegistry<AnyJobPolicy>, options: JobControlOptions) {
     this.rows = rows;
     this.registry = registry;
     this.clock = options.clock;
@@ -70,25 +71,24 @@ export class JobControl {
     this.#handlerClock = options.handlerClock ?? options.clock;
     this.#onSubmitted = options.onSubmitted;
     this.#onCancelRequested = options.onCancelRequested;
-    this.waits = options.waits ?? new JobWaits({ probe: () => changeStamp(rows.conn), clock: options.clock });
+    this.waits = options.waits ?? new JobWaits({ probe: () => rows.changeStamp(), clock: options.clock });
   }
 
   /**
-   * Validates, normalizes and admits a job in one transaction. The job exists (and is
-   * readable by id from any process) when this resolves.
+   * Admits a job in one transaction. `request` is already validated and normalized: the boundary
+   * (the MCP tool, the CLI command) parsed it with the kind's spec. The job exists (and is readable
+   * by id from any process) when this resolves.
    *
-   * @throws {AppError} `invalid_argument` (unknown kind, bad request, request too large),
-   *   `overloaded` (admission bound reached; nothing written), `store_busy`.
+   * @throws {AppError} `invalid_argument` (unknown kind, request too large), `overloaded`
+   *   (admission bound reached; nothing written), `store_busy`.
    */
-  async submit(kind: string, input: unknown, options: { authority?: Authority } = {}): Promise<JobRow> {
-    const def = this.registry.get(kind);
-    if (def === undefined) {
+  async submit(kind: string, request: unknown, options: { authority?: Authority } = {}): Promise<JobRow> {
+    if (this.registry.get(kind) === undefined) {
       throw new AppError("invalid_argument", `Cannot submit job: unknown kind "${kind}"`, {
         data: { known_kinds: this.registry.names() },
       });
     }
-    const request = def.parse(input);
-    const requestJson = JSON.stringify(request);
+    const requestJson = JSON.stringify(request ?? null);
     const bytes = new TextEncoder().encode(requestJson).length;
     if (bytes > JOB_REQUEST_BYTES_MAX) {
       throw new AppError(
@@ -117,6 +117,17 @@ export class JobControl {
     if (row === undefined || !visibleTo(row, authority)) return undefined;
     if (row.expires_at !== null && row.expires_at <= this.clock.now()) return undefined;
     return row;
+  }
+
+  /**
+   * A job for a task lookup: the visible row, or why there is none. `expired` when the job's
+   * retention ended but its row is not purged yet (and it is `authority`'s); `not_found` otherwise.
+   */
+  find(id: string, authority: Authority = null): { row: JobRow } | { missing: "expired" | "not_found" } {
+    const row = this.rows.jobGet(id);
+    if (row === undefined || !visibleTo(row, authority)) return { missing: "not_found" };
+    if (row.expires_at !== null && row.expires_at <= this.clock.now()) return { missing: "expired" };
+    return { row };
   }
 
   /**

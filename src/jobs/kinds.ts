@@ -1,13 +1,12 @@
 /**
- * Job kinds are registered in code: `kind -> run(ctx)`. A kind validates and normalizes
- * its request (`parse`), runs with an {@linkcode JobContext}, and returns a result or
- * throws (an `AppError` for expected failures).
+ * Job kinds are registered in code: `kind -> run(ctx)`. A kind runs with a
+ * {@linkcode JobContext} on an already-normalized request and returns a result or throws (an
+ * `AppError` for expected failures); its policy ({@linkcode JobPolicy}) is all the control side needs.
  *
  * @module
  */
 
 import type { Clock } from "../base/clock.ts";
-import { AppError } from "../base/errors.ts";
 import type { Logger } from "../base/log.ts";
 
 /** Progress a handler reports; writes are throttled by the executor. */
@@ -35,12 +34,14 @@ export interface JobContext<Req> {
   event(level: "info" | "warn" | "error", message: string): void;
 }
 
-/** A job kind. `Req` is the normalized request, `Res` the stored result. */
-export interface JobKind<Req, Res> {
+/**
+ * What the control side knows of a kind: its name and small zod-free policies (no store, no
+ * client). `Req` is the normalized request, `Res` the stored result. Requests are validated
+ * and normalized at the boundary (the MCP tool or CLI command, with the kind's spec, e.g.
+ * src/github/watch_spec.ts) before `JobControl.submit` sees them.
+ */
+export interface JobPolicy<Req, Res> {
   readonly kind: string;
-  /** Validates and normalizes raw input; throws `AppError("invalid_argument")`. */
-  parse(input: unknown): Req;
-  run(ctx: JobContext<Req>): Promise<Res>;
   /** The job's outcome word for a successful result (default `succeeded`). */
   outcome?(result: Res): string;
   /**
@@ -55,27 +56,22 @@ export interface JobKind<Req, Res> {
   materialProgress?(message: string | null): string | undefined;
 }
 
-/** A kind with its types erased, for the registry. */
-export interface AnyJobKind {
+/** A kind that runs: its policy and its runner. Exists only where jobs execute. */
+export interface JobKind<Req, Res> extends JobPolicy<Req, Res> {
+  run(ctx: JobContext<Req>): Promise<Res>;
+}
+
+/** A policy with its types erased, for the registry. */
+export interface AnyJobPolicy {
   readonly kind: string;
-  parse(input: unknown): unknown;
-  run(ctx: JobContext<unknown>): Promise<unknown>;
   outcome?(result: unknown): string;
   firstPollAfterMs?(request: unknown): number;
   materialProgress?(message: string | null): string | undefined;
 }
 
-/**
- * The `parse` of a kind in a registry that only runs jobs (the network worker): requests were
- * validated and normalized when admitted, so this one refuses to admit anything.
- */
-export function runOnlyParse(kind: string): (input: unknown) => never {
-  return () => {
-    throw new AppError(
-      "internal",
-      `Cannot admit a ${kind} job here: this registry only runs jobs; requests are validated when admitted`,
-    );
-  };
+/** A kind with its types erased, for the registry. */
+export interface AnyJobKind extends AnyJobPolicy {
+  run(ctx: JobContext<unknown>): Promise<unknown>;
 }
 
 /** Erases a kind's types for registration. */
@@ -83,22 +79,30 @@ export function defineJobKind<Req, Res>(kind: JobKind<Req, Res>): AnyJobKind {
   return kind as unknown as AnyJobKind;
 }
 
-/** The kinds an executor can run and a control side can admit. */
-export class JobKindRegistry {
-  readonly #kinds = new Map<string, AnyJobKind>();
+/** Erases a policy's types for registration. */
+export function defineJobPolicy<Req, Res>(policy: JobPolicy<Req, Res>): AnyJobPolicy {
+  return policy as unknown as AnyJobPolicy;
+}
 
-  constructor(kinds: readonly AnyJobKind[] = []) {
+/**
+ * The kinds a process knows: runnable kinds where jobs execute (an Executor needs `run`), or only
+ * their policies where jobs are admitted and read (a JobControl).
+ */
+export class JobKindRegistry<K extends AnyJobPolicy = AnyJobKind> {
+  readonly #kinds = new Map<string, K>();
+
+  constructor(kinds: readonly K[] = []) {
     for (const k of kinds) this.register(k);
   }
 
-  register(kind: AnyJobKind): void {
+  register(kind: K): void {
     if (this.#kinds.has(kind.kind)) {
       throw new TypeError(`Cannot register job kind: "${kind.kind}" is already registered`);
     }
     this.#kinds.set(kind.kind, kind);
   }
 
-  get(kind: string): AnyJobKind | undefined {
+  get(kind: string): K | undefined {
     return this.#kinds.get(kind);
   }
 

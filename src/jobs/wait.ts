@@ -16,7 +16,7 @@
 import { type Clock, systemClock } from "../base/clock.ts";
 import { JOB_WAIT_PROBE_MS, JOB_WAITERS_MAX } from "../base/limits.ts";
 import type { JobRow } from "../store/job_rows.ts";
-import type { JobKindRegistry } from "./kinds.ts";
+import type { AnyJobPolicy, JobKindRegistry } from "./kinds.ts";
 
 /** Why a wait ended. `cancelled` is never shown to a client (its request is gone). */
 export type WaitEnd = "changed" | "terminal" | "deadline" | "cancelled" | "shutdown" | "waiters_full";
@@ -179,7 +179,7 @@ export class JobWaits {
  * progress counts, the error code, and the kind's own material progress (a watch: its CI
  * signature). Poll counters and timestamps are left out, so they never end a wait.
  */
-export function materialKey(row: JobRow | undefined, registry: JobKindRegistry): string {
+export function materialKey(row: JobRow | undefined, registry: JobKindRegistry<AnyJobPolicy>): string {
   if (row === undefined) return "absent";
   const own = registry.get(row.kind)?.materialProgress?.(row.progress_message);
   return JSON.stringify([

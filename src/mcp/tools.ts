@@ -12,6 +12,7 @@ import { AppError } from "../base/errors.ts";
 import { IDS_PER_CALL_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { jobCancelItems, jobGetItems, jobIdsOf } from "../jobs/job_items.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
+import type { JobSpec } from "../jobs/spec.ts";
 import { createTaskResult } from "../tasks/task_views.ts";
 import { jobReference } from "./job_reference.ts";
 import { JobItemOutput, jobResultOutputs } from "./output_schemas.ts";
@@ -177,20 +178,17 @@ export function jobsTools(control: JobControl): ToolDef[] {
   ];
 }
 
-/** A tool that submits a job of `kind` and returns a task or a JobReference. */
+/**
+ * The tool of a job kind's spec (src/jobs/spec.ts): validates and normalizes the arguments with
+ * the spec's input schema, submits the job of `spec.kind` and returns a task or a JobReference.
+ * `options._meta` is the tool's `_meta` in `tools/list`.
+ */
 export function jobTool(
   control: JobControl,
-  spec: {
-    name: string;
-    kind: string;
-    description: string;
-    inputSchema: z.ZodType;
-    annotations: Annotations;
-    /** The job's result as a completed task carries it (default: any JSON value). */
-    resultSchema?: z.ZodType;
-    _meta?: Record<string, unknown>;
-  },
+  jobSpec: JobSpec,
+  options: { _meta?: Record<string, unknown> } = {},
 ): ToolDef {
+  const spec = { ...jobSpec, ...options };
   return {
     name: spec.name,
     description: spec.description,
@@ -205,10 +203,10 @@ export function jobTool(
     async call(args, ctx) {
       let row;
       try {
-        // The declared schema is enforced here (the SDK only advertises it), so a bad argument
-        // is a typed invalid_argument with its path; the kind then normalizes the same input.
-        parseArgs(spec.inputSchema, args);
-        row = await control.submit(spec.kind, args ?? {}, { authority: ctx.authority });
+        // Validated and normalized once, here (the SDK only advertises the schema): a bad argument
+        // is a typed invalid_argument with its path; the job is admitted with the normalized request.
+        const request = parseArgs(spec.inputSchema, args);
+        row = await control.submit(spec.kind, request, { authority: ctx.authority });
       } catch (err) {
         if (err instanceof AppError) return errorResult(err);
         throw err;

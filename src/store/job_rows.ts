@@ -13,6 +13,7 @@ import {
   JOB_INSERT_BATCH_MAX,
   STORE_FAULT_RETRY_MS_EXECUTION,
 } from "../base/limits.ts";
+import { changeStamp } from "./change_stamp.ts";
 import type { Connection } from "./tx.ts";
 
 export type JobStatus =
@@ -155,10 +156,16 @@ const ACTIVE = "status IN ('queued', 'running')";
 
 /** SQL access to jobs, events and owners over one connection. */
 export class JobRows {
-  readonly conn: Connection;
+  // Private: only store/ touches the connection (callers use the methods, or changeStamp()).
+  private readonly conn: Connection;
 
   constructor(conn: Connection) {
     this.conn = conn;
+  }
+
+  /** This connection's change stamp (src/store/change_stamp.ts): moves when any connection commits. */
+  changeStamp(): string {
+    return changeStamp(this.conn);
   }
 
   // ------------------------------------------------------------ control side

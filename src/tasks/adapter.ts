@@ -58,13 +58,13 @@ function requireDeclared(envelope: unknown): void {
 }
 
 function findTask(deps: TasksAdapterDeps, taskId: string): JobRow {
-  const row = deps.control.get(taskId, deps.authority);
-  if (row !== undefined) return row;
-  const expired = deps.control.rows.jobGet(taskId);
-  const visible = expired !== undefined && (deps.authority === null || expired.authority === deps.authority);
+  const found = deps.control.find(taskId, deps.authority);
+  if ("row" in found) return found.row;
   throw new ProtocolError(
     ProtocolErrorCode.InvalidParams,
-    visible ? "Failed to retrieve task: Task has expired" : "Failed to retrieve task: Task not found",
+    found.missing === "expired"
+      ? "Failed to retrieve task: Task has expired"
+      : "Failed to retrieve task: Task not found",
   );
 }
 

@@ -135,34 +135,31 @@ function accepted(answer: unknown): Record<string, unknown> | undefined {
 /** The fixture's job kinds; `desk` is where the input-asking kinds wait. */
 export function fixtureKinds(desk: InputDesk): AnyJobKind[] {
   return [
-    defineJobKind<{ name: string }, { text: string }>({
+    // No kind parses: the tools' schemas validated the arguments; each run fills its defaults.
+    defineJobKind<unknown, { text: string }>({
       kind: "greet",
-      parse: (input) => ({ name: String(object(input, "greet").name ?? "World") }),
-      run: (ctx) => Promise.resolve({ text: `Hello, ${ctx.request.name}!` }),
+      run: (ctx) => Promise.resolve({ text: `Hello, ${String(object(ctx.request, "greet").name ?? "World")}!` }),
     }),
-    defineJobKind<{ seconds: number; label: string }, { text: string; seconds: number }>({
+    defineJobKind<unknown, { text: string; seconds: number }>({
       kind: "slow_compute",
-      parse(input) {
-        const r = object(input, "slow_compute");
+      async run(ctx) {
+        const r = object(ctx.request, "slow_compute");
         const seconds = r.seconds ?? 1;
         if (typeof seconds !== "number" || !(seconds >= 0) || seconds > 3600) {
-          throw new AppError("invalid_argument", "Cannot submit slow_compute: seconds must be a number in 0..3600");
+          throw new AppError("invalid_argument", "Cannot run slow_compute: seconds must be a number in 0..3600");
         }
-        return { seconds, label: String(r.label ?? "") };
-      },
-      async run(ctx) {
-        const total = Math.round(ctx.request.seconds * 1000);
+        const request = { seconds, label: String(r.label ?? "") };
+        const total = Math.round(request.seconds * 1000);
         const steps = Math.max(1, Math.ceil(total / SLOW_STEP_MS));
         for (let i = 0; i < steps && total > 0; i++) {
           await ctx.clock.sleep(total / steps, ctx.signal);
           ctx.report({ phase: "computing", completedItems: i + 1, totalItems: steps });
         }
-        return { text: `done ${ctx.request.label}`, seconds: ctx.request.seconds };
+        return { text: `done ${request.label}`, seconds: request.seconds };
       },
     }),
     defineJobKind<null, never>({
       kind: "failing_job",
-      parse: () => null,
       async run(ctx) {
         await ctx.clock.sleep(1_000, ctx.signal);
         // An operation error: the task completes with isError (the spec keeps `failed` for JSON-RPC errors).
@@ -171,29 +168,27 @@ export function fixtureKinds(desk: InputDesk): AnyJobKind[] {
     }),
     defineJobKind<null, never>({
       kind: "protocol_error_job",
-      parse: () => null,
       async run(ctx) {
         await ctx.clock.sleep(200, ctx.signal);
         // Not an AppError: the executor records `internal`, which the adapter reports as a failed task.
         throw new Error("protocol_error_job broke, as it always does");
       },
     }),
-    defineJobKind<{ filename: string }, { filename: string; deleted: boolean }>({
+    defineJobKind<{ filename?: unknown }, { filename: string; deleted: boolean }>({
       kind: "confirm_delete",
-      parse: (input) => ({ filename: String(object(input, "confirm_delete").filename ?? "file.txt") }),
       async run(ctx) {
+        const filename = String(object(ctx.request, "confirm_delete").filename ?? "file.txt");
         const answers = await desk.ask(ctx as JobContext<unknown>, {
-          confirm: elicit(`Delete ${ctx.request.filename}?`, {
-            confirm: { type: "boolean", title: "Confirm", description: `Delete ${ctx.request.filename}` },
+          confirm: elicit(`Delete ${filename}?`, {
+            confirm: { type: "boolean", title: "Confirm", description: `Delete ${filename}` },
           }, ["confirm"]),
         });
         ctx.report({ phase: "deleting" });
-        return { filename: ctx.request.filename, deleted: accepted(answers.confirm)?.confirm === true };
+        return { filename, deleted: accepted(answers.confirm)?.confirm === true };
       },
     }),
     defineJobKind<null, { name: unknown; confirmed: boolean }>({
       kind: "multi_input",
-      parse: () => null,
       async run(ctx) {
         const answers = await desk.ask(ctx as JobContext<unknown>, {
           name: elicit("What name should be used?", { name: { type: "string", title: "Name" } }, ["name"]),
@@ -203,12 +198,11 @@ export function fixtureKinds(desk: InputDesk): AnyJobKind[] {
         return { name: accepted(answers.name)?.name ?? null, confirmed: accepted(answers.confirm)?.confirm === true };
       },
     }),
-    defineJobKind<{ name: string }, { text: string }>({
+    defineJobKind<unknown, { text: string }>({
       kind: "greet_later",
-      parse: (input) => ({ name: String(object(input, "greet_later").name ?? "") }),
       async run(ctx) {
         await ctx.clock.sleep(100, ctx.signal);
-        return { text: `Hello, ${ctx.request.name}!` };
+        return { text: `Hello, ${String(object(ctx.request, "greet_later").name ?? "")}!` };
       },
     }),
   ];
@@ -228,10 +222,10 @@ export class TerminalWatch {
     this.#waiters.set(id, resolve);
     const timer = setTimeout(resolve, timeoutMs);
     try {
-      const now = control.rows.jobGet(id);
+      const now = control.get(id);
       if (now === undefined || isTerminal(now)) return now;
       await promise;
-      return control.rows.jobGet(id);
+      return control.get(id);
     } finally {
       clearTimeout(timer);
       this.#waiters.delete(id);
@@ -338,7 +332,7 @@ if (import.meta.main) {
     listen: values.listen ?? "127.0.0.1:0",
     readOnly: false,
   }, {
-    registry: () => new JobKindRegistry(fixtureKinds(desk)),
+    kinds: { registry: () => new JobKindRegistry(fixtureKinds(desk)) },
     executor: { onTerminal: watch.onTerminal },
     tools: ({ control }) => fixtureTools(control, watch),
     taskInputs: desk,

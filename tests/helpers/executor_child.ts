@@ -22,12 +22,9 @@
  */
 
 import { parseArgs } from "node:util";
-import { systemClock } from "../../src/base/clock.ts";
 import { AppError } from "../../src/base/errors.ts";
 import { createLogger, silentLogger } from "../../src/base/log.ts";
-import { JobControl } from "../../src/jobs/control.ts";
-import { Executor } from "../../src/jobs/executor.ts";
-import { openStore } from "../../src/store/store.ts";
+import { openRuntime } from "../../src/cli/runtime.ts";
 import { testRegistry } from "../../testing/test_kinds.ts";
 
 const CHILD_PATH = new URL("./executor_child.ts", import.meta.url).pathname;
@@ -248,25 +245,24 @@ async function main(): Promise<void> {
   const print = (line: ChildLine) => console.log(JSON.stringify(line));
   const log = values.verbose === true ? createLogger("warn", "child") : silentLogger;
 
-  const store = openStore(values.db);
-  const registry = testRegistry();
-  const executor = values["no-execute"] === true ? undefined : new Executor(store.rows, registry, {
-    clock: systemClock,
+  // The shipped composition root with the test kinds; no execution side with --no-execute.
+  const runtime = openRuntime({
+    db: values.db,
+    kinds: { registry: () => testRegistry() },
     log,
-    ...optional("runningMax", num(values["running-max"])),
-    ...optional("heartbeatMs", num(values["heartbeat-ms"])),
-    ...optional("leaseMs", num(values["lease-ms"])),
-    ...optional("reconcileMs", num(values["reconcile-ms"])),
-    ...optional("cancelPollMs", num(values["cancel-poll-ms"])),
-    ...optional("claimPollMs", num(values["claim-poll-ms"])),
-    ...optional("shutdownGraceMs", num(values["grace-ms"])),
-  });
-  const control = new JobControl(store.rows, registry, {
-    clock: systemClock,
+    execution: values["no-execute"] === true ? "none" : "in_process",
+    executor: {
+      ...optional("runningMax", num(values["running-max"])),
+      ...optional("heartbeatMs", num(values["heartbeat-ms"])),
+      ...optional("leaseMs", num(values["lease-ms"])),
+      ...optional("reconcileMs", num(values["reconcile-ms"])),
+      ...optional("cancelPollMs", num(values["cancel-poll-ms"])),
+      ...optional("claimPollMs", num(values["claim-poll-ms"])),
+      ...optional("shutdownGraceMs", num(values["grace-ms"])),
+    },
     ...optional("admittedMax", num(values["admitted-max"])),
-    onSubmitted: () => executor?.wake(),
-    onCancelRequested: (ids) => executor?.abortLocal(ids),
   });
+  const { control, execution } = runtime;
 
   let stopRequested!: () => void;
   const stopping = new Promise<void>((resolve) => stopRequested = resolve);
@@ -282,8 +278,8 @@ async function main(): Promise<void> {
     stopRequested();
   })();
 
-  await executor?.start();
-  print({ ready: true, pid: Deno.pid, owner: executor?.ownerId ?? null });
+  await execution.start();
+  print({ ready: true, pid: Deno.pid, owner: execution.executor?.ownerId ?? null });
 
   const count = num(values.submit) ?? 0;
   const startAt = num(values["start-at"]);
@@ -320,11 +316,10 @@ async function main(): Promise<void> {
     print({ submitted: admitted, refused });
   }
 
-  if (executor !== undefined) await stopping;
+  if (execution.where !== "none") await stopping;
   Deno.removeSignalListener("SIGTERM", onSignal);
-  await executor?.stop();
+  await runtime.close();
   print({ stopped: true });
-  store.close();
   Deno.exit(0);
 }
 

@@ -1,7 +1,8 @@
 /**
- * The input of `github.sync_threads`: its zod schema (the tool's `inputSchema`), the normalized
- * request type and the parse used at admission. Apart from the kind (src/github/sync_kind.ts) so
- * the network worker, which only runs admitted jobs, loads no zod.
+ * The spec of `github.sync_threads` (src/jobs/spec.ts): its zod input schema (which also
+ * normalizes), the normalized request type, the result schema, description, annotations and
+ * examples. No dependency: `mcp/` makes the tool of it, `longcall sync` maps its flags onto it.
+ * Apart from the runner (src/github/sync_runner.ts) so the network worker loads no zod.
  *
  * @module
  */
@@ -15,7 +16,9 @@ import {
   SYNC_REQUESTS_MAX,
 } from "../base/limits.ts";
 import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN, isFullRepositoryName } from "../base/names.ts";
-import { zodToInvalidArgument } from "../base/validation.ts";
+import { type JobSpec, OPEN_WORLD_READ } from "../jobs/spec.ts";
+import { SyncResultOutput } from "./result_schemas.ts";
+import { SYNC_KIND } from "./sync_kind.ts";
 
 /** `owner/repo` by GitHub's rules (src/base/names.ts); the pattern is advertised, `.`/`..` refused on top. */
 const REPOSITORY = new RegExp(`${GITHUB_OWNER_PATTERN.slice(0, -1)}/${GITHUB_REPO_PATTERN.slice(1)}`);
@@ -42,9 +45,15 @@ export type SyncRequest = z.output<typeof SyncInput>;
 
 export const SYNC_EXAMPLE = { repositories: ["denoland/deno"], kind: "both", state: "open" };
 
-/** Validates and normalizes a sync request; throws `AppError("invalid_argument")` with an example. */
-export function parseSyncInput(input: unknown): SyncRequest {
-  const parsed = SyncInput.safeParse(input);
-  if (!parsed.success) throw zodToInvalidArgument(parsed.error, SYNC_EXAMPLE);
-  return parsed.data;
-}
+/** `github.sync_threads`. */
+export const syncSpec: JobSpec<SyncRequest> = {
+  name: SYNC_KIND,
+  kind: SYNC_KIND,
+  description: "Sync repository metadata and issue/pull request headers from GitHub into the local corpus " +
+    "(then search it offline with corpus.search_threads). Each repository gets its own outcome: complete, " +
+    "retryable (with retry_after_ms), unavailable or failed.",
+  inputSchema: SyncInput,
+  resultSchema: SyncResultOutput,
+  annotations: { title: "Sync issues and pull requests", ...OPEN_WORLD_READ },
+  examples: [SYNC_EXAMPLE],
+};

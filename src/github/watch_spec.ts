@@ -1,7 +1,9 @@
 /**
- * The input of `github.wait_pull_request_checks`: its zod schema (the tool's `inputSchema`), the
- * normalized request type and the parse used at admission. Apart from the kind
- * (src/github/watch_kind.ts) so the network worker, which only runs admitted jobs, loads no zod.
+ * The spec of `github.wait_pull_request_checks` (src/jobs/spec.ts): its zod input schema (which
+ * also normalizes), the normalized request type, the result schema, description, annotations and
+ * examples. No dependency: `mcp/` makes the tool of it, `longcall checks watch` maps its flags onto
+ * it. Apart from the runner (src/github/watch_runner.ts) and the policy (watch_kind.ts), so the
+ * network worker, which only runs admitted jobs, loads no zod.
  *
  * @module
  */
@@ -17,7 +19,9 @@ import {
   WATCH_TIMEOUT_MS_MAX,
 } from "../base/limits.ts";
 import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN } from "../base/names.ts";
-import { zodToInvalidArgument } from "../base/validation.ts";
+import { type JobSpec, OPEN_WORLD_READ } from "../jobs/spec.ts";
+import { WatchResultOutput } from "./result_schemas.ts";
+import { WATCH_KIND } from "./watch_kind.ts";
 
 /** The tool's input, durations in integer milliseconds. Names follow GitHub's rules (src/base/names.ts). */
 export const WatchInput = z.object({
@@ -54,9 +58,19 @@ export type WatchRequest = z.output<typeof WatchInput>;
 
 export const WATCH_EXAMPLE = { owner: "denoland", repo: "deno", number: 123, until: "terminal" };
 
-/** Validates and normalizes a watch request; throws `AppError("invalid_argument")` with an example. */
-export function parseWatchInput(input: unknown): WatchRequest {
-  const parsed = WatchInput.safeParse(input);
-  if (!parsed.success) throw zodToInvalidArgument(parsed.error, WATCH_EXAMPLE);
-  return parsed.data;
-}
+/** `github.wait_pull_request_checks`. */
+export const watchSpec: JobSpec<WatchRequest> = {
+  name: WATCH_KIND,
+  kind: WATCH_KIND,
+  description: "Watch a pull request's CI (check runs and commit statuses) until it reaches a verdict " +
+    "(until: terminal) or changes materially (until: change). longcall polls GitHub itself with conditional " +
+    "requests; you get a task or a JobReference at once. Outcomes: succeeded, failed (with each failing " +
+    "check's URL, output title, summary and first annotations in `failures`), timed_out, superseded (new " +
+    "push), no_checks, changed, incomplete (coverage not proven), action_required (workflows await a " +
+    "maintainer's approval), closed, merged; `reason` says why. required_only: true watches only the base " +
+    "branch's required checks (unreadable rules: error required_checks_unavailable).",
+  inputSchema: WatchInput,
+  resultSchema: WatchResultOutput,
+  annotations: { title: "Wait for pull request checks", ...OPEN_WORLD_READ },
+  examples: [WATCH_EXAMPLE],
+};

@@ -1,0 +1,308 @@
+/**
+ * The one composition root of the job runtime: {@linkcode openRuntime} opens the store, the job
+ * kinds, the control side (JobControl + the JobWaits of bounded reads) and the execution side (an
+ * Executor in this thread, the network worker, or none) from one config. `serve`, the network
+ * worker, the blocking CLI commands and the test harnesses all open it here; `permissions` starts
+ * the worker through {@linkcode startNetworkWorker}, the same function the runtime uses, so the
+ * audit reads the very permission set a server grants ({@linkcode networkWorkerPermissions}).
+ *
+ * No zod and no MCP code: the network worker loads this module.
+ *
+ * @module
+ */
+
+import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
+import type { Logger, LogLevel } from "../base/log.ts";
+import { JobControl } from "../jobs/control.ts";
+import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
+import { type AnyJobPolicy, JobKindRegistry } from "../jobs/kinds.ts";
+import { JobWaits } from "../jobs/wait.ts";
+import type { Synchronous } from "../store/db.ts";
+import { openStore, type Store } from "../store/store.ts";
+import { netHostOf } from "./permissions.ts";
+import { type GitHubConfig, productPolicies, productRegistry } from "./product_kinds.ts";
+import { databaseFiles, WorkerExecutor, type WorkerPermissions } from "./worker_executor.ts";
+import { networkWorkerScript, type WorkerScript } from "./worker_script.ts";
+
+/** Executor settings a caller may override (tests shorten heartbeats and leases). */
+export type ExecutorOverrides = Partial<Omit<ExecutorOptions, "clock" | "log" | "handlerClock">>;
+
+/** The product's kinds: where GitHub is and how to fetch from it (tests inject a fetch). */
+export interface ProductKindsConfig {
+  github: GitHubConfig;
+  /** The GitHub client's fetch (default the global one). In-process execution only: it cannot be posted. */
+  fetch?: typeof fetch;
+}
+
+/** The job kinds of a runtime: the product's, or any registry over the store (tests, fixtures). */
+export type RuntimeKinds =
+  | { product: ProductKindsConfig }
+  | { registry(ctx: { store: Store; log: Logger; clock: Clock }): JobKindRegistry };
+
+/** Where jobs run: an Executor in this thread, the network worker (product kinds only), or nowhere. */
+export type ExecutionConfig =
+  | "in_process"
+  | "none"
+  | { networkWorker: { moduleUrl: string | URL; logLevel: LogLevel } };
+
+/** Everything a runtime is opened from. */
+export interface RuntimeConfig {
+  db: string;
+  synchronous?: Synchronous;
+  kinds: RuntimeKinds;
+  log: Logger;
+  /** Real time of the control side and the executor (default the system clock). */
+  clock?: Clock;
+  /** The clock job handlers run on (in-process only; tests share a ManualClock with a fake GitHub). */
+  handlerClock?: Clock;
+  /** Simulations only: handlers run on a clock this many times faster than real time (both executions). */
+  timeRate?: number;
+  execution: ExecutionConfig;
+  executor?: ExecutorOverrides;
+  admittedMax?: number;
+  retentionMs?: number;
+}
+
+/** The network worker as a runtime runs it: its code source and the grants it was created with. */
+export interface NetworkWorker {
+  readonly executor: WorkerExecutor;
+  readonly script: WorkerScript;
+  readonly permissions: WorkerPermissions;
+}
+
+/** The execution side, the same surface whichever runs the jobs. */
+export interface Execution {
+  readonly where: "in_process" | "network_worker" | "none";
+  /** The in-process executor (undefined otherwise). */
+  readonly executor: Executor | undefined;
+  /** The network worker (undefined otherwise). */
+  readonly worker: NetworkWorker | undefined;
+  /**
+   * Starts running jobs: the executor starts, or the worker opens its store and starts its own.
+   * Resolves once it claims; rejects when the worker cannot start.
+   */
+  start(): Promise<void>;
+  wake(): void;
+  abortLocal(ids: readonly string[]): void;
+  /** Stops claiming and keeps running what it owns (Executor.linger); `idle` resolves when none is left. */
+  linger(): Promise<{ running: number; idle: Promise<void> }>;
+  /** Graceful stop (the executor's shutdown rules). */
+  stop(): Promise<void>;
+}
+
+/** An open runtime. The SQLite connection stays inside `store`. */
+export interface Runtime {
+  readonly store: Store;
+  /** The kinds this runtime admits: runnable ones when it executes them, else their policies. */
+  readonly registry: JobKindRegistry<AnyJobPolicy>;
+  readonly control: JobControl;
+  readonly waits: JobWaits;
+  readonly execution: Execution;
+  readonly log: Logger;
+  /** The clock handlers run on. */
+  readonly handlerClock: Clock;
+  /** Stops the execution side (if started) and closes the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * The network worker's permission set, the only definition of it: net to the GitHub API host
+ * only, read and write to the database files, plus the reads its code needs when it does not
+ * start from memory. `longcall permissions` audits exactly this value.
+ */
+export function networkWorkerPermissions(db: string, githubBaseUrl: string, script: WorkerScript): WorkerPermissions {
+  return {
+    net: [netHostOf(githubBaseUrl)],
+    read: [...databaseFiles(db), ...script.codeReads],
+    write: databaseFiles(db),
+  };
+}
+
+/**
+ * Starts the network worker for `db` and GitHub at `githubBaseUrl` with
+ * {@linkcode networkWorkerPermissions}; its code comes from memory in the bundle, else from
+ * `moduleUrl`. Nothing is opened yet: the runtime sends it `init`, `permissions` only audits it.
+ */
+export function startNetworkWorker(options: {
+  db: string;
+  githubBaseUrl: string;
+  moduleUrl: string | URL;
+  log: Logger;
+  onJobEvent?: () => void;
+}): NetworkWorker {
+  const script = networkWorkerScript(String(options.moduleUrl));
+  const permissions = networkWorkerPermissions(options.db, options.githubBaseUrl, script);
+  try {
+    const executor = new WorkerExecutor(script.url, permissions, options.log, options.onJobEvent);
+    return { executor, script, permissions };
+  } catch (err) {
+    script.release();
+    throw err;
+  }
+}
+
+function handlerClockOf(config: RuntimeConfig, clock: Clock): Clock {
+  if (config.timeRate !== undefined) {
+    if (config.handlerClock !== undefined) {
+      throw new TypeError("Cannot open the runtime: give handlerClock or timeRate, current value has both");
+    }
+    return new ScaledClock(config.timeRate);
+  }
+  return config.handlerClock ?? clock;
+}
+
+/**
+ * Opens a runtime: the store, the kinds, the control side and (not yet started) the execution
+ * side. Call `execution.start()` to run jobs, `close()` to stop them and close the store.
+ *
+ * @throws {TypeError} for a network worker without the product's kinds, or with an injected
+ *   fetch or handler clock (neither can cross into the worker).
+ */
+export function openRuntime(config: RuntimeConfig): Runtime {
+  const clock = config.clock ?? systemClock;
+  const handlerClock = handlerClockOf(config, clock);
+  const workerConfig = typeof config.execution === "object" ? config.execution.networkWorker : undefined;
+  const product = "product" in config.kinds ? config.kinds.product : undefined;
+  if (workerConfig !== undefined) {
+    if (product === undefined) {
+      throw new TypeError("Cannot run jobs in the network worker: it runs only the product's kinds");
+    }
+    if (product.fetch !== undefined || config.handlerClock !== undefined) {
+      throw new TypeError("Cannot run jobs in the network worker with an injected fetch or handler clock");
+    }
+  }
+  const log = config.log;
+  const store = openStore(config.db, config.synchronous === undefined ? {} : { synchronous: config.synchronous });
+  try {
+    // The runners (GitHub clients, the ETag cache) exist only where jobs execute: with the network
+    // worker this thread admits with the kinds' policies alone.
+    const runnable: JobKindRegistry | undefined = product === undefined
+      ? (config.kinds as Extract<RuntimeKinds, { registry: unknown }>).registry({ store, log, clock: handlerClock })
+      : workerConfig !== undefined
+      ? undefined
+      : productRegistry(store, product.github, log, handlerClock, product.fetch);
+    const registry: JobKindRegistry<AnyJobPolicy> = runnable ?? new JobKindRegistry(productPolicies());
+    // Waiting jobs.get calls share one change probe; the executor's own events wake them sooner.
+    const waits = new JobWaits({ probe: () => store.changeStamp(), clock });
+    let execution: Execution;
+    if (workerConfig !== undefined) {
+      const github = (product as ProductKindsConfig).github;
+      const worker = startNetworkWorker({
+        db: config.db,
+        githubBaseUrl: github.baseUrl,
+        moduleUrl: workerConfig.moduleUrl,
+        log,
+        onJobEvent: () => waits.notify(),
+      });
+      execution = workerExecution(worker, {
+        type: "init",
+        db: config.db,
+        ...(config.synchronous === undefined ? {} : { synchronous: config.synchronous }),
+        github,
+        logLevel: workerConfig.logLevel,
+        ...(config.timeRate === undefined ? {} : { timeRate: config.timeRate }),
+        executor: config.executor ?? {},
+      });
+    } else if (config.execution === "in_process" && runnable !== undefined) {
+      const overrides = config.executor ?? {};
+      execution = inProcessExecution(
+        new Executor(store.rows, runnable, {
+          clock,
+          handlerClock,
+          log: log.child("executor"),
+          ...overrides,
+          onTerminal: (id) => {
+            overrides.onTerminal?.(id);
+            waits.notify();
+          },
+          onProgress: (id) => {
+            overrides.onProgress?.(id);
+            waits.notify();
+          },
+        }),
+      );
+    } else {
+      execution = NO_EXECUTION;
+    }
+    const control = new JobControl(store.rows, registry, {
+      clock,
+      handlerClock,
+      ...(config.admittedMax === undefined ? {} : { admittedMax: config.admittedMax }),
+      ...(config.retentionMs === undefined ? {} : { retentionMs: config.retentionMs }),
+      onSubmitted: () => execution.wake(),
+      onCancelRequested: (ids) => execution.abortLocal(ids),
+      waits,
+    });
+    let closed: Promise<void> | undefined;
+    return {
+      store,
+      registry,
+      control,
+      waits,
+      execution,
+      log,
+      handlerClock,
+      close: () =>
+        closed ??= (async () => {
+          try {
+            await execution.stop();
+          } finally {
+            store.close();
+          }
+        })(),
+    };
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}
+
+function inProcessExecution(executor: Executor): Execution {
+  let started = false;
+  return {
+    where: "in_process",
+    executor,
+    worker: undefined,
+    start: async () => {
+      started = true;
+      await executor.start();
+    },
+    wake: () => executor.wake(),
+    abortLocal: (ids) => executor.abortLocal(ids),
+    linger: () => Promise.resolve(executor.linger()),
+    stop: async () => {
+      if (started) await executor.stop();
+    },
+  };
+}
+
+function workerExecution(worker: NetworkWorker, init: Parameters<WorkerExecutor["start"]>[0]): Execution {
+  return {
+    where: "network_worker",
+    executor: undefined,
+    worker,
+    start: () => worker.executor.start(init),
+    wake: () => worker.executor.wake(),
+    abortLocal: (ids) => worker.executor.abortLocal(ids),
+    linger: () => worker.executor.linger(),
+    stop: async () => {
+      try {
+        await worker.executor.stop();
+      } finally {
+        worker.script.release();
+      }
+    },
+  };
+}
+
+/** Control only: jobs are admitted and read here and run by whichever process claims them. */
+const NO_EXECUTION: Execution = {
+  where: "none",
+  executor: undefined,
+  worker: undefined,
+  start: () => Promise.resolve(),
+  wake: () => {},
+  abortLocal: () => {},
+  linger: () => Promise.resolve({ running: 0, idle: Promise.resolve() }),
+  stop: () => Promise.resolve(),
+};

@@ -1,0 +1,109 @@
+/**
+ * `longcall sync`: maps its flags onto `github.sync_threads`'s input, validates it with the kind's
+ * spec (src/github/sync_spec.ts) and follows the job in this process.
+ *
+ * @module
+ */
+
+import {
+  SYNC_LIMIT_PER_REPOSITORY_DEFAULT,
+  SYNC_LIMIT_PER_REPOSITORY_MAX,
+  SYNC_REQUESTS_DEFAULT,
+  SYNC_REQUESTS_MAX,
+} from "../base/limits.ts";
+import { SYNC_KIND, type SyncResult } from "../github/sync_kind.ts";
+import { syncSpec } from "../github/sync_spec.ts";
+import { parseJobInput } from "../jobs/spec.ts";
+import { type Command, intOption } from "./command.ts";
+import { resolveDbPath } from "./config.ts";
+import { EXIT_ERROR, EXIT_OK, UsageError } from "./exit.ts";
+import { jobErrorExit, runBlocking } from "./follow_job.ts";
+import { dbOption, jsonOption, oneOf } from "./github_options.ts";
+import { printJobEnd, printSyncResult } from "./github_print.ts";
+import { bar, SPINNER, StatusLine } from "./status_line.ts";
+
+/** The `sync` command. */
+export function syncCommand(): Command {
+  return {
+    name: "sync",
+    summary: "Sync issue and pull request headers of repositories into the local corpus (for offline search).",
+    usage:
+      "longcall sync OWNER/REPO... [--kind K] [--state S] [--limit N] [--updated-after ISO] [--max-requests N] [--json] [--db PATH]",
+    description: [
+      "Reads repository metadata and the newest issue/PR headers (conditional requests: an unchanged listing",
+      "costs free 304s) and stores them; a newer updated_at wins. Each repository gets an outcome: complete,",
+      "retryable (rate limit or budget; retry after the time shown), unavailable (not found or private) or failed.",
+      "Progress goes to stderr (a bar on a terminal). Exit codes: 0 every repository complete, 1 partial,",
+      "2 usage, 130 cancelled (Ctrl-C).",
+    ].join("\n"),
+    options: {
+      kind: { type: "string", help: "issue, pull_request or both (default)", value: "K" },
+      state: { type: "string", help: "open, closed or all (default)", value: "S" },
+      limit: {
+        type: "string",
+        help:
+          `Newest threads per repository (1..${SYNC_LIMIT_PER_REPOSITORY_MAX}, default ${SYNC_LIMIT_PER_REPOSITORY_DEFAULT})`,
+        value: "N",
+      },
+      "updated-after": { type: "string", help: "Only threads updated at or after this ISO 8601 time", value: "ISO" },
+      "max-requests": {
+        type: "string",
+        help: `Counted GitHub requests this sync may spend (1..${SYNC_REQUESTS_MAX}, default ${SYNC_REQUESTS_DEFAULT})`,
+        value: "N",
+      },
+      json: jsonOption,
+      db: dbOption,
+    },
+    examples: [
+      "longcall sync denoland/deno denoland/std",
+      "longcall sync denoland/deno --kind issue --state open --limit 500",
+      "longcall sync denoland/deno --updated-after 2026-01-01T00:00:00Z --json",
+    ],
+    async run(values, positionals) {
+      if (positionals.length === 0) throw new UsageError("Cannot sync: give at least one OWNER/REPO");
+      const input: Record<string, unknown> = {
+        repositories: positionals,
+        kind: oneOf(values.kind, ["issue", "pull_request", "both"] as const, "kind", "both"),
+        state: oneOf(values.state, ["open", "closed", "all"] as const, "state", "all"),
+        limit_per_repository: intOption(
+          values.limit,
+          "limit",
+          1,
+          SYNC_LIMIT_PER_REPOSITORY_MAX,
+          SYNC_LIMIT_PER_REPOSITORY_DEFAULT,
+        ),
+        max_requests: intOption(values["max-requests"], "max-requests", 1, SYNC_REQUESTS_MAX, SYNC_REQUESTS_DEFAULT),
+      };
+      if (values["updated-after"] !== undefined) input.updated_after = values["updated-after"];
+      const json = values.json === true;
+      const status = new StatusLine();
+      const { row } = await runBlocking({
+        db: resolveDbPath(values.db as string | undefined),
+        kind: SYNC_KIND,
+        request: parseJobInput(syncSpec, input),
+        timeRate: undefined,
+        onUpdate: (r, tick) => {
+          // The final state is shown too: a fast sync may end between two reads of the row.
+          if (r.status === "queued") return;
+          const total = r.total_items ?? positionals.length;
+          const last = r.progress_message === null ? "" : ` · ${r.progress_message}`;
+          const text = r.cancel_requested_at !== null
+            ? "sync: cancelling"
+            : `${bar(r.completed_items, total)} ${r.completed_items}/${total} repositories${last}`;
+          status.show(status.tty ? `${SPINNER[tick % SPINNER.length]} ${text}` : text);
+        },
+      });
+      status.done();
+      if (row.status !== "succeeded") {
+        const code = jobErrorExit(row);
+        printJobEnd("sync", row, json, code);
+        return code;
+      }
+      const result = row.result as SyncResult;
+      const code = result.batch_status === "complete" ? EXIT_OK : EXIT_ERROR;
+      if (json) console.log(JSON.stringify({ job_id: row.id, exit_code: code, ...result }, null, 2));
+      else printSyncResult(result);
+      return code;
+    },
+  };
+}

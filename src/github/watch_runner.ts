@@ -1,0 +1,394 @@
+/**
+ * The runner of `github.wait_pull_request_checks` (src/jobs/kinds.ts JobKind): the server owns the
+ * waiting loop, so a client never polls GitHub itself. It returns when CI changes materially
+ * (`until: "change"`) or reaches a verdict, re-reading once to confirm before it says so. Exists
+ * only where jobs execute; the spec is src/github/watch_spec.ts, the policy and types watch_kind.ts.
+ *
+ * @module
+ */
+
+import { AppError } from "../base/errors.ts";
+import {
+  GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
+  WATCH_ANNOTATION_MESSAGE_CHARS_MAX,
+  WATCH_CHECKS_MAX,
+  WATCH_FAILURE_DETAILS_MAX,
+  WATCH_FAILURE_SUMMARY_CHARS_MAX,
+  WATCH_FAILURE_TITLE_CHARS_MAX,
+  WATCH_SETTLE_POLL_INTERVALS,
+  WATCH_TRANSITIONS_MAX,
+} from "../base/limits.ts";
+import { isCommitSha } from "../base/names.ts";
+import type { AnyJobKind, JobContext } from "../jobs/kinds.ts";
+import {
+  type CheckEntry,
+  type CheckRunLike,
+  checksSignature,
+  FAILING_CONCLUSIONS,
+  latestRuns,
+  normalizeChecks,
+  type RequiredCheck,
+  requiredEntries,
+  summarize,
+  summarizeSuites,
+  verdictDetail,
+} from "./checks_state.ts";
+import { budgetView, pacedWaitMs, type RateWindow } from "./watch_pacing.ts";
+import {
+  type AnonymousCost,
+  type FailureDetail,
+  type ObserveOptions,
+  type PullObservation,
+  type PullObserver,
+  type Transition,
+  watchFirstPollMs,
+  type WatchOutcome,
+  watchPolicy,
+  type WatchResult,
+} from "./watch_kind.ts";
+import type { WatchRequest } from "./watch_spec.ts";
+
+/** Dependencies of the watch runner. */
+export interface WatchDeps {
+  observer(): PullObserver;
+  /** Stores the last complete observation in the corpus (readable offline later). */
+  saveObservation?(result: WatchResult): Promise<void>;
+}
+
+/** The runnable watch kind: its policy and the polling loop over `deps`. */
+export function watchRunner(deps: WatchDeps): AnyJobKind {
+  return { ...watchPolicy, run: (ctx) => runWatch(ctx as JobContext<WatchRequest>, deps) };
+}
+
+/** Outcomes a late-registering check could still change: confirmed by a re-read after the settle delay
+ * (the others, facts about the pull request or a failure, by an immediate re-read). */
+const SETTLED_OUTCOMES: ReadonlySet<WatchOutcome> = new Set(["succeeded", "action_required"]);
+
+function clip(text: string | null | undefined, max: number): { text: string | null; truncated: boolean } {
+  if (text === null || text === undefined) return { text: null, truncated: false };
+  return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false };
+}
+
+async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise<WatchResult> {
+  const req = ctx.request;
+  const { clock, signal } = ctx;
+  const gh = deps.observer();
+  const startedAt = clock.now();
+  const deadline = startedAt + req.timeout_ms;
+  const settleMs = WATCH_SETTLE_POLL_INTERVALS * req.poll_interval_ms;
+  // A rate-limit wait never runs past the deadline (the client fails fast with rate_limited instead).
+  // While rate limited, hosts are told to look again when GitHub will answer, not every 250 ms.
+  const bounded = (): ObserveOptions => ({
+    maxRateLimitWaitMs: Math.max(0, deadline - clock.now()),
+    onRateLimitWait: (untilMs) =>
+      ctx.report({ phase: "rate_limited", message: "waiting for GitHub's rate limit to reset", nextPollAt: untilMs }),
+  });
+  const expected = req.expected_head_sha ??
+    requireSha(await gh.headSha(req.owner, req.repo, req.number, signal, bounded()), "the pull request's head SHA");
+  const transitions: Transition[] = [];
+  let transitionsTruncated = false;
+  // Every material change seen, also past the {@linkcode WATCH_TRANSITIONS_MAX} kept: waiting readers
+  // (jobs.get wait_ms, via materialProgress) must hear of each one.
+  let changesSeen = 0;
+  const rateWindow: RateWindow = { resetAt: undefined, requestsBefore: 0 };
+  let previousSignature: string | undefined;
+  let polls = 0;
+  let pacedPolls = 0;
+  let confirming: { outcome: WatchOutcome; at: number } | undefined;
+  let required: RequiredCheck[] | undefined;
+
+  const assess = (obs: PullObservation) => {
+    const latest = latestRuns(obs.check_runs, obs.workflows);
+    let entries = normalizeChecks(latest.runs, obs.statuses);
+    if (required !== undefined) {
+      const appIds = new Map(latest.runs.filter((r) => r.id !== undefined).map((r) => [r.id ?? 0, r.app?.id]));
+      entries = requiredEntries(entries, required, appIds);
+    }
+    return { entries, runs: latest.runs, dropped: latest.dropped };
+  };
+
+  const failureDetails = async (
+    outcome: WatchOutcome,
+    entries: readonly CheckEntry[],
+    runs: readonly CheckRunLike[],
+    obs: PullObservation,
+  ): Promise<{ failures: FailureDetail[]; truncated: boolean }> => {
+    const failing = entries.filter((e) => e.conclusion !== null && FAILING_CONCLUSIONS.has(e.conclusion));
+    const failures: FailureDetail[] = [];
+    for (const e of failing.slice(0, WATCH_FAILURE_DETAILS_MAX)) {
+      if (e.kind === "check_run") {
+        const run = runs.find((r) => r.id === e.id && r.name === e.name);
+        const title = clip(run?.output?.title, WATCH_FAILURE_TITLE_CHARS_MAX);
+        const summary = clip(run?.output?.summary, WATCH_FAILURE_SUMMARY_CHARS_MAX);
+        const detail: FailureDetail = {
+          kind: "check_run",
+          name: e.name,
+          app: e.app ?? null,
+          conclusion: e.conclusion ?? "",
+          html_url: run?.html_url ?? null,
+          details_url: run?.details_url ?? null,
+          title: title.text,
+          summary: summary.text,
+          summary_truncated: summary.truncated,
+          annotations_count: run?.output?.annotations_count ?? 0,
+          annotations: [],
+        };
+        // Read once, when the watch ends failed: a model can say what broke without another call.
+        if (outcome === "failed" && detail.annotations_count > 0 && e.id !== undefined && gh.annotations) {
+          try {
+            const list = await gh.annotations(req.owner, req.repo, e.id, signal, bounded());
+            detail.annotations = list.map((a) => ({
+              path: clip(a.path, WATCH_ANNOTATION_MESSAGE_CHARS_MAX).text ?? "",
+              start_line: a.start_line,
+              end_line: a.end_line,
+              annotation_level: a.annotation_level ?? null,
+              title: clip(a.title, WATCH_FAILURE_TITLE_CHARS_MAX).text,
+              message: clip(a.message, WATCH_ANNOTATION_MESSAGE_CHARS_MAX).text ?? "",
+            }));
+          } catch (err) {
+            if (signal.aborted) throw err;
+            detail.annotations_error = err instanceof Error ? err.message : String(err);
+          }
+        }
+        failures.push(detail);
+      } else if (e.kind === "status") {
+        const status = obs.statuses.find((s) => s.context === e.name);
+        failures.push({
+          kind: "status",
+          name: e.name,
+          app: null,
+          conclusion: e.conclusion ?? "",
+          html_url: null,
+          details_url: status?.target_url ?? null,
+          title: clip(status?.description, WATCH_FAILURE_TITLE_CHARS_MAX).text,
+          summary: null,
+          summary_truncated: false,
+          annotations_count: 0,
+          annotations: [],
+        });
+      }
+    }
+    return { failures, truncated: failing.length > WATCH_FAILURE_DETAILS_MAX };
+  };
+
+  const anonymousCost = (stats: ReturnType<PullObserver["stats"]>): AnonymousCost => {
+    const perPoll = polls === 0 ? 0 : Math.round((stats.requests / polls) * 100) / 100;
+    const perHour = Math.round(perPoll * (3_600_000 / req.poll_interval_ms));
+    const headerLimit = stats.rate_limit?.["limit"];
+    const limit = typeof headerLimit === "number" ? headerLimit : GITHUB_ANONYMOUS_LIMIT_PER_HOUR;
+    return {
+      counted_not_modified: stats.not_modified_counted ?? 0,
+      counted_per_poll: perPoll,
+      counted_per_hour_at_interval: perHour,
+      hourly_limit: limit,
+      paced_polls: pacedPolls,
+      note: `anonymous watch: GitHub counts every request, 304s included (${stats.not_modified_counted ?? 0} ` +
+        `counted 304s here); about ${perHour} counted requests/h at this poll interval against ${limit}/h. ` +
+        "Set GITHUB_TOKEN (or GH_TOKEN) so unchanged polls are free.",
+    };
+  };
+
+  const finish = async (
+    outcome: WatchOutcome,
+    reason: string,
+    obs: PullObservation,
+    assessed: ReturnType<typeof assess>,
+  ) => {
+    const { entries } = assessed;
+    // The last progress report describes the previous poll; make the counts final.
+    const last = summarize(entries);
+    ctx.report({ completedItems: last.passed + last.failed, totalItems: last.total });
+    const failed = await failureDetails(outcome, entries, assessed.runs, obs);
+    const stats = gh.stats();
+    const result: WatchResult = {
+      outcome,
+      reason,
+      repository: `${req.owner}/${req.repo}`,
+      number: req.number,
+      expected_head_sha: expected,
+      observed_head_sha: obs.head_sha,
+      pull_state: obs.state,
+      merged: obs.merged === true,
+      required_only: req.required_only,
+      ...(required === undefined ? {} : { required_checks: required.map((r) => r.context) }),
+      summary: summarize(entries),
+      suites: summarizeSuites(obs.suites ?? []),
+      duplicates_dropped: assessed.dropped,
+      coverage_gaps: obs.coverage_gaps ?? (obs.coverage_complete ? [] : ["coverage could not be proven"]),
+      failures: failed.failures,
+      failures_truncated: failed.truncated,
+      signature: await checksSignature(entries),
+      checks: entries.slice(0, WATCH_CHECKS_MAX),
+      checks_truncated: entries.length > WATCH_CHECKS_MAX,
+      transitions,
+      transitions_truncated: transitionsTruncated,
+      polls,
+      requests: stats.requests,
+      not_modified: stats.not_modified,
+      not_modified_counted: stats.not_modified_counted ?? 0,
+      rate_limit: stats.rate_limit,
+      authenticated: gh.authenticated,
+      ...(gh.authenticated ? {} : { anonymous_cost: anonymousCost(stats) }),
+      started_at: new Date(startedAt).toISOString(),
+      finished_at: new Date(clock.now()).toISOString(),
+    };
+    if (outcome !== "superseded" && outcome !== "timed_out" && obs.coverage_complete) {
+      await deps.saveObservation?.(result).catch((err) =>
+        ctx.log.warn("could not store the checks observation", { error: String(err) })
+      );
+    }
+    return result;
+  };
+
+  ctx.report({
+    phase: "waiting_for_checks",
+    message: `watching ${req.owner}/${req.repo}#${req.number}`,
+    nextPollAt: startedAt + watchFirstPollMs(req),
+  });
+  let last: { obs: PullObservation; assessed: ReturnType<typeof assess> } | undefined;
+  for (;;) {
+    let obs: PullObservation;
+    const countedBefore = gh.stats().requests;
+    try {
+      obs = await gh.observe(req.owner, req.repo, req.number, expected, signal, bounded());
+      requireSha(obs.head_sha, "the pull request's head SHA");
+      if (req.required_only && required === undefined) {
+        if (gh.requiredChecks === undefined) {
+          throw new AppError(
+            "required_checks_unavailable",
+            `Cannot watch only the required checks of ${req.owner}/${req.repo}: this observer cannot read branch rules`,
+          );
+        }
+        required = await gh.requiredChecks(req.owner, req.repo, obs.base_ref ?? "", signal, bounded());
+      }
+    } catch (err) {
+      // GitHub will not answer before the deadline: the watch ends as it would then, with the
+      // last observation (still pending). Without one, the rate_limited error (retryable) stands.
+      if (
+        last !== undefined && !signal.aborted && err instanceof AppError && err.code === "rate_limited" &&
+        (err.retryAfterMs ?? 0) > deadline - clock.now()
+      ) {
+        ctx.log.warn("rate limited past the watch deadline; ending timed_out", { retry_after_ms: err.retryAfterMs });
+        return await finish(
+          "timed_out",
+          "rate limited past the deadline; checks still pending",
+          last.obs,
+          last.assessed,
+        );
+      }
+      throw err;
+    }
+    polls++;
+    const countedThisPoll = gh.stats().requests - countedBefore;
+    const assessed = assess(obs);
+    const { entries } = assessed;
+    last = { obs, assessed };
+    const now = clock.now();
+    let candidate: WatchOutcome | undefined;
+    let reason = "";
+    if (obs.head_sha !== expected) {
+      candidate = "superseded";
+      reason = `a new push moved the head from ${expected.slice(0, 7)} to ${obs.head_sha.slice(0, 7)}`;
+    } else if (obs.state === "closed") {
+      candidate = obs.merged === true ? "merged" : "closed";
+      reason = obs.merged === true
+        ? "the pull request was merged during the watch"
+        : "the pull request was closed (not merged) during the watch";
+    } else {
+      const signature = await checksSignature(entries);
+      if (signature !== previousSignature) {
+        changesSeen++;
+        if (transitions.length < WATCH_TRANSITIONS_MAX) {
+          transitions.push({ at: new Date(now).toISOString(), signature, summary: summarize(entries) });
+        } else transitionsTruncated = true;
+        if (req.until === "change" && previousSignature !== undefined) {
+          candidate = "changed";
+          reason = "CI changed materially";
+        }
+        previousSignature = signature;
+      }
+      const detail = verdictDetail(entries, {
+        coverageComplete: obs.coverage_complete,
+        failFast: req.fail_fast,
+        suites: obs.suites ?? [],
+        requiredOnly: required !== undefined,
+      });
+      if (required !== undefined && required.length === 0) {
+        candidate = "no_checks";
+        reason = `the base branch ${obs.base_ref ?? ""} requires no status checks`;
+      } else if (detail.verdict !== "pending") {
+        candidate = detail.verdict;
+        reason = detail.reason;
+        if (detail.verdict === "incomplete" && (obs.coverage_gaps ?? []).length > 0) {
+          reason = `${detail.reason}: ${(obs.coverage_gaps ?? []).join("; ")}`;
+        }
+      } else if (entries.length === 0 && now - startedAt >= req.first_check_grace_ms) {
+        candidate = "no_checks";
+        reason = `no check registered within ${req.first_check_grace_ms} ms`;
+      } else if (candidate === undefined) reason = detail.reason;
+    }
+    const settles = candidate !== undefined && SETTLED_OUTCOMES.has(candidate);
+    if (
+      candidate !== undefined && candidate === confirming?.outcome &&
+      (!settles || now - confirming.at >= settleMs)
+    ) return await finish(candidate, reason, obs, assessed);
+    if (candidate !== undefined && candidate !== "changed") {
+      // Re-read before declaring a verdict: a check may be registering right now. Dependent jobs
+      // and later workflows appear only after their predecessors finish, so a pass is re-read
+      // only after a settle delay.
+      if (confirming?.outcome !== candidate) confirming = { outcome: candidate, at: now };
+      if (!settles) continue;
+      const wait = Math.min(settleMs - (now - confirming.at), deadline - now);
+      if (wait <= 0) {
+        return await finish(
+          "timed_out",
+          `the deadline came before the ${candidate} reading could be confirmed`,
+          obs,
+          assessed,
+        );
+      }
+      ctx.report({
+        phase: "confirming",
+        message: `${polls} polls, ${changesSeen} transitions; ${candidate} unless a check registers within ${
+          Math.ceil(wait / 1000)
+        } s`,
+        nextPollAt: now + wait,
+      });
+      await clock.sleep(wait, signal);
+      continue;
+    }
+    if (candidate === "changed") return await finish("changed", reason, obs, assessed);
+    confirming = undefined;
+    if (now >= deadline) return await finish("timed_out", `still pending at the deadline: ${reason}`, obs, assessed);
+    let wait = Math.min(req.poll_interval_ms, deadline - now);
+    // Budget the rate limit: when what is left of it would run out before its reset at this
+    // interval (an anonymous watch pays for every 304), poll less often.
+    const paced = pacedWaitMs(wait, countedThisPoll, budgetView(gh, rateWindow, countedThisPoll), now, deadline);
+    if (paced > wait) {
+      pacedPolls++;
+      wait = Math.min(paced, deadline - now);
+    }
+    const s = summarize(entries);
+    ctx.report({
+      phase: "waiting_for_checks",
+      message:
+        `${polls} polls, ${changesSeen} transitions; ${s.passed} passed, ${s.failed} failed, ${s.pending} pending`,
+      completedItems: s.passed + s.failed,
+      totalItems: s.total,
+      nextPollAt: now + wait,
+    });
+    await clock.sleep(wait, signal);
+  }
+}
+
+/** A commit SHA read from GitHub, or the typed `github_invalid` error (never an internal TypeError later). */
+function requireSha(value: unknown, what: string): string {
+  if (isCommitSha(value)) return value;
+  throw new AppError(
+    "github_invalid",
+    `Cannot use ${what} GitHub answered: expected 40 lowercase hex digits, current value is ${
+      JSON.stringify(typeof value === "string" ? value.slice(0, 80) : value)
+    }`,
+    { retryable: false },
+  );
+}
