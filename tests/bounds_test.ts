@@ -19,7 +19,7 @@ import {
 import { SYNC_KIND, syncKind } from "../src/github/sync_kind.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
 import { defineJobKind } from "../src/jobs/kinds.ts";
-import { boundedResult } from "../src/jobs/views.ts";
+import { boundedResult } from "../src/jobs/projection.ts";
 import { okResult } from "../src/mcp/tool_kit.ts";
 import { toolResultBytes } from "../src/mcp/fit_answer.ts";
 import type { GitHubClient } from "../src/github/client.ts";

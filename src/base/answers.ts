@@ -1,7 +1,7 @@
 /**
  * Protocol-neutral pieces every answer shares, whoever projects it (MCP tools, tasks, the CLI):
  * ISO 8601 times and the vectorized batch (one item per input key, in input order). The job
- * reads (src/jobs/job_items.ts) and the corpus reads (src/corpus/get.ts) both answer with
+ * reads (src/jobs/projection.ts) and the corpus reads (src/corpus/get.ts) both answer with
  * {@linkcode Batch}; the sync job's result has its own item type (src/github/sync_kind.ts
  * `SyncItem`) because its items have two more states, `retryable` and `failed`.
  *

@@ -133,12 +133,12 @@ export interface TerminalWrite {
 
 /** What a cancellation request did to one job. */
 export type CancelEffect =
-  | { kind: "cancelled"; row: JobRow }
-  | { kind: "requested"; row: JobRow }
-  | { kind: "already_requested"; row: JobRow }
-  | { kind: "already_cancelled"; row: JobRow }
-  | { kind: "terminal"; row: JobRow }
-  | { kind: "not_found" };
+  | { effect: "cancelled"; row: JobRow }
+  | { effect: "requested"; row: JobRow }
+  | { effect: "already_requested"; row: JobRow }
+  | { effect: "already_cancelled"; row: JobRow }
+  | { effect: "already_ended"; row: JobRow }
+  | { effect: "not_found" };
 
 const COLUMNS = "*";
 /** Every column but the result, and the request only of queued jobs (their poll guidance reads it), read
@@ -363,10 +363,10 @@ export class JobRows {
   jobCancelRequest(id: string, now: number): Promise<CancelEffect> {
     return this.conn.write((): CancelEffect => {
       const row = this.jobGet(id);
-      if (row === undefined) return { kind: "not_found" };
-      if (row.status === "cancelled") return { kind: "already_cancelled", row };
+      if (row === undefined) return { effect: "not_found" };
+      if (row.status === "cancelled") return { effect: "already_cancelled", row };
       if (row.status === "succeeded" || row.status === "failed") {
-        return { kind: "terminal", row };
+        return { effect: "already_ended", row };
       }
       if (row.status === "queued") {
         const raw = this.conn.stmt(
@@ -378,10 +378,10 @@ export class JobRows {
           raw !== undefined,
           "queued job vanished inside a write transaction",
         );
-        return { kind: "cancelled", row: parseRow(raw) };
+        return { effect: "cancelled", row: parseRow(raw) };
       }
       if (row.cancel_requested_at !== null) {
-        return { kind: "already_requested", row };
+        return { effect: "already_requested", row };
       }
       const raw = this.conn.stmt(
         `UPDATE jobs SET cancel_requested_at = ?1, updated_at = ?1 WHERE id = ?2 AND status = 'running'
@@ -391,7 +391,7 @@ export class JobRows {
         raw !== undefined,
         "running job vanished inside a write transaction",
       );
-      return { kind: "requested", row: parseRow(raw) };
+      return { effect: "requested", row: parseRow(raw) };
     });
   }
 
