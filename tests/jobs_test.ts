@@ -447,7 +447,7 @@ Deno.test("Executor: after losing its lease it aborts its jobs and its terminal 
 
   await waitFor("the handler to be aborted", () => abortReason !== undefined, 3_000);
   assert.ok(abortReason instanceof JobAbort);
-  assert.equal(abortReason.kind, "lease_lost");
+  assert.equal(abortReason.abortCause, "lease_lost");
   const lost = await waitForStatus(h.store, job.id, "failed", 3_000);
   assert.equal(lost.error?.code, "process_lost");
   assert.notEqual(h.executor!.ownerId, oldOwner, "re-registered under a new owner id");
