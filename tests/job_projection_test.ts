@@ -144,3 +144,34 @@ Deno.test("getTaskResult: one guidance computation per tasks/get answer", async 
     { ttlMs: jobHandle(row, job.guidance).ttlMs, statusMessage: jobHandle(row, job.guidance).summary },
   );
 });
+
+Deno.test("JobRows.jobGetMany: rows equal jobGet's column for column (all); concise drops only the payloads", async () => {
+  await using dir = await tempDir();
+  const { kind } = countedKind();
+  const failing = defineJobKind<null, unknown>({
+    kind: "failing",
+    parse: () => null,
+    run: () => Promise.reject(new Error("boom")),
+  });
+  await using h = await openHarness(dir.file("jobs.db"), { extraKinds: [kind, failing] });
+  const done = await h.control.submit("counted", { x: 1 });
+  const failed = await h.control.submit("failing", {});
+  for (let i = 0; i < 2_000 && (!h.terminal.includes(done.id) || !h.terminal.includes(failed.id)); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await h.executor!.stop();
+  const queued = await h.control.submit("counted", { y: 2 }, { authority: "token-a" });
+  const ids = [done.id, failed.id, queued.id];
+  const all = h.store.rows.jobGetMany(ids, "all");
+  const concise = h.store.rows.jobGetMany(ids, "concise");
+  for (const id of ids) {
+    const one = h.store.rows.jobGet(id)!;
+    assert.deepEqual({ ...all.get(id) }, { ...one }, id);
+    const expected = { ...one, result: null, request: one.status === "queued" ? one.request : null };
+    assert.deepEqual({ ...concise.get(id) }, expected, id);
+  }
+  assert.equal(all.get(done.id)?.status, "succeeded");
+  assert.deepEqual(all.get(done.id)?.result, { ok: true });
+  assert.equal(all.get(failed.id)?.error?.code, "internal");
+  assert.equal(concise.get(queued.id)?.authority, "token-a");
+});

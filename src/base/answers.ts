@@ -8,8 +8,41 @@
  * @module
  */
 
-/** ISO 8601 (UTC, milliseconds) of epoch milliseconds: the one time format of every answer. */
-export const iso = (ms: number): string => new Date(ms).toISOString();
+/**
+ * ISO 8601 (UTC, milliseconds) of epoch milliseconds: the one time format of every answer, exactly
+ * `new Date(ms).toISOString()`. Whole milliseconds from 1970 through 9999 (every stored time) are
+ * formatted by arithmetic, about four times faster than building a Date (a 100-id `jobs.get` answer
+ * formats some 300 times); anything else goes through Date.
+ */
+export function iso(ms: number): string {
+  if (!Number.isInteger(ms) || ms < 0 || ms >= YEAR_10000_MS) return new Date(ms).toISOString();
+  // Civil date from days since the epoch (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms").
+  const days = Math.floor(ms / 86_400_000);
+  let rest = ms - days * 86_400_000;
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1_000);
+  const millis = rest - seconds * 1_000;
+  return `${year}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${
+    millis < 10 ? "00" : millis < 100 ? "0" : ""
+  }${millis}Z`;
+}
+
+/** 10000-01-01T00:00:00.000Z: from here on toISOString writes a six-digit, signed year. */
+const YEAR_10000_MS = 253_402_300_800_000;
+
+const two = (n: number): string => n < 10 ? `0${n}` : `${n}`;
 
 /** One entry of a vectorized answer; `R` is the answer's set of reasons for `unavailable`. */
 export interface BatchItem<T, R extends string> {

@@ -96,12 +96,37 @@ function parseRow(raw: Raw): JobRow {
   return parsed;
 }
 
-function parseConciseRow(raw: Raw): JobRow {
-  const row = Object.setPrototypeOf(raw, Object.prototype) as JobRow & { request: string | null; error: string | null };
-  const parsed = row as unknown as JobRow;
-  parsed.request = row.request === null ? null : JSON.parse(row.request);
-  parsed.error = row.error === null ? null : JSON.parse(row.error) as JobError;
-  return parsed;
+/**
+ * A batch-read row (an array in {@linkcode BATCH_COLUMNS} order, see {@linkcode JobRows.jobGetMany}) as a
+ * JobRow: one object literal, so every row of a batch has the same shape and the projections read
+ * its fields at full speed. (Rows node:sqlite builds as objects, given Object's prototype, cost about
+ * three times as much to read for the 100 of a `jobs.get` batch.)
+ */
+function rowOfArray(a: unknown[]): JobRow {
+  return {
+    id: a[0] as string,
+    kind: a[1] as string,
+    status: a[2] as JobStatus,
+    outcome: a[3] as string | null,
+    request: a[4] === null ? null : JSON.parse(a[4] as string),
+    result: a[5] === null ? null : JSON.parse(a[5] as string),
+    error: a[6] === null ? null : JSON.parse(a[6] as string) as JobError,
+    phase: a[7] as string | null,
+    progress_message: a[8] as string | null,
+    completed_items: a[9] as number,
+    total_items: a[10] as number | null,
+    next_poll_at: a[11] as number | null,
+    created_at: a[12] as number,
+    started_at: a[13] as number | null,
+    updated_at: a[14] as number,
+    completed_at: a[15] as number | null,
+    cancel_requested_at: a[16] as number | null,
+    owner_id: a[17] as string | null,
+    attempt: a[18] as number,
+    retention_ms: a[19] as number,
+    expires_at: a[20] as number | null,
+    authority: a[21] as string | null,
+  };
 }
 
 export interface JobInsert {
@@ -141,12 +166,18 @@ export type CancelEffect =
   | { effect: "not_found" };
 
 const COLUMNS = "*";
-/** Every column but the result, and the request only of queued jobs (their poll guidance reads it), read
- * back as SQL NULL otherwise. */
-const CONCISE_COLUMNS =
-  "id, kind, status, outcome, CASE WHEN status = 'queued' THEN request END AS request, NULL AS result, error, phase, progress_message, " +
-  "completed_items, total_items, next_poll_at, created_at, started_at, updated_at, completed_at, cancel_requested_at, " +
-  "owner_id, attempt, retention_ms, expires_at, authority";
+/** The columns of a batch read, in the order {@linkcode rowOfArray} reads them; `concise` reads the request only
+ * of queued jobs (their poll guidance reads it) and no result, both as SQL NULL otherwise. */
+const BATCH_COLUMNS = (columns: "concise" | "all") =>
+  `id, kind, status, outcome, ${
+    columns === "all" ? "request, result" : "CASE WHEN status = 'queued' THEN request END AS request, NULL AS result"
+  }, error, phase, progress_message, completed_items, total_items, next_poll_at, created_at, started_at, updated_at, ` +
+  "completed_at, cancel_requested_at, owner_id, attempt, retention_ms, expires_at, authority";
+/** The batch reads' own statements (their text is theirs alone: the cached statements return arrays). */
+const BATCH_SQL = {
+  concise: `SELECT ${BATCH_COLUMNS("concise")} FROM jobs WHERE id IN (SELECT value FROM json_each(?))`,
+  all: `SELECT ${BATCH_COLUMNS("all")} FROM jobs WHERE id IN (SELECT value FROM json_each(?))`,
+};
 
 /** The `jobs_active` partial index's own WHERE term. SQLite uses a partial index only when
  * the query repeats that term literally (`status = 'queued'` alone does not imply it), so
@@ -296,15 +327,13 @@ export class JobRows {
     if (ids.length > IDS_PER_CALL_MAX) {
       throw new RangeError(`Cannot read jobs: at most ${IDS_PER_CALL_MAX} ids, current value is ${ids.length}`);
     }
-    const select = columns === "all" ? COLUMNS : CONCISE_COLUMNS;
-    const rows =
-      (ids.length === 1
-        ? this.conn.stmt(`SELECT ${select} FROM jobs WHERE id = ?`).all(ids[0] as string)
-        : this.conn.stmt(`SELECT ${select} FROM jobs WHERE id IN (SELECT value FROM json_each(?))`)
-          .all(JSON.stringify(ids))) as Raw[];
+    const stmt = this.conn.stmt(BATCH_SQL[columns]);
+    // Arrays, not objects: rowOfArray builds each row as one literal (see there). node:sqlite's
+    // `StatementSync.setReturnArrays` (Node 24; Deno implements it, its bundled types lag behind).
+    (stmt as unknown as { setReturnArrays(enabled: boolean): void }).setReturnArrays(true);
     const out = new Map<string, JobRow>();
-    for (const raw of rows) {
-      const row = columns === "all" ? parseRow(raw) : parseConciseRow(raw);
+    for (const a of stmt.all(JSON.stringify(ids)) as unknown as unknown[][]) {
+      const row = rowOfArray(a);
       out.set(row.id, row);
     }
     return out;
