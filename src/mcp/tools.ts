@@ -10,8 +10,8 @@ import { z } from "zod";
 import { batchOf } from "../base/answers.ts";
 import { AppError } from "../base/errors.ts";
 import { IDS_PER_CALL_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
-import type { AdmittedJob, Authority, JobControl } from "../jobs/control.ts";
 import { jobCancelItems, jobGetItems, jobIdsOf } from "../jobs/projection.ts";
+import type { Authority, JobControl } from "../jobs/control.ts";
 import { submittedAnswer } from "./job_reference.ts";
 import { JobItemOutput, jobResultOutputs } from "./output_schemas.ts";
 import { errorResult, JsonValueOutput, okResult, parseArgs, type ToolResult } from "./tool_kit.ts";
@@ -202,18 +202,18 @@ export function jobTool(
     annotations: spec.annotations,
     ...(spec._meta === undefined ? {} : { _meta: spec._meta }),
     async call(args, ctx) {
-      let job: AdmittedJob;
+      let row;
       try {
         // The declared schema is enforced here (the SDK only advertises it), so a bad argument
         // is a typed invalid_argument with its path; the kind then normalizes the same input.
         parseArgs(spec.inputSchema, args);
-        job = await control.submit(spec.kind, args ?? {}, { authority: ctx.authority });
+        row = await control.submit(spec.kind, args ?? {}, { authority: ctx.authority });
       } catch (err) {
         if (err instanceof AppError) return errorResult(err);
         throw err;
       }
       // Down once (admission; guidance computed once), up once: the task or the JobReference.
-      return submittedAnswer(job, ctx.tasksDeclared);
+      return submittedAnswer(row, ctx.tasksDeclared);
     },
   };
 }
