@@ -247,7 +247,9 @@ export async function jobCancelItems(
   authority: Authority,
 ): Promise<JobBatchItem[]> {
   const items: JobBatchItem[] = [];
-  const pollMs = (row: JobRow) => control.pollAfterMs(row);
+  // After its effect no row is queued (a queued job is cancelled at once), so the batch guidance's
+  // queue snapshot is never read; each kind's recent run time is read once for the batch.
+  const pollMs = control.guidanceFor();
   for (const key of keys) {
     const id = idOf(key);
     items.push(isJobId(id) ? { ...cancelItem(id, await control.cancel(id, authority), pollMs), key } : INVALID(key));
