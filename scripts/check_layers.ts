@@ -26,7 +26,7 @@ export const ALLOWED: Record<string, readonly string[]> = {
 
 /**
  * Arrows `ALLOWED` permits to a layer but only to the named files (paths under src/): the
- * protocol-neutral projections live below `mcp/` (src/jobs/job_items.ts, src/base/answers.ts), so a
+ * protocol-neutral projections live below `mcp/` (src/jobs/projection.ts, src/base/answers.ts), so a
  * CLI command never needs the MCP layer.
  */
 export const NARROW_ARROWS: ReadonlyArray<{ from: string; to: string; files: readonly string[]; why: string }> = [

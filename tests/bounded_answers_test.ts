@@ -14,7 +14,7 @@ import { fitItems, toolResultBytes } from "../src/mcp/fit_answer.ts";
 import type { ToolDef } from "../src/mcp/tools.ts";
 import { type ToolResult, withErrorOutput } from "../src/mcp/tool_kit.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
-import { getTaskResult } from "../src/tasks/task_views.ts";
+import { getTaskResult } from "../src/tasks/task_projection.ts";
 import { type GitHubHarness, openGitHubHarness, productRequest, TERMINAL } from "../testing/github_jobs.ts";
 import { type FakeCheck, SCENARIO_PULL } from "../testing/fake_github.ts";
 import { assertMatchesAdvertised } from "../testing/output_schemas.ts";

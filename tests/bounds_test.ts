@@ -20,7 +20,7 @@ import {
 import { SYNC_KIND } from "../src/github/sync_kind.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
 import { defineJobKind } from "../src/jobs/kinds.ts";
-import { boundedResult } from "../src/jobs/views.ts";
+import { boundedResult } from "../src/jobs/projection.ts";
 import { okResult } from "../src/mcp/tool_kit.ts";
 import { toolResultBytes } from "../src/mcp/fit_answer.ts";
 import { openGitHubHarness, runJob } from "../testing/github_jobs.ts";

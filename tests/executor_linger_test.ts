@@ -93,7 +93,7 @@ Deno.test("Executor.linger: a cancel persisted by another connection still stops
   // Another process's control side: its cancel reaches this executor only through the cancel poll.
   using other = openTempStore(db);
   const control = new JobControl(other.rows, testRegistry([kind]), { clock: systemClock });
-  assert.equal((await control.cancel(job.id)).kind, "requested");
+  assert.equal((await control.cancel(job.id)).effect, "requested");
   await idle;
   assert.equal(h.store.rows.jobGet(job.id)?.status, "cancelled");
 });

@@ -277,18 +277,18 @@ Deno.test("JobControl.cancel: a queued job is cancelled at once; repeats are ide
   await using h = await openHarness(dir.file("a.db"), { start: false });
   const job = await h.control.submit("echo", 1);
   const effect = await h.control.cancel(job.id);
-  assert.equal(effect.kind, "cancelled");
+  assert.equal(effect.effect, "cancelled");
   const row = h.store.rows.jobGet(job.id);
   assert.equal(row?.status, "cancelled");
   assert.notEqual(row?.cancel_requested_at, null);
-  assert.equal((await h.control.cancel(job.id)).kind, "already_cancelled");
+  assert.equal((await h.control.cancel(job.id)).effect, "already_cancelled");
   assert.deepEqual(h.store.rows.jobGet(job.id), row);
   await h.executor!.start();
   // Claims are FIFO: a job submitted after it that runs to its end proves the cancelled one was passed over.
   const later = await h.control.submit("echo", { after: true });
   await waitForStatus(h.store, later.id, "succeeded");
   assert.deepEqual(h.store.rows.jobGet(job.id), row, "never claimed");
-  assert.equal((await h.control.cancel("00000000-0000-4000-8000-000000000000")).kind, "not_found");
+  assert.equal((await h.control.cancel("00000000-0000-4000-8000-000000000000")).effect, "not_found");
 });
 
 Deno.test("Executor.abortLocal: an in-process cancel of a running job is observed without waiting for the poll", async () => {
@@ -297,13 +297,13 @@ Deno.test("Executor.abortLocal: an in-process cancel of a running job is observe
   const job = await h.control.submit("sleep", { ms: 60_000 });
   await waitForStatus(h.store, job.id, "running");
   const first = await h.control.cancel(job.id);
-  assert.equal(first.kind, "requested");
+  assert.equal(first.effect, "requested");
   const second = await h.control.cancel(job.id);
-  assert.equal(second.kind, "already_requested");
+  assert.equal(second.effect, "already_requested");
   const row = await waitForStatus(h.store, job.id, "cancelled", 2_000);
   assert.equal(row.outcome, "cancelled");
   assert.equal(row.error, null);
-  assert.equal((await h.control.cancel(job.id)).kind, "already_cancelled");
+  assert.equal((await h.control.cancel(job.id)).effect, "already_cancelled");
 });
 
 Deno.test("Executor: a cancel persisted by another connection is observed by the cancel poll", async () => {
@@ -314,7 +314,7 @@ Deno.test("Executor: a cancel persisted by another connection is observed by the
   await waitForStatus(h.store, job.id, "running");
   using other = openTempStore(path);
   const control = new JobControl(other.rows, testRegistry(), { clock: systemClock }); // no abortLocal hook
-  assert.equal((await control.cancel(job.id)).kind, "requested");
+  assert.equal((await control.cancel(job.id)).effect, "requested");
   const row = await waitForStatus(h.store, job.id, "cancelled", 3_000);
   assert.equal(row.status, "cancelled");
 });
@@ -324,7 +324,7 @@ Deno.test("Executor: a cancel persisted before the terminal write wins over a ha
   await using h = await openHarness(dir.file("a.db"), { executor: { cancelPollMs: 20 } });
   const job = await h.control.submit("stubborn", { ms: 300 });
   await waitForStatus(h.store, job.id, "running");
-  assert.equal((await h.control.cancel(job.id)).kind, "requested");
+  assert.equal((await h.control.cancel(job.id)).effect, "requested");
   const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"]);
   assert.equal(row.status, "cancelled");
   assert.equal(row.result, null);
@@ -336,12 +336,12 @@ Deno.test("JobControl.cancel: after the terminal write it reports terminal and c
   const job = await h.control.submit("echo", { x: 1 });
   const done = await waitForStatus(h.store, job.id, "succeeded");
   const effect = await h.control.cancel(job.id);
-  assert.equal(effect.kind, "terminal");
-  assert.equal((await h.control.cancel(job.id)).kind, "terminal");
+  assert.equal(effect.effect, "already_ended");
+  assert.equal((await h.control.cancel(job.id)).effect, "already_ended");
   assert.deepEqual(h.store.rows.jobGet(job.id), done);
   const failed = await h.control.submit("fail", { code: "transient", message: "m" });
   const f = await waitForStatus(h.store, failed.id, "failed");
-  assert.equal((await h.control.cancel(failed.id)).kind, "terminal");
+  assert.equal((await h.control.cancel(failed.id)).effect, "already_ended");
   assert.deepEqual(h.store.rows.jobGet(failed.id), f);
 });
 
@@ -467,7 +467,7 @@ Deno.test("Executor: after losing its lease it aborts its jobs and its terminal 
 
   await waitFor("the handler to be aborted", () => abortReason !== undefined, 3_000);
   assert.ok(abortReason instanceof JobAbort);
-  assert.equal(abortReason.kind, "lease_lost");
+  assert.equal(abortReason.abortCause, "lease_lost");
   const lost = await waitForStatus(h.store, job.id, "failed", 3_000);
   assert.equal(lost.error?.code, "process_lost");
   assert.notEqual(h.executor!.ownerId, oldOwner, "re-registered under a new owner id");

@@ -15,11 +15,12 @@ import { z } from "zod";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { JOB_RESULT_VIEW_BYTES_MAX, POLL_INTERVAL_MS_MIN } from "../src/base/limits.ts";
 import { WatchResultOutput } from "../src/github/result_schemas.ts";
+import { jobHandle } from "../src/jobs/projection.ts";
 import { jobReference } from "../src/mcp/job_reference.ts";
 import { INSTRUCTIONS } from "../src/mcp/server.ts";
 import { withErrorOutput } from "../src/mcp/tool_kit.ts";
 import { jobTool } from "../src/mcp/tools.ts";
-import { terminalToolResult } from "../src/tasks/task_views.ts";
+import { terminalToolResult } from "../src/tasks/task_projection.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import type { JobControl } from "../src/jobs/control.ts";
 import { type FakeCheck, type FakeGitHub, SCENARIO_PULL, startFakeGitHub } from "../testing/fake_github.ts";
@@ -329,7 +330,8 @@ Deno.test("jobTool outputSchema: a result past the view bound (truncated), a fai
   })).structuredContent;
   assert.equal(validator.check(WATCH, failed, "tasks/get"), undefined);
 
-  const ref = jobReference(row({ status: "queued", completed_at: null, expires_at: null }), fakeControl);
+  const queued = row({ status: "queued", completed_at: null, expires_at: null });
+  const ref = jobReference(jobHandle(queued, { pollMs: 1_250, ttlMs: 86_400_000 }));
   assert.equal(validator.check(WATCH, ref, "tools/call"), undefined);
 
   // Negative controls: the checker really rejects what a strict client would.

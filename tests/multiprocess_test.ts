@@ -30,7 +30,7 @@ Deno.test("multi-process: a cancel persisted by one process stops the handler in
   const job = await control.submit("sleep", { ms: 60_000, steps: 600 });
   const running = await waitForStatus(store, job.id, "running");
   assert.equal(running.owner_id, owner);
-  assert.equal((await control.cancel(job.id)).kind, "requested");
+  assert.equal((await control.cancel(job.id)).effect, "requested");
   const row = await waitForStatus(store, job.id, ["succeeded", "failed", "cancelled"], 5_000);
   assert.equal(row.status, "cancelled");
   assert.equal(row.owner_id, owner);

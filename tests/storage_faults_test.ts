@@ -195,7 +195,7 @@ Deno.test("Executor: a cancel request ends a job whose terminal write keeps fail
   await waitFor("two failed terminal writes", () => (h.store.conn.faults?.count ?? many) <= many - 2);
   assert.equal(h.store.rows.jobGet(job.id)?.status, "running");
   const effect = await h.control.cancel(job.id);
-  assert.equal(effect.kind, "requested");
+  assert.equal(effect.effect, "requested");
   const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"], 30_000);
   assert.equal(row.status, "cancelled");
   assert.equal(h.store.rows.jobCountAdmitted(), 0);

@@ -123,15 +123,15 @@ Deno.test("JobRows: running -> cancelled only after a persisted request, which t
   const { row, ownerId } = await running(store.rows);
   assert.equal(await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, CANCELLED, T0 + 2), undefined);
   const effect = await store.rows.jobCancelRequest(row.id, T0 + 3);
-  assert.equal(effect.kind, "requested");
+  assert.equal(effect.effect, "requested");
   assert.deepEqual(store.rows.jobListCancelRequested(ownerId), [row.id]);
-  assert.equal((await store.rows.jobCancelRequest(row.id, T0 + 4)).kind, "already_requested");
+  assert.equal((await store.rows.jobCancelRequest(row.id, T0 + 4)).effect, "already_requested");
   assert.equal(store.rows.jobGet(row.id)?.cancel_requested_at, T0 + 3, "a repeated cancel changes nothing");
   assert.equal(await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + 5), undefined);
   assert.equal(await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, FAILURE, T0 + 5), undefined);
   const done = await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, CANCELLED, T0 + 6);
   assert.equal(done?.status, "cancelled");
-  assert.equal((await store.rows.jobCancelRequest(row.id, T0 + 7)).kind, "already_cancelled");
+  assert.equal((await store.rows.jobCancelRequest(row.id, T0 + 7)).effect, "already_cancelled");
 });
 
 Deno.test("JobRows.jobCancelRequest: queued -> cancelled at once; repeats, terminal and unknown ids change nothing", async () => {
@@ -139,23 +139,23 @@ Deno.test("JobRows.jobCancelRequest: queued -> cancelled at once; repeats, termi
   using store = openTempStore(dir.file("a.db"));
   const q = await insert(store.rows);
   const first = await store.rows.jobCancelRequest(q.id, T0 + 10);
-  assert.equal(first.kind, "cancelled");
+  assert.equal(first.effect, "cancelled");
   const after = store.rows.jobGet(q.id);
   assert.equal(after?.status, "cancelled");
   assert.equal(after?.completed_at, T0 + 10);
   assert.equal(after?.expires_at, T0 + 10 + 60_000);
   const again = await store.rows.jobCancelRequest(q.id, T0 + 20);
-  assert.equal(again.kind, "already_cancelled");
+  assert.equal(again.effect, "already_cancelled");
   assert.deepEqual(store.rows.jobGet(q.id), after);
 
   const { row, ownerId } = await running(store.rows);
   await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + 5);
   const before = store.rows.jobGet(row.id);
   const late = await store.rows.jobCancelRequest(row.id, T0 + 30);
-  assert.equal(late.kind, "terminal");
+  assert.equal(late.effect, "already_ended");
   assert.deepEqual(store.rows.jobGet(row.id), before);
 
-  assert.equal((await store.rows.jobCancelRequest(newJobId(), T0)).kind, "not_found");
+  assert.equal((await store.rows.jobCancelRequest(newJobId(), T0)).effect, "not_found");
 });
 
 Deno.test("JobRows.jobSetTerminalIfOwned: refused for a queued job, another owner, another attempt, a stale owner and a terminal job", async () => {

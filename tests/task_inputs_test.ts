@@ -11,7 +11,8 @@
 import assert from "node:assert/strict";
 import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v2";
 import type { JobRow } from "../src/store/job_rows.ts";
-import { createTaskResult, getTaskResult } from "../src/tasks/task_views.ts";
+import { jobHandle } from "../src/jobs/projection.ts";
+import { createTaskResult, getTaskResult } from "../src/tasks/task_projection.ts";
 import { AWAITING_INPUT, fixtureKinds, InputDesk } from "./helpers/conformance_fixture_server.ts";
 import { type Harness, openHarness, tempDir, waitFor } from "../testing/temp.ts";
 
@@ -42,7 +43,7 @@ Deno.test("getTaskResult(): a job waiting for input is working without TaskInput
   assert.deepEqual(Object.keys(asked.inputRequests), ["confirm"]);
   assert.equal(asked.inputRequests.confirm?.method, "elicitation/create");
   // A CreateTaskResult never carries inputRequests, even for a job that waits.
-  const created = CreateTaskResultV2Schema.parse(createTaskResult(row, h.control));
+  const created = CreateTaskResultV2Schema.parse(createTaskResult(row, jobHandle(row, h.control.guidance(row))));
   assert.equal(created.status, "working");
   assert.equal("inputRequests" in created, false);
 

@@ -296,7 +296,7 @@ Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelle
   const limited = h.store.rows.jobGet(job.id) ?? parked;
   assert.equal(h.control.pollAfterMs(limited), 60_000);
   const cancelledAt = Date.now();
-  assert.equal((await h.control.cancel(job.id)).kind, "requested");
+  assert.equal((await h.control.cancel(job.id)).effect, "requested");
   const row = await waitForStatus(h.store, job.id, TERMINAL, 5_000);
   assert.equal(row.status, "cancelled");
   assert.ok(Date.now() - cancelledAt < 2_000, "cancelled within a moment, not after the 10-minute wait");

@@ -9,7 +9,7 @@ import { batchOf } from "../base/answers.ts";
 import { systemClock } from "../base/clock.ts";
 import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
-import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, jobItem } from "../jobs/job_items.ts";
+import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, jobItem } from "../jobs/projection.ts";
 import type { JobKindRegistry } from "../jobs/kinds.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { openStore } from "../store/store.ts";
@@ -85,7 +85,8 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
             ...(values.kind === undefined ? {} : { kind: values.kind as string }),
             limit,
           });
-          const items = rows.map((r) => jobItem(r, control, "concise"));
+          const guidance = control.guidanceFor();
+          const items = rows.map((r) => jobItem(r, "concise", guidance(r)));
           if (values.json === true) console.log(JSON.stringify({ jobs: items }, null, 2));
           else if (items.length === 0) console.log("No jobs.");
           else {for (const v of items) {

@@ -39,7 +39,7 @@ export type FromWorker =
   | { type: "lingering"; running: number }
   | { type: "idle" }
   | { type: "failed"; message: string }
-  | { type: "terminal"; id: string }
+  | { type: "ended"; id: string }
   | { type: "progress"; id: string }
   | { type: "audit"; states: Deno.PermissionState[] };
 
@@ -73,7 +73,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
             execution: "in_process",
             executor: {
               ...msg.executor,
-              onTerminal: (id) => post({ type: "terminal", id }),
+              onTerminal: (id) => post({ type: "ended", id }),
               onProgress: (id) => post({ type: "progress", id }),
             },
           });

@@ -39,7 +39,7 @@ export class WorkerExecutor {
     this.#loaded.catch(() => {}); // reported to whoever awaits loaded(); never an unhandled rejection
     this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const m = event.data;
-      if (m.type === "terminal" || m.type === "progress") onJobEvent?.();
+      if (m.type === "ended" || m.type === "progress") onJobEvent?.();
       if (m.type === "failed") {
         this.#failed = m.message;
         this.#log.error("network worker failed", { error: m.message });

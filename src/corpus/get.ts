@@ -24,11 +24,11 @@ import {
   type CorpusBatch,
   type FullThread,
   fullThread,
-  type PullRequestChecksView,
-  pullRequestChecksView,
-  type RepositoryView,
-  repositoryView,
-} from "./views.ts";
+  type PullRequestChecksItem,
+  pullRequestChecksItem,
+  type RepositoryItem,
+  repositoryItem,
+} from "./projection.ts";
 
 /** Input of {@linkcode getThreads}. */
 export interface GetThreadsInput {
@@ -91,13 +91,13 @@ export function getThreads(rows: CorpusRows, input: GetThreadsInput): CorpusBatc
  *
  * @throws {AppError} `invalid_argument` for a bad list or name.
  */
-export function getRepositories(rows: CorpusRows, input: GetRepositoriesInput): CorpusBatch<RepositoryView> {
+export function getRepositories(rows: CorpusRows, input: GetRepositoriesInput): CorpusBatch<RepositoryItem> {
   const list = requireList(input.repositories, "repositories", EXAMPLE_REPOSITORY, CORPUS_ITEMS_PER_CALL_MAX);
   const names = list.map((value, i) => parseRepositoryName(value, `repositories[${i}]`));
   return answerEach(
     names,
     rows.repositoriesGet(names),
-    repositoryView,
+    repositoryItem,
     (name) => `The corpus holds no metadata for ${name}; it is unknown whether it exists (sync it first)`,
   );
 }
@@ -110,13 +110,13 @@ export function getRepositories(rows: CorpusRows, input: GetRepositoriesInput): 
 export function getPullRequestChecks(
   rows: CorpusRows,
   input: GetPullRequestChecksInput,
-): CorpusBatch<PullRequestChecksView> {
+): CorpusBatch<PullRequestChecksItem> {
   const list = requireList(input.pull_requests, "pull_requests", EXAMPLE_THREAD_REF, CORPUS_ITEMS_PER_CALL_MAX);
   const refs = list.map((value, i) => parseThreadRef(value, `pull_requests[${i}]`));
   return answerEach(
     refs.map((r) => r.key),
     rows.pullRequestChecksGet(refs),
-    pullRequestChecksView,
+    pullRequestChecksItem,
     (key) =>
       `No checks observation of ${key} is stored; its CI state is unknown (watch it with github.wait_pull_request_checks)`,
   );

@@ -21,7 +21,7 @@ import { ftsQueryFromText } from "../store/fts_query.ts";
 import type { SearchRanking } from "../store/thread_search_rows.ts";
 import { decodeSearchCursor, encodeSearchCursor, hash53 } from "./cursor.ts";
 import { EXAMPLE_REPOSITORY, invalidArgument, parseRepositoryName, requireList } from "./refs.ts";
-import { type CompactThread, compactThread } from "./views.ts";
+import { type CompactThread, compactThread } from "./projection.ts";
 
 /** Input of {@linkcode searchThreads}. */
 export interface SearchThreadsInput {

@@ -15,7 +15,7 @@ import {
   JOB_RUNNING_MAX_DEFAULT,
 } from "../base/limits.ts";
 import type { CancelEffect, JobRow, JobRows, JobStatus } from "../store/job_rows.ts";
-import { pollAfterMs } from "./guidance.ts";
+import { type JobGuidance, pollAfterMs, ttlMsOf } from "./guidance.ts";
 import type { AnyJobPolicy, JobKindRegistry } from "./kinds.ts";
 import { isSettled, JobWaits, materialKey, type WaitEnd } from "./wait.ts";
 
@@ -41,6 +41,14 @@ export interface WaitReport {
   ended: WaitEnd;
   waited_ms: number;
 }
+
+/**
+ * A job just admitted, as {@linkcode JobControl.submit} returns it: its row and its guidance.
+ * `guidance` is computed on its first read and kept (a non-enumerable, memoized property), so a
+ * tool answering with a JobReference and a task computes it once, and callers that only admit
+ * (the CLI, benchmarks, tests) never pay for the queue-position read it needs.
+ */
+export type AdmittedJob = JobRow & { readonly guidance: JobGuidance };
 
 /** Who may see a job: `null` is the local authority (stdio, CLI); a string scopes to one HTTP token. */
 export type Authority = string | null;
@@ -82,7 +90,7 @@ export class JobControl {
    * @throws {AppError} `invalid_argument` (unknown kind, request too large), `overloaded`
    *   (admission bound reached; nothing written), `store_busy`.
    */
-  async submit(kind: string, request: unknown, options: { authority?: Authority } = {}): Promise<JobRow> {
+  async submit(kind: string, request: unknown, options: { authority?: Authority } = {}): Promise<AdmittedJob> {
     if (this.registry.get(kind) === undefined) {
       throw new AppError("invalid_argument", `Cannot submit job: unknown kind "${kind}"`, {
         data: { known_kinds: this.registry.names() },
@@ -108,7 +116,11 @@ export class JobControl {
     });
     this.#onSubmitted?.(row);
     this.waits.notify();
-    return row;
+    let guidance: JobGuidance | undefined;
+    return Object.defineProperty(row, "guidance", {
+      get: () => guidance ??= this.guidance(row),
+      enumerable: false,
+    }) as AdmittedJob;
   }
 
   /** A job visible to `authority`, or undefined (unknown, purged, or another authority's). */
@@ -184,12 +196,12 @@ export class JobControl {
 
   /**
    * Persists a cancellation request (queued -> cancelled at once; running -> requested).
-   * Idempotent; a terminal job reports `terminal` unchanged.
+   * Idempotent; a job that already ended reports `already_ended` (or `already_cancelled`) unchanged.
    */
   async cancel(id: string, authority: Authority = null): Promise<CancelEffect> {
-    if (this.get(id, authority) === undefined) return { kind: "not_found" };
+    if (this.get(id, authority) === undefined) return { effect: "not_found" };
     const effect = await this.rows.jobCancelRequest(id, this.clock.now());
-    if (effect.kind === "requested") this.#onCancelRequested?.([id]);
+    if (effect.effect === "requested") this.#onCancelRequested?.([id]);
     this.waits.notify();
     return effect;
   }
@@ -222,6 +234,14 @@ export class JobControl {
     return { until: options.until, ended, waited_ms: Math.max(0, this.clock.now() - start) };
   }
 
+  /**
+   * Everything a job's follow-up handle (src/jobs/projection.ts `jobHandle`) derives beyond its row:
+   * poll guidance and ttl, computed together once per answer.
+   */
+  guidance(row: JobRow): JobGuidance {
+    return { pollMs: this.pollAfterMs(row), ttlMs: ttlMsOf(row, this.clock.now()) };
+  }
+
   /** Poll guidance for a job in milliseconds; undefined when terminal. */
   pollAfterMs(row: JobRow): number | undefined {
     const now = this.clock.now();
@@ -248,8 +268,7 @@ export class JobControl {
 
   /** Milliseconds from creation until a job's result may be purged (grows while it runs). */
   ttlMs(row: JobRow): number {
-    const end = row.expires_at ?? this.clock.now() + row.retention_ms;
-    return end - row.created_at;
+    return ttlMsOf(row, this.clock.now());
   }
 }
 

@@ -69,15 +69,16 @@ export interface ExecutorOptions {
 }
 
 /** Why a handler's signal was aborted. */
-export type AbortKind = "cancel" | "shutdown" | "lease_lost";
+export type AbortCause = "cancel" | "shutdown" | "lease_lost";
 
 /** The abort reason given to handlers. */
 export class JobAbort extends Error {
-  readonly kind: AbortKind;
-  constructor(kind: AbortKind) {
-    super(`job aborted: ${kind}`);
+  /** (`Error.cause` is the standard chained error, so not that name.) */
+  readonly abortCause: AbortCause;
+  constructor(abortCause: AbortCause) {
+    super(`job aborted: ${abortCause}`);
     this.name = "JobAbort";
-    this.kind = kind;
+    this.abortCause = abortCause;
   }
 }
 
@@ -472,8 +473,8 @@ export class Executor {
     } catch (err) {
       const reason = controller.signal.reason;
       if (controller.signal.aborted && reason instanceof JobAbort) {
-        if (reason.kind === "lease_lost") return; // not ours any more; reconciliation records it
-        if (reason.kind === "shutdown") {
+        if (reason.abortCause === "lease_lost") return; // not ours any more; reconciliation records it
+        if (reason.abortCause === "shutdown") {
           await progress.flush();
           await this.#rows.jobSetInterruptedIfOwned(row.id, ownerId, row.attempt, this.#clock.now());
           this.#running.delete(row.id);

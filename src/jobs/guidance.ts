@@ -61,3 +61,21 @@ export function pollAfterMs(row: JobRow, inputs: GuidanceInputs): number | undef
   const estimate = remaining > 0 ? remaining : Math.max(1_000, elapsed / 4);
   return clampPollMs(Math.min(estimate, POLL_GUIDANCE_FROM_HISTORY_MS_MAX));
 }
+
+/**
+ * What the follow-up projections of one job (src/jobs/projection.ts `jobHandle`: a JobReference, a
+ * task) derive from its situation beyond the row: computed once per answer by
+ * `JobControl.guidance` (src/jobs/control.ts), then only read.
+ */
+export interface JobGuidance {
+  /** Milliseconds until a poll is likely to show something new; undefined once terminal. */
+  pollMs: number | undefined;
+  /** Whole milliseconds from creation until the job may be purged (grows while it runs, fixed once terminal). */
+  ttlMs: number;
+}
+
+/** Milliseconds from a job's creation until it may be purged: its expiry once terminal, else `now` + retention. */
+export function ttlMsOf(row: JobRow, now: number): number {
+  const end = row.expires_at ?? now + row.retention_ms;
+  return Math.max(0, Math.round(end - row.created_at));
+}

@@ -1,5 +1,5 @@
 /**
- * Output schemas of the corpus read tools (src/corpus/views.ts, src/corpus/search.ts), advertised
+ * Output schemas of the corpus read tools (src/corpus/projection.ts, src/corpus/search.ts), advertised
  * as their `outputSchema` so clients that validate `structuredContent` can. Closed objects that
  * follow the view types field by field (checked at compile time below).
  *
@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { Covers } from "../base/validation.ts";
 import type { RepositoryCoverage, SearchThreadsAnswer, SearchThreadsHit } from "../corpus/search.ts";
-import type { CompactThread, FullThread, PullRequestChecksView, RepositoryView } from "../corpus/views.ts";
+import type { CompactThread, FullThread, PullRequestChecksItem, RepositoryItem } from "../corpus/projection.ts";
 import { CheckEntryOutput } from "../github/result_schemas.ts";
 import { JsonValueOutput } from "./tool_kit.ts";
 
@@ -73,7 +73,7 @@ const CoverageOutput = z.object({
 });
 
 /**
- * A vectorized corpus answer of `value` items (src/corpus/views.ts `CorpusBatch`). An item shortened to
+ * A vectorized corpus answer of `value` items (src/corpus/projection.ts `CorpusBatch`). An item shortened to
  * fit the answer bound (src/mcp/fit_answer.ts) says so, and its value is then shrunk JSON of the same
  * shape that need not meet every bound of `value`.
  */
@@ -117,8 +117,8 @@ const covered: [
   Covers<z.output<typeof CompactThreadOutput>, CompactThread>,
   Covers<z.output<typeof FullThreadOutput>, FullThread>,
   Covers<z.output<typeof SearchHitOutput>, SearchThreadsHit>,
-  Covers<z.output<typeof RepositoryOutput>, RepositoryView>,
-  Covers<z.output<typeof PullRequestChecksOutput>, PullRequestChecksView>,
+  Covers<z.output<typeof RepositoryOutput>, RepositoryItem>,
+  Covers<z.output<typeof PullRequestChecksOutput>, PullRequestChecksItem>,
   Covers<z.output<typeof CoverageOutput>, RepositoryCoverage>,
   Covers<z.output<typeof SearchThreadsOutput>, SearchThreadsAnswer>,
 ] = [true, true, true, true, true, true, true];

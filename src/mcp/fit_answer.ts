@@ -25,8 +25,22 @@ const encoder = new TextEncoder();
  * without serializing the answer two more times (the hot path of every tool call).
  */
 export function toolResultBytesOfText(text: string): number {
-  const envelope = '{"content":[{"type":"text","text":"","structuredContent":}]}'.length;
-  return envelope + encoder.encode(JSON.stringify(text)).length - 2 + encoder.encode(text).length;
+  return ENVELOPE_BYTES + encoder.encode(JSON.stringify(text)).length - 2 + encoder.encode(text).length;
+}
+
+const ENVELOPE_BYTES = '{"content":[{"type":"text","text":"","structuredContent":}]}'.length;
+
+/** Any character but printable ASCII (the only characters whose JSON escape is longer than two bytes). */
+const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
+
+/**
+ * Whether a tool result carrying `text` (JSON text, as content and as structuredContent) surely fits
+ * `bytesMax` without counting: printable ASCII is one byte per character and at most two once
+ * escaped, so the envelope plus three times the length bounds {@linkcode toolResultBytesOfText}. One
+ * native scan instead of two encodings and an escaped copy of the answer (a 100-id `jobs.get`).
+ */
+export function surelyFits(text: string, bytesMax = MCP_RESULT_BYTES_MAX): boolean {
+  return ENVELOPE_BYTES + 3 * text.length <= bytesMax && !NOT_PRINTABLE_ASCII.test(text);
 }
 
 /** Bytes reserved per entry for the flags `,"truncated":true,"omitted_bytes":N`. */

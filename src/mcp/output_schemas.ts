@@ -1,5 +1,5 @@
 /**
- * Output schemas of the job views (src/jobs/job_items.ts, src/tasks/task_views.ts): what a
+ * Output schemas of the job projections (src/jobs/projection.ts, src/tasks/task_projection.ts): what a
  * `jobs.get` / `jobs.cancel` item holds and what a job-submitting tool's final result holds (the
  * `structuredContent` of a completed task). Clients that validate `structuredContent` against the
  * advertised `outputSchema` (MCP Inspector, the Python SDK, the v1 TypeScript SDK) see these.
@@ -13,7 +13,7 @@
 import { z } from "zod";
 import type { Covers } from "../base/validation.ts";
 import { JsonObjectOutput, JsonValueOutput } from "./tool_kit.ts";
-import type { JobItem } from "../jobs/job_items.ts";
+import type { JobItem } from "../jobs/projection.ts";
 
 const Count = z.number().int().min(0);
 
@@ -51,8 +51,8 @@ export const JobItemOutput = z.object({
 });
 
 /**
- * The final results a job-submitting tool's task can complete with (src/tasks/task_views.ts
- * `terminalToolResult`): the job's result within the view bound (`result` is `resultSchema`), the
+ * The final results a job-submitting tool's task can complete with (src/tasks/task_projection.ts
+ * `terminalToolResult`): the job's result within the detailed view's bound (`result` is `resultSchema`), the
  * shrunk form past it, and a job that failed with an operation error (`isError: true`).
  */
 export function jobResultOutputs(kind: string, resultSchema: z.ZodType = JsonValueOutput): z.ZodType[] {

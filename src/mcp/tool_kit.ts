@@ -11,7 +11,7 @@ import { AppError, type JobError } from "../base/errors.ts";
 import { MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 import { zodToInvalidArgument } from "../base/validation.ts";
 import { isStorageFault, storageUnavailable } from "../store/tx.ts";
-import { fitItems, toolResultBytesOfText } from "./fit_answer.ts";
+import { fitItems, surelyFits, toolResultBytesOfText } from "./fit_answer.ts";
 
 /** The Standard Schema shape the SDK reads (`~standard.validate` + `~standard.jsonSchema`). */
 export type AdvertisedSchema = z.ZodType;
@@ -53,9 +53,9 @@ export interface ToolResult {
 export function okResult(structured: Record<string, unknown>): ToolResult {
   let answer = structured;
   // Serialized once: the text content is this JSON, and the size check reads it instead of
-  // serializing the answer again.
+  // serializing the answer again (and counts bytes only when a cheap bound cannot tell).
   let text = JSON.stringify(answer);
-  const bytes = toolResultBytesOfText(text);
+  const bytes = surelyFits(text) ? 0 : toolResultBytesOfText(text);
   if (bytes > MCP_RESULT_BYTES_MAX) {
     const fitted = fitItems(structured);
     if (fitted === undefined) {

@@ -10,11 +10,10 @@ import { z } from "zod";
 import { batchOf } from "../base/answers.ts";
 import { AppError } from "../base/errors.ts";
 import { IDS_PER_CALL_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
-import { jobCancelItems, jobGetItems, jobIdsOf } from "../jobs/job_items.ts";
+import { jobCancelItems, jobGetItems, jobIdsOf } from "../jobs/projection.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import type { JobSpec } from "../jobs/spec.ts";
-import { createTaskResult } from "../tasks/task_views.ts";
-import { jobReference } from "./job_reference.ts";
+import { submittedAnswer } from "./job_reference.ts";
 import { JobItemOutput, jobResultOutputs } from "./output_schemas.ts";
 import { errorResult, JsonValueOutput, okResult, parseArgs, type ToolResult } from "./tool_kit.ts";
 
@@ -211,14 +210,8 @@ export function jobTool(
         if (err instanceof AppError) return errorResult(err);
         throw err;
       }
-      const ref = jobReference(row, control);
-      if (ctx.tasksDeclared) {
-        // The SDK checks a declared output schema against structuredContent before any result leaves
-        // a tool (its check is private and runs for task results too), so the task handle also carries
-        // the JobReference: the same job, in the vocabulary of clients that poll jobs.get.
-        return { ...createTaskResult(row, control), structuredContent: ref };
-      }
-      return okResult(ref as unknown as Record<string, unknown>);
+      // Down once (admission; guidance computed once), up once: the task or the JobReference.
+      return submittedAnswer(row, ctx.tasksDeclared);
     },
   };
 }

@@ -24,7 +24,7 @@ import type { Logger } from "../base/log.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import type { JobRow } from "../store/job_rows.ts";
 import type { TaskInputs } from "./inputs.ts";
-import { getTaskResult } from "./task_views.ts";
+import { getTaskResult } from "./task_projection.ts";
 
 export { TASKS_EXTENSION_ID_V2 };
 export type { TaskInputs };

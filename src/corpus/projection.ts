@@ -1,6 +1,8 @@
 /**
- * The JSON shapes the corpus read tools answer with. Times are ISO 8601 strings; every value
- * carries `synced_at`, the time its data was read from GitHub.
+ * The projections of stored corpus rows: the JSON shapes the corpus read tools answer with (as in
+ * src/jobs/projection.ts, a *projection* is a stored row in an answer's shape; a *view* only the
+ * level of detail a caller asks for, here `view: "compact" | "full"` of threads). Times are ISO 8601
+ * strings; every value carries `synced_at`, the time its data was read from GitHub.
  *
  * @module
  */
@@ -39,10 +41,10 @@ export interface FullThread extends CompactThread {
 }
 
 /** A repository's stored metadata, with its sync time as ISO 8601. */
-export type RepositoryView = Omit<RepositoryRow, "synced_at"> & { synced_at: string };
+export type RepositoryItem = Omit<RepositoryRow, "synced_at"> & { synced_at: string };
 
 /** The last stored complete checks observation of a pull request. */
-export interface PullRequestChecksView {
+export interface PullRequestChecksItem {
   ref: string;
   repository: string;
   number: number;
@@ -86,13 +88,13 @@ export function fullThread(row: ThreadRow): FullThread {
   return { ...compactThread(row), body: row.body, body_truncated: row.body_truncated };
 }
 
-/** The view of a stored repository. */
-export function repositoryView(row: RepositoryRow): RepositoryView {
+/** The item of a stored repository. */
+export function repositoryItem(row: RepositoryRow): RepositoryItem {
   return { ...row, synced_at: iso(row.synced_at) };
 }
 
-/** The view of a stored checks observation. */
-export function pullRequestChecksView(row: PullRequestChecksRow): PullRequestChecksView {
+/** The item of a stored checks observation. */
+export function pullRequestChecksItem(row: PullRequestChecksRow): PullRequestChecksItem {
   return {
     ref: `${row.repository}#${row.number}`,
     repository: row.repository,

@@ -1,6 +1,8 @@
 /**
- * The one place that knows both job and task vocabulary: how a stored job appears as an
- * `io.modelcontextprotocol/tasks` task. Wire shapes come from the official
+ * The one place that knows both job and task vocabulary: the projection of a stored job as an
+ * `io.modelcontextprotocol/tasks` task, built from the protocol-neutral handle
+ * (src/jobs/projection.ts `jobHandle`: id, summary, poll guidance, ttl, ISO times) that the
+ * JobReference is built from too. Wire shapes come from the official
  * `@modelcontextprotocol/ext-tasks` `core/v2` types, never written by hand.
  *
  * | job                                              | task                                              |
@@ -23,12 +25,11 @@ import type {
   DetailedTaskV2,
   GetTaskResultV2,
 } from "@modelcontextprotocol/ext-tasks/core/v2";
-import { iso } from "../base/answers.ts";
 import type { JobError } from "../base/errors.ts";
 import { jsonBytes } from "../base/json_bound.ts";
 import { JOB_RESULT_VIEW_BYTES_MAX, MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 import type { JobControl } from "../jobs/control.ts";
-import { boundedResult, jobSummary } from "../jobs/views.ts";
+import { boundedResult, type JobHandle, jobHandle } from "../jobs/projection.ts";
 import type { JobRow } from "../store/job_rows.ts";
 import { outstandingInput, type TaskInputs } from "./inputs.ts";
 
@@ -90,8 +91,8 @@ export function isExecutionFailure(row: JobRow): boolean {
   return row.status === "failed" && EXECUTION_FAILURE_CODES.has(row.error?.code ?? "internal");
 }
 
-/** Fields every task view shares. */
-function base(row: JobRow, control: JobControl) {
+/** Fields every task shares, from the job's handle. */
+function base(handle: JobHandle) {
   const out: {
     taskId: string;
     statusMessage: string;
@@ -100,28 +101,28 @@ function base(row: JobRow, control: JobControl) {
     ttlMs: number;
     pollIntervalMs?: number;
   } = {
-    taskId: row.id,
-    statusMessage: jobSummary(row),
-    createdAt: iso(row.created_at),
-    lastUpdatedAt: iso(row.updated_at),
-    ttlMs: Math.max(0, Math.round(control.ttlMs(row))),
+    taskId: handle.id,
+    statusMessage: handle.summary,
+    createdAt: handle.createdAt,
+    lastUpdatedAt: handle.updatedAt,
+    ttlMs: handle.ttlMs,
   };
-  const poll = control.pollAfterMs(row);
-  if (poll !== undefined) out.pollIntervalMs = poll;
+  if (handle.pollMs !== undefined) out.pollIntervalMs = handle.pollMs;
   return out;
 }
 
 /**
- * The detailed task for a job (what `tasks/get` returns, minus `resultType`). `inputs` is set
- * only by the conformance fixture: no product job waits for input.
+ * The detailed task for a job (what `tasks/get` returns, minus `resultType`), from its handle
+ * (built once for this answer). `inputs` is set only by the conformance fixture: no product job
+ * waits for input.
  */
 export function detailedTask(
   row: JobRow,
-  control: JobControl,
+  handle: JobHandle,
   inputs?: TaskInputs,
   resultBytesMax = JOB_RESULT_VIEW_BYTES_MAX,
 ): DetailedTaskV2 {
-  const b = base(row, control);
+  const b = base(handle);
   switch (row.status) {
     case "queued":
     case "running": {
@@ -155,12 +156,14 @@ export function detailedTask(
  * `tasks/get` result, within {@linkcode MCP_RESULT_BYTES_MAX}: the embedded tool result carries
  * its structuredContent twice (as JSON text too), and escaping can grow the text copy, so the
  * embedded result's budget is halved until the whole answer fits (`result_truncated: true`,
- * `result_omitted_bytes` inside the tool result say so).
+ * `result_omitted_bytes` inside the tool result say so). Guidance is computed once, before the
+ * halving, with the handle.
  */
 export function getTaskResult(row: JobRow, control: JobControl, inputs?: TaskInputs): GetTaskResultV2 {
+  const handle = jobHandle(row, control.guidance(row));
   let budget = JOB_RESULT_VIEW_BYTES_MAX;
   for (;;) {
-    const answer = { ...detailedTask(row, control, inputs, budget), resultType: "complete" } as GetTaskResultV2;
+    const answer = { ...detailedTask(row, handle, inputs, budget), resultType: "complete" } as GetTaskResultV2;
     if (budget <= TASK_RESULT_BYTES_FLOOR || jsonBytes(answer) <= MCP_RESULT_BYTES_MAX) return answer;
     budget = Math.floor(budget / 2);
   }
@@ -169,11 +172,27 @@ export function getTaskResult(row: JobRow, control: JobControl, inputs?: TaskInp
 /** Below this embedded-result budget halving stops (every other field of a task is bounded and small). */
 const TASK_RESULT_BYTES_FLOOR = 1024;
 
-/** The flat `CreateTaskResult` a job-submitting `tools/call` returns to a declaring client. */
-export function createTaskResult(row: JobRow, control: JobControl): CreateTaskResultV2 {
-  const b = base(row, control);
-  const status = row.status === "queued" || row.status === "running" ? "working" : detailedTask(row, control).status;
-  return { ...b, status, resultType: "task" };
+/**
+ * The flat `CreateTaskResult` a job-submitting `tools/call` returns to a declaring client, from the
+ * job's handle (built once with the JobReference the task handle carries beside it).
+ */
+export function createTaskResult(row: JobRow, handle: JobHandle): CreateTaskResultV2 {
+  return { ...base(handle), status: taskStatusOf(row), resultType: "task" };
+}
+
+/** The task status of a job that waits for no input. */
+function taskStatusOf(row: JobRow): CreateTaskResultV2["status"] {
+  switch (row.status) {
+    case "queued":
+    case "running":
+      return "working";
+    case "cancelled":
+      return "cancelled";
+    case "failed":
+      return isExecutionFailure(row) ? "failed" : "completed";
+    case "succeeded":
+      return "completed";
+  }
 }
 
 /** A plain-JSON copy, typed as the wire schema's JSON record. */
