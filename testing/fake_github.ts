@@ -7,7 +7,7 @@
  *   `/repos/{o}/{r}/commits/{ref}/check-runs`, `/repos/{o}/{r}/commits/{ref}/status` (paged at 30
  *   by default like GitHub), `/repos/{o}/{r}/commits/{ref}/check-suites`,
  *   `/repos/{o}/{r}/actions/runs?head_sha=`, `/repos/{o}/{r}/check-runs/{id}/annotations`,
- *   `/repos/{o}/{r}/rules/branches/{branch}`,
+ *   `/repos/{o}/{r}/rules/branches/{branch}`, `/repos/{o}/{r}/branches/{branch}` (classic protection summary),
  *   `/repos/{o}/{r}/issues` (state, since, sort, direction, per_page, page, `Link`),
  *   `/rate_limit`.
  * - Lists page as GitHub's do: `per_page` 30 by default, 100 at most, `Link` rels
@@ -57,6 +57,7 @@ import { FakeWorld } from "./fake_github/world.ts";
 export {
   type EndpointKind,
   type FakeAnnotation,
+  type FakeBranchProtection,
   type FakeCheck,
   type FakeCounts,
   type FakeGitHub,

@@ -1,6 +1,7 @@
 /**
  * The CI endpoints of the GitHub client: a commit's check runs, legacy statuses, check suites and
- * workflow runs, a check run's annotations, and a branch's rules. Each validates its arguments and
+ * workflow runs, a check run's annotations, a branch's rules and its classic protection summary. Each
+ * validates its arguments and
  * the shape of GitHub's answer, and says whether it read everything GitHub counts (`complete`).
  * {@linkcode GitHubClient} exposes them as methods.
  *
@@ -14,6 +15,7 @@ import { refPath, repoPath } from "./repo_path.ts";
 import { type EndpointOptions, isJsonObject as isObject, type Requester } from "./requester.ts";
 import type {
   GitHubBranchRule,
+  GitHubBranchWithProtection,
   GitHubCheckAnnotation,
   GitHubCheckRun,
   GitHubCheckRunsPage,
@@ -221,4 +223,73 @@ export async function getBranchRules(
   const path = `${repoPath(owner, repo)}/rules/branches/${refPath(branch)}?per_page=${GITHUB_PER_PAGE_MAX}`;
   const page = await http.getPaginated<GitHubBranchRule, unknown>(path, options);
   return { rules: page.items, complete: page.complete };
+}
+
+/**
+ * {@linkcode getBranchProtection}'s answer: the classic branch protection's required status checks
+ * as any reader sees them, or (`readable: false`) that GitHub refused the branch (403/404).
+ */
+export type BranchProtectionResult =
+  | {
+    readable: true;
+    /** The branch has classic protection (`protected`). */
+    protected: boolean;
+    /** `off`, `non_admins` or `everyone`; undefined when GitHub did not say. */
+    enforcement_level: string | undefined;
+    /** Required checks: `checks[]` with their app (null: any), plus `contexts` not named there. */
+    checks: Array<{ context: string; app_id: number | null }>;
+    notModified: boolean;
+  }
+  | { readable: false; cause: "access_denied" | "not_found"; message: string };
+
+function isRequiredStatusChecks(v: unknown): boolean {
+  if (v === undefined) return true;
+  return isObject(v) && Array.isArray(v.contexts) && v.contexts.every((c) => typeof c === "string") &&
+    Array.isArray(v.checks) &&
+    v.checks.every((c) =>
+      isObject(c) && typeof c.context === "string" && (c.app_id === null || typeof c.app_id === "number")
+    ) && (v.enforcement_level === undefined || typeof v.enforcement_level === "string");
+}
+
+/**
+ * A branch's classic protection summary (`GET /repos/{o}/{r}/branches/{branch}`, "Get a branch",
+ * conditional like every read): `protection.required_status_checks` is visible with read access,
+ * while `/branches/{branch}/protection` needs admin. A 403 or 404 is a typed outcome
+ * (`readable: false`), not an error: the caller decides what an unknown protection means.
+ */
+export async function getBranchProtection(
+  http: Requester,
+  owner: string,
+  repo: string,
+  branch: string,
+  options: EndpointOptions,
+): Promise<BranchProtectionResult> {
+  if (branch === "") throw new TypeError(`Cannot read the protection of a branch: current value is ""`);
+  let result;
+  try {
+    result = await http.getChecked(
+      `${repoPath(owner, repo)}/branches/${refPath(branch)}`,
+      options,
+      (d: GitHubBranchWithProtection) =>
+        isObject(d) && typeof d.protected === "boolean" && isObject(d.protection) &&
+        isRequiredStatusChecks(d.protection.required_status_checks),
+    );
+  } catch (err) {
+    if (err instanceof AppError && (err.code === "access_denied" || err.code === "not_found")) {
+      return { readable: false, cause: err.code, message: err.message };
+    }
+    throw err;
+  }
+  const rsc = result.data.protection.required_status_checks;
+  const checks = (rsc?.checks ?? []).map((c) => ({ context: c.context, app_id: c.app_id }));
+  for (const context of rsc?.contexts ?? []) {
+    if (!checks.some((c) => c.context === context)) checks.push({ context, app_id: null });
+  }
+  return {
+    readable: true,
+    protected: result.data.protected,
+    enforcement_level: rsc?.enforcement_level,
+    checks,
+    notModified: result.status === 304,
+  };
 }

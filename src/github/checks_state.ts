@@ -176,7 +176,8 @@ export interface RequiredCheck {
 /**
  * Only the required checks: entries whose name is required (a check run of the required app
  * when `integration_id` is set), plus one pending `expected` entry per required check that has
- * not reported.
+ * not reported. An entry two requirements match (`build` of any app and `build` of app 15368,
+ * from a ruleset and classic protection) is listed once.
  */
 export function requiredEntries(
   entries: readonly CheckEntry[],
@@ -184,6 +185,7 @@ export function requiredEntries(
   appIds: ReadonlyMap<number, number | undefined>,
 ): CheckEntry[] {
   const out: CheckEntry[] = [];
+  const listed = new Set<CheckEntry>();
   for (const req of required) {
     const matches = entries.filter((e) =>
       e.name === req.context &&
@@ -191,8 +193,15 @@ export function requiredEntries(
         (e.kind === "check_run" && e.id !== undefined && appIds.get(e.id) === req.integration_id))
     );
     if (matches.length === 0) {
-      out.push({ kind: "expected", name: req.context, status: "expected", conclusion: null, details_url: null });
-    } else out.push(...matches);
+      if (!out.some((e) => e.kind === "expected" && e.name === req.context)) {
+        out.push({ kind: "expected", name: req.context, status: "expected", conclusion: null, details_url: null });
+      }
+    } else {
+      for (const m of matches) {
+        if (!listed.has(m)) out.push(m);
+        listed.add(m);
+      }
+    }
   }
   out.sort((a, b) => a.kind.localeCompare(b.kind) || a.name.localeCompare(b.name));
   return out;

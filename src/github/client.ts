@@ -4,7 +4,7 @@
  * here; the rest lives beside it, one concern per file:
  *
  * - check_endpoints.ts: the CI endpoints (check runs, statuses, suites, workflow runs, annotations,
- *   branch rules), exposed here as methods;
+ *   branch rules, a branch's classic protection summary), exposed here as methods;
  * - transport.ts: the one `fetch` call (headers, token, timeout, requests in flight, bounded bodies);
  * - retry_policy.ts: rate limits (`retry-after`, `x-ratelimit-reset`, secondary-limit backoff) and
  *   retries of 5xx / network errors, waiting on the injected {@linkcode Clock};
@@ -24,9 +24,11 @@ import { GITHUB_PER_PAGE_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import { isCommitSha } from "../base/names.ts";
 import {
+  type BranchProtectionResult,
   type CheckRunsResult,
   type CheckSuitesResult,
   type CombinedStatusResult,
+  getBranchProtection,
   getBranchRules,
   getCheckRunAnnotations,
   getCheckRuns,
@@ -61,7 +63,12 @@ import type {
 
 export { type RateLimitState, RequestBudget } from "./rate_limit.ts";
 export { type EtagCache, MemoryEtagCache, SqliteEtagCache } from "./etag_cache.ts";
-export type { CheckRunsResult, CheckSuitesResult, CombinedStatusResult } from "./check_endpoints.ts";
+export type {
+  BranchProtectionResult,
+  CheckRunsResult,
+  CheckSuitesResult,
+  CombinedStatusResult,
+} from "./check_endpoints.ts";
 export type { EndpointOptions, GetOptions, GetResult, GitHubStats, PageResult, PaginateOptions } from "./requester.ts";
 export { isResponseTooLarge, RESPONSE_TOO_LARGE } from "./transport.ts";
 export { refPath, repoPath } from "./repo_path.ts";
@@ -265,6 +272,16 @@ export class GitHubClient {
     options: EndpointOptions,
   ): Promise<{ rules: GitHubBranchRule[]; complete: boolean }> {
     return getBranchRules(this.#requester, owner, repo, branch, options);
+  }
+
+  /** A branch's classic protection summary (`/branches/{branch}`, read access); 403/404 is `readable: false`. */
+  getBranchProtection(
+    owner: string,
+    repo: string,
+    branch: string,
+    options: EndpointOptions,
+  ): Promise<BranchProtectionResult> {
+    return getBranchProtection(this.#requester, owner, repo, branch, options);
   }
 
   /** `GET /repos/{o}/{r}`. */

@@ -3,6 +3,7 @@
  * each of the pull request, its check runs, its combined status and its check suites (every
  * page of each), plus its workflow runs when two runs share a name and an app (re-runs), so an
  * unchanged pull request costs only 304s (free when authenticated; GitHub counts anonymous ones).
+ * With `required_only`, once per watch: the base branch's rulesets and its classic protection.
  *
  * @module
  */
@@ -95,17 +96,23 @@ export function clientObserver(gh: GitHubClient): PullObserver {
         coverage_gaps: gaps,
       };
     },
+    // The required set is the union of two sources: the rulesets (`/rules/branches/{branch}`) and
+    // the branch's classic protection (`/branches/{branch}`), which the rules endpoint does not list.
+    // Either unreadable is `required_checks_unavailable`: a guess could end `no_checks` or
+    // `succeeded` without a check GitHub requires.
     async requiredChecks(owner, repo, branch, signal, options = {}): Promise<RequiredCheck[]> {
+      const o = endpoint(signal, options);
+      const repository = `${owner}/${repo}`;
       let listed;
       try {
-        listed = await gh.getBranchRules(owner, repo, branch, endpoint(signal, options));
+        listed = await gh.getBranchRules(owner, repo, branch, o);
       } catch (err) {
         if (err instanceof AppError && (err.code === "access_denied" || err.code === "not_found")) {
           throw new AppError(
             "required_checks_unavailable",
-            `Cannot watch only the required checks of ${owner}/${repo}: the rules of branch ${branch} ` +
+            `Cannot watch only the required checks of ${repository}: the rules of branch ${branch} ` +
               `cannot be read (${err.message})`,
-            { data: { repository: `${owner}/${repo}`, branch, cause: err.code } },
+            { data: { repository, branch, source: "rulesets", cause: err.code } },
           );
         }
         throw err;
@@ -113,27 +120,43 @@ export function clientObserver(gh: GitHubClient): PullObserver {
       if (!listed.complete) {
         throw new AppError(
           "required_checks_unavailable",
-          `Cannot watch only the required checks of ${owner}/${repo}: the rules of branch ${branch} span more pages ` +
+          `Cannot watch only the required checks of ${repository}: the rules of branch ${branch} span more pages ` +
             `than are read`,
-          { data: { repository: `${owner}/${repo}`, branch } },
+          { data: { repository, branch, source: "rulesets" } },
         );
       }
       const out = new Map<string, RequiredCheck>();
+      const add = (context: string, integrationId: number | undefined) => {
+        const check: RequiredCheck = { context };
+        if (integrationId !== undefined) check.integration_id = integrationId;
+        out.set(`${context}\u0000${integrationId ?? ""}`, check);
+      };
       for (const rule of listed.rules) {
         if (rule === null || typeof rule !== "object" || rule.type !== "required_status_checks") continue;
         for (const c of rule.parameters?.required_status_checks ?? []) {
           if (typeof c?.context !== "string") continue;
-          const check: RequiredCheck = { context: c.context };
-          if (typeof c.integration_id === "number") check.integration_id = c.integration_id;
-          out.set(`${c.context}\u0000${check.integration_id ?? ""}`, check);
+          add(c.context, typeof c.integration_id === "number" ? c.integration_id : undefined);
         }
+      }
+      const classic = await gh.getBranchProtection(owner, repo, branch, o);
+      if (!classic.readable) {
+        throw new AppError(
+          "required_checks_unavailable",
+          `Cannot watch only the required checks of ${repository}: the classic protection of branch ${branch} ` +
+            `cannot be read (${classic.message}), so the checks it requires are unknown`,
+          { data: { repository, branch, source: "branch_protection", cause: classic.cause } },
+        );
+      }
+      // `enforcement_level: off` lists checks that nothing enforces.
+      if (classic.enforcement_level !== "off") {
+        for (const c of classic.checks) add(c.context, c.app_id ?? undefined);
       }
       if (out.size > WATCH_REQUIRED_CHECKS_MAX) {
         throw new AppError(
           "required_checks_unavailable",
-          `Cannot watch only the required checks of ${owner}/${repo}: branch ${branch} requires ${out.size} ` +
+          `Cannot watch only the required checks of ${repository}: branch ${branch} requires ${out.size} ` +
             `checks, over the bound of ${WATCH_REQUIRED_CHECKS_MAX}`,
-          { data: { repository: `${owner}/${repo}`, branch } },
+          { data: { repository, branch } },
         );
       }
       return [...out.values()];

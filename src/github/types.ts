@@ -163,6 +163,31 @@ export interface GitHubBranchRule {
   };
 }
 
+/**
+ * `protection.required_status_checks` of `GET /repos/{o}/{r}/branches/{branch}` ("Get a branch",
+ * schema `protected-branch-required-status-check`): the summary of classic branch protection any
+ * reader of the repository sees (the full `/protection` endpoint needs admin). `enforcement_level`
+ * is `off`, `non_admins` or `everyone` in GitHub's answers; `checks[].app_id` null means any app.
+ */
+export interface GitHubRequiredStatusChecks {
+  enforcement_level?: string;
+  contexts: string[];
+  checks: Array<{ context: string; app_id: number | null }>;
+  strict?: boolean;
+}
+
+/** `GET /repos/{o}/{r}/branches/{branch}` (schema `branch-with-protection`); only the protection summary is read. */
+export interface GitHubBranchWithProtection {
+  name: string;
+  protected: boolean;
+  protection: {
+    enabled?: boolean;
+    required_status_checks?: GitHubRequiredStatusChecks;
+    [key: string]: unknown;
+  };
+  protection_url?: string;
+}
+
 /** One page of `GET /repos/{o}/{r}/commits/{ref}/check-runs`. */
 export interface GitHubCheckRunsPage {
   total_count: number;

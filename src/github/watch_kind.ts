@@ -94,7 +94,8 @@ export interface PullObserver {
     signal: AbortSignal,
     options?: ObserveOptions,
   ): Promise<PullObservation>;
-  /** The checks the base branch requires; `required_checks_unavailable` when its rules cannot be read. */
+  /** The checks the base branch requires (rulesets and classic protection); `required_checks_unavailable`
+   * when either cannot be read. */
   requiredChecks?(
     owner: string,
     repo: string,

@@ -34,6 +34,7 @@ export type EndpointKind =
   | "workflow_runs"
   | "annotations"
   | "rules"
+  | "branch"
   | "unknown";
 /** Every endpoint kind, for zeroed counters. */
 export const KINDS: readonly EndpointKind[] = [
@@ -47,6 +48,7 @@ export const KINDS: readonly EndpointKind[] = [
   "workflow_runs",
   "annotations",
   "rules",
+  "branch",
   "unknown",
 ];
 
@@ -111,6 +113,17 @@ export interface ScenarioStep {
   suites?: FakeSuite[];
   /** The base branch's rules from this step on: required status checks, or `forbidden` (403). */
   requiredChecks?: Array<{ context: string; integration_id?: number }> | "forbidden";
+  /**
+   * The base branch's classic protection from this step on, as "Get a branch" summarizes it to any
+   * reader; `forbidden` (403) or `not_found` (404) when the branch cannot be read. Default: unprotected.
+   */
+  branchProtection?: FakeBranchProtection | "forbidden" | "not_found";
+}
+
+/** Classic branch protection's required status checks (`app_id` absent: any app). */
+export interface FakeBranchProtection {
+  enforcement_level: "off" | "non_admins" | "everyone";
+  checks: Array<{ context: string; app_id?: number }>;
 }
 
 /** Built-in scenario names. */

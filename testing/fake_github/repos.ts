@@ -1,6 +1,6 @@
 /**
- * The repository endpoints: the repository itself, its pull requests and its issue listing (fixture
- * or generated items, with the overrides `touchIssue` made).
+ * The repository endpoints: the repository itself, a branch with its classic protection summary, its
+ * pull requests and its issue listing (fixture or generated items, with the overrides `touchIssue` made).
  *
  * @module
  */
@@ -9,7 +9,7 @@ import pullFixture from "../../fixtures/github/pull.json" with { type: "json" };
 import repositoryFixture from "../../fixtures/github/repository.json" with { type: "json" };
 import { type Answer, clone, digest, intParam, iso, linkFor, notFound, smallHash } from "./answers.ts";
 import { FIXTURE_REPO, type JsonObject, SCENARIO_PULL } from "./model.ts";
-import { repositoryPayload } from "./payloads.ts";
+import { repositoryPayload, userPayload } from "./payloads.ts";
 import type { FakeWorld } from "./world.ts";
 
 /** `GET /repos/{o}/{r}`: the fixture repository, or a generated one with its own id. */
@@ -19,6 +19,77 @@ export function repositoryAnswer(world: FakeWorld, fullName: string): Answer {
   const body = n === undefined
     ? repositoryPayload(fullName, Number(repositoryFixture.id), open)
     : repositoryPayload(fullName, 700_000 + smallHash(fullName) % 100_000, open);
+  return { status: 200, body, cacheable: true };
+}
+
+const BRANCH_DOC = "https://docs.github.com/rest/branches/branches#get-a-branch";
+
+/**
+ * `GET /repos/{o}/{r}/branches/{branch}` (`branch-with-protection`): the scenario's classic protection
+ * summary as a reader without admin rights sees it (`protection.required_status_checks` with
+ * `enforcement_level`, `contexts`, `checks[{context, app_id}]`); unprotected like GitHub's example
+ * (`enabled: false`, `enforcement_level: off`) unless the scenario says otherwise.
+ */
+export function branchPayload(world: FakeWorld, fullName: string, branch: string): Answer {
+  const protection = fullName === FIXTURE_REPO ? world.scenario().branchProtection : undefined;
+  if (protection === "forbidden") {
+    return {
+      status: 403,
+      body: {
+        message: "Resource not accessible by personal access token",
+        documentation_url: BRANCH_DOC,
+        status: "403",
+      },
+      cacheable: false,
+    };
+  }
+  if (protection === "not_found") {
+    return {
+      status: 404,
+      body: { message: "Branch not found", documentation_url: BRANCH_DOC, status: "404" },
+      cacheable: false,
+    };
+  }
+  const api = `https://api.github.com/repos/${fullName}`;
+  const sha = digest(`${fullName}:${branch}`).repeat(3).slice(0, 40);
+  const tree = digest(`${fullName}:${branch}:tree`).repeat(3).slice(0, 40);
+  const octocat = userPayload("octocat", 583231);
+  const person = { name: "The Octocat", email: "octocat@github.com", date: "2026-01-01T00:00:00Z" };
+  const checks = protection?.checks ?? [];
+  const path = branch.split("/").map(encodeURIComponent).join("/");
+  const body: JsonObject = {
+    name: branch,
+    commit: {
+      sha,
+      node_id: `C_gen${digest(sha)}`,
+      url: `${api}/commits/${sha}`,
+      html_url: `https://github.com/${fullName}/commit/${sha}`,
+      comments_url: `${api}/commits/${sha}/comments`,
+      commit: {
+        url: `${api}/git/commits/${sha}`,
+        author: person,
+        committer: person,
+        message: "Merge pull request #41 from octo/topic-41",
+        comment_count: 0,
+        tree: { sha: tree, url: `${api}/git/trees/${tree}` },
+        verification: { verified: false, reason: "unsigned", payload: null, signature: null, verified_at: null },
+      },
+      author: octocat,
+      committer: octocat,
+      parents: [],
+    },
+    _links: { self: `${api}/branches/${path}`, html: `https://github.com/${fullName}/tree/${path}` },
+    protected: protection !== undefined,
+    protection: {
+      enabled: protection !== undefined,
+      required_status_checks: {
+        enforcement_level: protection?.enforcement_level ?? "off",
+        contexts: checks.map((c) => c.context),
+        checks: checks.map((c) => ({ context: c.context, app_id: c.app_id ?? null })),
+      },
+    },
+    protection_url: `${api}/branches/${path}/protection`,
+  };
   return { status: 200, body, cacheable: true };
 }
 

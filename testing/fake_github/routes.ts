@@ -15,7 +15,7 @@ import {
   workflowRunsPayload,
 } from "./checks.ts";
 import { type EndpointKind, PRIVATE_REPO } from "./model.ts";
-import { issuesPayload, pullPayload, repositoryAnswer } from "./repos.ts";
+import { branchPayload, issuesPayload, pullPayload, repositoryAnswer } from "./repos.ts";
 import type { FakeWorld } from "./world.ts";
 
 /** The endpoint kind of a path and its captured segments (decoded). */
@@ -39,6 +39,8 @@ export function classify(pathname: string): { kind: EndpointKind; parts: string[
   if (m !== null) return { kind: "annotations", parts: decode(m) };
   m = new RegExp(`^/repos/${seg}/${seg}/rules/branches/(.+)$`).exec(pathname);
   if (m !== null) return { kind: "rules", parts: decode(m) };
+  m = new RegExp(`^/repos/${seg}/${seg}/branches/(.+)$`).exec(pathname);
+  if (m !== null) return { kind: "branch", parts: decode(m) };
   m = new RegExp(`^/repos/${seg}/${seg}/issues$`).exec(pathname);
   if (m !== null) return { kind: "issues", parts: decode(m) };
   return { kind: "unknown", parts: [] };
@@ -79,6 +81,8 @@ export function route(world: FakeWorld, kind: EndpointKind, parts: string[], url
       return annotationsPayload(world, fullName, parts[2] ?? "", url.searchParams, url);
     case "rules":
       return rulesPayload(world, fullName, parts[2] ?? "");
+    case "branch":
+      return branchPayload(world, fullName, parts[2] ?? "");
     case "issues":
       return issuesPayload(world, fullName, url.searchParams, url);
     default:

@@ -5,7 +5,13 @@
  * @module
  */
 
-import { type FakeAnnotation, type FakeSuite, SCENARIO_SHA_FIRST, type ScenarioStep } from "./model.ts";
+import {
+  type FakeAnnotation,
+  type FakeBranchProtection,
+  type FakeSuite,
+  SCENARIO_SHA_FIRST,
+  type ScenarioStep,
+} from "./model.ts";
 
 /** A check run as the timeline made it, with its times. */
 export interface CheckRecord {
@@ -47,6 +53,7 @@ export interface ScenarioState {
   bySha: Map<string, ShaState>;
   knownShas: Set<string>;
   requiredChecks: Array<{ context: string; integration_id?: number }> | "forbidden";
+  branchProtection: FakeBranchProtection | "forbidden" | "not_found" | undefined;
 }
 
 /** Replays `steps` (started at `startMs`) up to `nowMs`. */
@@ -59,6 +66,7 @@ export function scenarioState(steps: readonly ScenarioStep[], startMs: number, n
     bySha: new Map(),
     knownShas: new Set([SCENARIO_SHA_FIRST]),
     requiredChecks: [],
+    branchProtection: undefined,
   };
   for (const step of steps) if (step.headSha !== undefined) state.knownShas.add(step.headSha);
   const ordered = [...steps].sort((x, y) => x.atMs - y.atMs);
@@ -78,6 +86,7 @@ export function scenarioState(steps: readonly ScenarioStep[], startMs: number, n
       state.pullUpdatedAt = at;
     }
     if (step.requiredChecks !== undefined) state.requiredChecks = step.requiredChecks;
+    if (step.branchProtection !== undefined) state.branchProtection = step.branchProtection;
     const sha = state.headSha;
     const prev = state.bySha.get(sha) ?? { checks: [], statuses: [] };
     const next: ShaState = { checks: prev.checks, statuses: prev.statuses };
