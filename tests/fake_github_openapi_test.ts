@@ -28,8 +28,8 @@ const BIG = "big/repo";
 
 /**
  * A scenario with something on every endpoint: two apps' runs (one failed, with an annotation), so
- * two suites and one workflow run, a required check in the base branch's rules, 40 statuses (two
- * pages of 30).
+ * two suites and one workflow run, a required check in the base branch's rules and two in its
+ * classic protection, 40 statuses (two pages of 30).
  */
 const RICH: ScenarioStep[] = [{
   atMs: 0,
@@ -49,6 +49,10 @@ const RICH: ScenarioStep[] = [{
     { name: "deploy", status: "in_progress", app: "vercel" },
   ],
   requiredChecks: [{ context: "build", integration_id: 15368 }],
+  branchProtection: {
+    enforcement_level: "non_admins",
+    checks: [{ context: "ci/legacy" }, { context: "build", app_id: 15368 }],
+  },
   statuses: Array.from({ length: 40 }, (_, i) => ({
     context: `ci/status-${String(i + 1).padStart(2, "0")}`,
     state: i === 34 ? "failure" as const : "success" as const,
@@ -151,6 +155,15 @@ const ENDPOINTS: ReadonlyArray<{ template: string; call: (c: GitHubClient) => Pr
       assert.equal(rules.rules.length, 1, "the required status checks rule");
     },
   },
+  {
+    template: "GET /repos/{owner}/{repo}/branches/{branch}",
+    call: async (c) => {
+      const branch = await c.getBranchProtection("octo", "widgets", "main", { signal: signal() });
+      assert.ok(branch.readable);
+      assert.deepEqual(branch.checks, [{ context: "ci/legacy", app_id: null }, { context: "build", app_id: 15368 }]);
+      assert.equal(branch.enforcement_level, "non_admins");
+    },
+  },
 ];
 
 Deno.test("fake GitHub: every endpoint longcall calls answers as GitHub documents (200 and 304, with and without a token)", async () => {
@@ -249,6 +262,35 @@ Deno.test("fake GitHub: error answers conform (404, 403 private, 401, 422, prima
     assert.equal(primary.status, 403);
     assert.equal(primary.headers.get("x-ratelimit-remaining"), "0");
   });
+});
+
+Deno.test("fake GitHub: Get a branch answers each classic protection option as documented (unprotected, protected, 403, 404)", async () => {
+  const check = await loadOpenApiCheck();
+  const options: Array<{ step: Partial<ScenarioStep>; status: number }> = [
+    { step: {}, status: 200 },
+    { step: { branchProtection: { enforcement_level: "everyone", checks: [{ context: "build" }] } }, status: 200 },
+    { step: { branchProtection: { enforcement_level: "off", checks: [] } }, status: 200 },
+    { step: { branchProtection: "forbidden" }, status: 403 },
+    { step: { branchProtection: "not_found" }, status: 404 },
+  ];
+  for (const o of options) {
+    await withFake({ scenario: [{ atMs: 0, ...o.step }] }, async (fake) => {
+      for (const path of ["/repos/octo/widgets/branches/main", "/repos/octo/widgets/branches/release/2.x"]) {
+        const res = await fetch(`${fake.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+        const body = await res.json();
+        const x: Exchange = {
+          method: "GET",
+          url: path,
+          conditional: false,
+          status: res.status,
+          headers: res.headers,
+          body,
+        };
+        assert.equal(res.status, o.status, `${JSON.stringify(o.step)} ${path}`);
+        assert.deepEqual(check.check(x), [], `${res.status} ${path}`);
+      }
+    });
+  }
 });
 
 Deno.test("fake GitHub: list endpoints page at 30 by default and 100 at most, with GitHub's Link rels", async () => {

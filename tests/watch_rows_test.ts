@@ -468,6 +468,100 @@ Deno.test("watch rows: required_only on unreadable rules is a typed error; no re
   assert.match(none.result.reason, /requires no status checks/);
 });
 
+/** The required_checks timeline (build runs then passes, lint fails, ci/legacy reports at 40 s) with no rules. */
+function requiredTimeline(first: Partial<ScenarioStep>): ScenarioStep[] {
+  const lint = { name: "lint", status: "completed" as const, conclusion: "failure" };
+  return [
+    { atMs: 0, checks: [{ name: "build", status: "in_progress" }, lint], ...first },
+    { atMs: 20_000, checks: [{ name: "build", status: "completed", conclusion: "success" }, lint] },
+    { atMs: 40_000, statuses: [{ context: "ci/legacy", state: "success" }] },
+  ];
+}
+
+Deno.test("watch rows: required_only on classic branch protection alone watches its required check, not no_checks", async () => {
+  for (const enforcement_level of ["non_admins", "everyone"] as const) {
+    const classic = await watchOn(
+      requiredTimeline({ branchProtection: { enforcement_level, checks: [{ context: "build" }] } }),
+      { required_only: true },
+    );
+    assert.equal(classic.result.outcome, "succeeded", `${enforcement_level}: ${classic.result.reason}`);
+    assert.deepEqual(classic.result.required_checks, ["build"]);
+    assert.deepEqual(names(classic.result), ["check_run:build:github-actions:success"], "lint is not required");
+    assert.equal(classic.fake.counts.byKind.rules, 1, "rules are read once");
+    assert.equal(classic.fake.counts.byKind.branch, 1, "the branch's protection is read once, one counted GET");
+  }
+  // A classic check bound to another app than the one reporting it stays pending.
+  const otherApp = await watchOn(
+    requiredTimeline({
+      branchProtection: { enforcement_level: "everyone", checks: [{ context: "build", app_id: 7 }] },
+    }),
+    { required_only: true, timeout_ms: 60_000 },
+  );
+  assert.equal(otherApp.result.outcome, "timed_out", otherApp.result.reason);
+  assert.deepEqual(names(otherApp.result), ["expected:build:-:null"]);
+});
+
+Deno.test("watch rows: required_only watches the union of rulesets and classic protection, each check once", async () => {
+  const both = await watchOn(
+    requiredTimeline({
+      requiredChecks: [{ context: "build" }],
+      branchProtection: {
+        enforcement_level: "non_admins",
+        checks: [{ context: "build" }, { context: "build", app_id: 15368 }, { context: "ci/legacy" }],
+      },
+    }),
+    { required_only: true },
+  );
+  assert.equal(both.result.outcome, "succeeded", both.result.reason);
+  assert.deepEqual(both.result.required_checks, ["build", "ci/legacy"], "each required name once");
+  assert.deepEqual(
+    names(both.result),
+    ["check_run:build:github-actions:success", "status:ci/legacy:-:success"],
+    "build of any app and build of GitHub Actions (15368) match one run, listed once",
+  );
+  assert.equal(both.elapsedMs, 50_000, "ci/legacy (required by classic protection only) was pending until 40 s");
+});
+
+Deno.test("watch rows: unreadable classic protection is required_checks_unavailable, never no_checks on a guess", async () => {
+  for (const branchProtection of ["forbidden", "not_found"] as const) {
+    for (const requiredChecks of [[], [{ context: "build" }]]) {
+      await using h = await openGitHubHarness({
+        scenario: [{
+          atMs: 0,
+          checks: [{ name: "build", status: "completed", conclusion: "success" }],
+          requiredChecks,
+          branchProtection,
+        }],
+      });
+      const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, required_only: true }));
+      const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
+      const what = `${branchProtection}, ${requiredChecks.length} ruleset check(s)`;
+      assert.equal(row.status, "failed", what);
+      assert.equal(row.error?.code, "required_checks_unavailable", what);
+      assert.match(row.error?.message ?? "", /classic protection of branch main cannot be read/, what);
+      assert.equal(row.error?.data?.source, "branch_protection", what);
+    }
+  }
+});
+
+Deno.test("watch rows: classic protection with enforcement_level off requires nothing", async () => {
+  const off = await watchOn(
+    requiredTimeline({ branchProtection: { enforcement_level: "off", checks: [{ context: "lint" }] } }),
+    { required_only: true },
+  );
+  assert.equal(off.result.outcome, "no_checks", off.result.reason);
+  assert.match(off.result.reason, /requires no status checks/);
+  const offWithRules = await watchOn(
+    requiredTimeline({
+      requiredChecks: [{ context: "build" }],
+      branchProtection: { enforcement_level: "off", checks: [{ context: "lint" }] },
+    }),
+    { required_only: true },
+  );
+  assert.equal(offWithRules.result.outcome, "succeeded", "the failing lint is not enforced");
+  assert.deepEqual(offWithRules.result.required_checks, ["build"]);
+});
+
 // ---------------------------------------------------------------- bounds of issue 11
 
 Deno.test("watch rows: one check run over the byte bound even at per_page=1 fails request_failed, after halving", async () => {

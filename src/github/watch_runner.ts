@@ -210,7 +210,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       pull_state: obs.state,
       merged: obs.merged === true,
       required_only: req.required_only,
-      ...(required === undefined ? {} : { required_checks: required.map((r) => r.context) }),
+      ...(required === undefined ? {} : { required_checks: [...new Set(required.map((r) => r.context))] }),
       summary: summarize(entries),
       suites: summarizeSuites(obs.suites ?? []),
       duplicates_dropped: assessed.dropped,
@@ -315,7 +315,8 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       });
       if (required !== undefined && required.length === 0) {
         candidate = "no_checks";
-        reason = `the base branch ${obs.base_ref ?? ""} requires no status checks`;
+        reason = `the base branch ${obs.base_ref ?? ""} requires no status checks (neither its rulesets nor ` +
+          `its classic protection)`;
       } else if (detail.verdict !== "pending") {
         candidate = detail.verdict;
         reason = detail.reason;

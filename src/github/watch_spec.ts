@@ -49,8 +49,9 @@ export const WatchInput = z.object({
     .describe("How long to wait for the first check to register before answering no_checks (default 3 min)"),
   required_only: z.boolean().default(false)
     .describe(
-      "Watch only the checks the base branch requires (its rules' required_status_checks); " +
-        "a required check that has not reported is pending",
+      "Watch only the checks the base branch requires: the union of its rulesets' and its classic branch " +
+        "protection's required status checks (enforcement_level off requires none); a required check that " +
+        "has not reported is pending",
     ),
 }).strict();
 
@@ -68,7 +69,9 @@ export const watchSpec: JobSpec<WatchRequest> = {
     "check's URL, output title, summary and first annotations in `failures`), timed_out, superseded (new " +
     "push), no_checks, changed, incomplete (coverage not proven), action_required (workflows await a " +
     "maintainer's approval), closed, merged; `reason` says why. required_only: true watches only the base " +
-    "branch's required checks (unreadable rules: error required_checks_unavailable).",
+    "branch's required checks, from its rulesets and its classic branch protection; if either cannot be read " +
+    "the watch fails with error required_checks_unavailable (its data.source names which), never no_checks " +
+    "on a guess.",
   inputSchema: WatchInput,
   resultSchema: WatchResultOutput,
   annotations: { title: "Wait for pull request checks", ...OPEN_WORLD_READ },
