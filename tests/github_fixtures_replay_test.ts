@@ -2,7 +2,8 @@
  * GitHub's recorded answers (npm `@octokit/fixtures`) replayed on 127.0.0.1 through longcall's
  * real REST client: a repository, a five-page issue listing that follows GitHub's own `Link`
  * (`/repositories/{id}/issues?page=N`), a combined status and the watcher's verdict on it, a
- * moved repository (301), a 404 and conditional re-reads with GitHub's recorded ETags. The same
+ * moved repository (301), a 404, classic branch protection's recorded required status checks read
+ * through Get a branch, and conditional re-reads with GitHub's recorded ETags. The same
  * recordings also check the OpenAPI checker (testing/openapi_check.ts) against real answers.
  *
  * The fixtures hold no pull request, check-run or /rate_limit recording; those endpoints are
@@ -17,7 +18,8 @@ import { silentLogger } from "../src/base/log.ts";
 import { normalizeChecks, summarize, verdictOf } from "../src/github/checks_state.ts";
 import { GitHubClient, MemoryEtagCache } from "../src/github/client.ts";
 import type { GitHubCombinedStatus } from "../src/github/types.ts";
-import { recorded, startReplay } from "./helpers/fixture_replay.ts";
+import fixtures from "@octokit/fixtures";
+import { recorded, type RecordedExchange, startReplay } from "./helpers/fixture_replay.ts";
 import { loadOpenApiCheck } from "../testing/openapi_check.ts";
 
 /** The recorded token (normalized by @octokit/fixtures); it only ever reaches the loopback replay. */
@@ -119,6 +121,58 @@ Deno.test("replay rename-repository and branch-protection: a 301 is followed, a 
   assert.ok(err instanceof AppError, String(err));
   assert.equal(err.code, "not_found");
   assert.match(err.message, /Branch not protected/, "GitHub's own message is quoted");
+});
+
+Deno.test("replay branch-protection: GitHub's recorded required_status_checks read through Get a branch; a 404 is unreadable", async () => {
+  // The fixtures record classic protection only through the admin endpoint (PUT /protection); its
+  // `required_status_checks` has the schema Get a branch summarizes (protected-branch-required-status-check),
+  // here with `checks[].app_id: null` and without `enforcement_level`. It is served as the branch's
+  // protection, with the recording's own headers; the recorded 404 stands for an unreadable branch.
+  const all = fixtures.get("api.github.com/branch-protection") as RecordedExchange[];
+  const put = all.find((x) =>
+    x.method.toLowerCase() === "put" && (x.response as Record<string, unknown>).required_status_checks !== undefined
+  );
+  const notProtected = recorded("api.github.com/branch-protection")[0];
+  assert.ok(put !== undefined && notProtected !== undefined);
+  const rsc = (put.response as { required_status_checks: { contexts: string[] } }).required_status_checks;
+  const path = `/repos/${ORG}/branch-protection/branches/main`;
+  const branch: RecordedExchange = {
+    method: "get",
+    path,
+    status: 200,
+    headers: { ...put.headers, etag: '"branch-main"' },
+    response: {
+      name: "main",
+      protected: true,
+      protection: { enabled: true, required_status_checks: rsc },
+      protection_url: `https://api.github.com${path}/protection`,
+    },
+  };
+  const missing: RecordedExchange = { ...notProtected, path: `/repos/${ORG}/hello-world/branches/main` };
+  const garbled: RecordedExchange = {
+    ...branch,
+    path: `/repos/${ORG}/garbled/branches/main`,
+    response: { name: "main", protected: true, protection: { required_status_checks: { contexts: "foo/bar" } } },
+  };
+  await using replay = await startReplay([branch, missing, garbled]);
+  const gh = client(replay.url);
+  const read = await gh.getBranchProtection(ORG, "branch-protection", "main", { signal: signal() });
+  assert.ok(read.readable);
+  assert.equal(read.enforcement_level, undefined, "the recording carries no enforcement_level: not off");
+  assert.deepEqual(read.checks, rsc.contexts.map((context) => ({ context, app_id: null })));
+  assert.deepEqual(read.checks.map((c) => c.context), ["foo/bar"]);
+  const again = await gh.getBranchProtection(ORG, "branch-protection", "main", { signal: signal() });
+  assert.ok(again.readable && again.notModified, "a conditional re-read is a 304");
+  assert.equal(replay.requests[1]?.conditional, true);
+  const refused = await gh.getBranchProtection(ORG, "hello-world", "main", { signal: signal() });
+  assert.deepEqual(refused.readable ? undefined : refused.cause, "not_found");
+  assert.match(refused.readable ? "" : refused.message, /Branch not protected/, "GitHub's own message is quoted");
+  await assert.rejects(
+    gh.getBranchProtection(ORG, "garbled", "main", { signal: signal() }),
+    (e: unknown) => e instanceof AppError && e.code === "request_failed",
+    "a protection summary of another shape is not read as no checks",
+  );
+  await assert.rejects(gh.getBranchProtection(ORG, "branch-protection", "", { signal: signal() }), TypeError);
 });
 
 Deno.test("openapi check: GitHub's recorded GET answers conform, but for fields the description added later", async () => {

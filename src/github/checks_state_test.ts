@@ -295,3 +295,20 @@ Deno.test("checksSignature(): equal for equal checks, different when a status or
   assert.equal(await checksSignature(same), signature, "a URL is not a material change");
   assert.notEqual(await checksSignature(after), signature);
 });
+
+Deno.test("requiredEntries(): a run two requirements match (ruleset and classic protection) is listed once", () => {
+  const entries = normalizeChecks([run("build", "success", { id: 100 }), run("build", "failure", { id: 101 })], []);
+  const appIds = new Map([[100, 1], [101, 2]]);
+  const both = requiredEntries(entries, [{ context: "build" }, { context: "build", integration_id: 2 }], appIds);
+  assert.deepEqual(both.map((e) => e.id).sort(), [100, 101], "each run once, not 101 twice");
+  const unmatched = requiredEntries(
+    entries,
+    [{ context: "lint" }, { context: "lint", integration_id: 2 }, { context: "build", integration_id: 3 }],
+    appIds,
+  );
+  assert.deepEqual(
+    unmatched.map((e) => `${e.kind}:${e.name}`),
+    ["expected:build", "expected:lint"],
+    "one pending per name",
+  );
+});
