@@ -22,7 +22,7 @@ export type AppErrorCode =
   | "request_failed"
   | "budget_exhausted"
   | "github_invalid"
-  /** A watch of the required checks only, on a repository whose branch rules cannot be read. */
+  /** A watch of the required checks only, on a repository whose branch rules (rulesets or classic protection) cannot be read. */
   | "required_checks_unavailable";
 
 /** The typed error stored with a failed job and shown to clients. */
