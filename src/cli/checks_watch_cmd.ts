@@ -81,8 +81,9 @@ export function checksWatchCommand(): Command {
       "  130  cancelled (Ctrl-C)",
       "  2 usage, 3 pull request or repository not found, 1 other errors (see stderr or --json .error)",
       "Every outcome but succeeded/changed exits non-zero, so `watch && merge` never merges an unproven",
-      "commit; --json tells the 1s apart. --required on a repository whose branch rules cannot be read",
-      "exits 1 with error code required_checks_unavailable (never a silent watch of all checks).",
+      "commit; --json tells the 1s apart. --required reads the base branch's rulesets and its classic branch",
+      "protection; when either cannot be read it exits 1 with error code required_checks_unavailable (never a",
+      "silent watch of all checks, never no_checks on a guess).",
     ].join("\n"),
     options: {
       until: {
@@ -93,7 +94,7 @@ export function checksWatchCommand(): Command {
       "fail-fast": { type: "boolean", help: "Exit 1 as soon as any check fails" },
       required: {
         type: "boolean",
-        help: "Watch only the checks the base branch requires (GET /rules/branches/{branch}); missing ones are pending",
+        help: "Watch only the checks the base branch requires (rulesets, classic protection); missing: pending",
       },
       "timeout-ms": {
         type: "string",
