@@ -106,7 +106,7 @@ Deno.test("boundedResult: one byte past the bound is shortened to the same shape
   assert.ok(b.omittedBytes >= 1);
 });
 
-Deno.test("boundedResult: an explicit bytesMax applies; an absent result is null and fits", () => {
+Deno.test("boundedResult: an explicit bytesMax applies; an absent result and a top-level null are kept as they are", () => {
   const b = boundedResult(["aaaa", "bbbb", "cccc"], 10);
   assert.equal(b.truncated, true);
   assert.ok(jsonBytes(b.result) <= 10);

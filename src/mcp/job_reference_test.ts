@@ -69,7 +69,7 @@ Deno.test("jobReference: every field, from the handle; the guidance is poll_afte
   });
 });
 
-Deno.test("jobReference: a job already ended at admission (no guidance) says 0 ms and keeps its status", () => {
+Deno.test("jobReference: a handle without guidance (a terminal job) says 0 ms and keeps its status", () => {
   const job = admitted({ pollMs: undefined, ttlMs: 1 }, { status: "cancelled" });
   const ref = jobReference(jobHandle(job, job.guidance));
   assert.equal(ref.status, "cancelled");
