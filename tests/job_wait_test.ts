@@ -1,6 +1,7 @@
 /**
- * Bounded waits (`jobs.get` with `wait_ms`, issue 10): the shared change signal and its bounds
- * (JobWaits), JobControl.wait over real SQLite files written by this process and by another one,
+ * Bounded waits (`jobs.get` with `wait_ms`, issue 10; JobWaits' own deadlines, bound, shared probe,
+ * notify and close are unit-tested beside it in src/jobs/wait_test.ts): the watch's material key
+ * (a github/ policy read by jobs/), JobControl.wait over real SQLite files written by this process and by another one,
  * and the MCP surface through a real server process and the official v1 client: argument bounds,
  * early return, the waiter bound, cancellation by the client's request abort (notifications/cancelled)
  * and shutdown.
@@ -9,11 +10,11 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
-import { JOB_WAIT_MS_MAX, JOB_WAIT_PROBE_MS, JOB_WAITERS_MAX } from "../src/base/limits.ts";
+import { JOB_WAIT_MS_MAX, JOB_WAITERS_MAX } from "../src/base/limits.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { watchPolicy } from "../src/github/watch_kind.ts";
 import { JobKindRegistry } from "../src/jobs/kinds.ts";
-import { JobWaits, materialKey, type WaitEnd } from "../src/jobs/wait.ts";
+import { materialKey, type WaitEnd } from "../src/jobs/wait.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import { changeStamp } from "../src/store/change_stamp.ts";
 import { spawnExecutorChild } from "./helpers/executor_child.ts";
@@ -33,122 +34,6 @@ function track<T>(p: Promise<T>): { readonly settled: boolean; readonly value: T
   }, () => state.settled = true);
   return state;
 }
-
-const never = () => undefined;
-
-// ---------------------------------------------------------------- JobWaits
-
-Deno.test("JobWaits.wait: ends with deadline exactly at wait_ms on the injected clock, not a millisecond before", async () => {
-  const clock = new ManualClock();
-  const waits = new JobWaits({ probe: () => "same", clock, probeClock: new ManualClock() });
-  const w = track(waits.wait(JOB_WAIT_MS_MAX, never));
-  await tick();
-  clock.advance(JOB_WAIT_MS_MAX - 1);
-  await tick();
-  assert.equal(w.settled, false, "still waiting 1 ms before wait_ms");
-  assert.equal(waits.waiting, 1);
-  clock.advance(1);
-  assert.equal(await w.promise, "deadline");
-  assert.equal(waits.waiting, 0);
-});
-
-Deno.test("JobWaits.wait: a first check that already reports terminal answers at once; ms 0 answers deadline at once", async () => {
-  const waits = new JobWaits({ probe: () => "s", clock: new ManualClock(), probeClock: new ManualClock() });
-  assert.equal(await waits.wait(1_000, () => "terminal"), "terminal");
-  assert.equal(await waits.wait(0, never), "deadline");
-  assert.equal(waits.waiting, 0);
-});
-
-Deno.test("JobWaits.wait: negative and non-integer ms are refused with RangeError", async () => {
-  const waits = new JobWaits({ probe: () => "s", clock: new ManualClock() });
-  await assert.rejects(waits.wait(-1, never), RangeError);
-  await assert.rejects(waits.wait(1.5, never), RangeError);
-});
-
-Deno.test("JobWaits.wait: at JOB_WAITERS_MAX waiters the next answers waiters_full at once; a freed slot waits again", async () => {
-  const clock = new ManualClock();
-  const waits = new JobWaits({ probe: () => "same", clock, probeClock: new ManualClock() });
-  const aborts = Array.from({ length: JOB_WAITERS_MAX }, () => new AbortController());
-  const parked = aborts.map((a) => track(waits.wait(10_000, never, a.signal)));
-  await tick();
-  assert.equal(waits.waiting, JOB_WAITERS_MAX, "every waiter up to the bound is parked");
-  assert.ok(parked.every((p) => !p.settled));
-  assert.equal(await waits.wait(10_000, never), "waiters_full");
-  aborts[0]?.abort();
-  assert.equal(await parked[0]?.promise, "cancelled");
-  const again = track(waits.wait(10_000, never));
-  await tick();
-  assert.equal(again.settled, false, "the freed slot is taken by a new waiter");
-  assert.equal(waits.waiting, JOB_WAITERS_MAX);
-  waits.close();
-  assert.equal(await again.promise, "shutdown");
-  for (const p of parked.slice(1)) assert.equal(await p.promise, "shutdown");
-});
-
-Deno.test("JobWaits: many waiters share one probe per period; a moved stamp wakes each to re-check", async () => {
-  const probeClock = new ManualClock();
-  let stamp = 0, probeCalls = 0;
-  const waits = new JobWaits({
-    probe: () => {
-      probeCalls++;
-      return String(stamp);
-    },
-    clock: new ManualClock(),
-    probeClock,
-  });
-  let checks = 0;
-  let changed = false;
-  const check = () => {
-    checks++;
-    return changed ? "changed" as const : undefined;
-  };
-  const parked = Array.from({ length: 20 }, () => track(waits.wait(JOB_WAIT_MS_MAX, check)));
-  await tick();
-  assert.equal(probeCalls, 20, "one stamp per call when it starts");
-  assert.equal(checks, 20, "one first read per call");
-  for (let i = 0; i < 5; i++) {
-    probeClock.advance(JOB_WAIT_PROBE_MS);
-    await tick();
-  }
-  assert.equal(waits.probes, 5, "one shared probe per period, not one per waiter");
-  assert.equal(probeCalls, 25);
-  assert.equal(checks, 20, "an unchanged stamp re-reads nothing");
-  stamp++;
-  changed = true;
-  probeClock.advance(JOB_WAIT_PROBE_MS);
-  for (const p of parked) assert.equal(await p.promise, "changed");
-  assert.equal(waits.probes, 6);
-  assert.equal(checks, 40, "a moved stamp: each waiter re-reads once");
-  // Nobody waits: the loop stopped, time passing probes nothing.
-  probeClock.advance(JOB_WAIT_PROBE_MS * 10);
-  await tick();
-  assert.equal(waits.probes, 6);
-});
-
-Deno.test("JobWaits.notify: an in-process event wakes waiters without waiting for the probe", async () => {
-  let changed = false;
-  const waits = new JobWaits({ probe: () => "same", clock: new ManualClock(), probeClock: new ManualClock() });
-  const w = track(waits.wait(JOB_WAIT_MS_MAX, () => changed ? "changed" : undefined));
-  await tick();
-  waits.notify();
-  await tick();
-  assert.equal(w.settled, false, "a notify without a change keeps waiting");
-  changed = true;
-  waits.notify();
-  assert.equal(await w.promise, "changed");
-  assert.equal(waits.probes, 0);
-});
-
-Deno.test("JobWaits.close: ends every waiter with shutdown; later waits answer shutdown at once", async () => {
-  const waits = new JobWaits({ probe: () => "s", clock: new ManualClock(), probeClock: new ManualClock() });
-  const a = waits.wait(JOB_WAIT_MS_MAX, never), b = waits.wait(JOB_WAIT_MS_MAX, never);
-  await tick();
-  waits.close();
-  assert.deepEqual(await Promise.all([a, b]), ["shutdown", "shutdown"]);
-  assert.equal(await waits.wait(JOB_WAIT_MS_MAX, never), "shutdown");
-  const aborted = new JobWaits({ probe: () => "s", clock: new ManualClock() });
-  assert.equal(await aborted.wait(JOB_WAIT_MS_MAX, never, AbortSignal.abort()), "cancelled");
-});
 
 Deno.test("materialKey: a watch's poll counter is not material; its CI signature (transitions), counts and state are", () => {
   // The control side's registry: the watch's policy alone (no runner, no client).

@@ -62,8 +62,8 @@ function terminalColumns(): number {
   }
 }
 
-/** A text progress bar: `[####----]`. */
+/** A text progress bar: `[####----]` (full once `done` reaches `total`, even past it). */
 export function bar(done: number, total: number, width = 24): string {
-  const filled = total <= 0 ? 0 : Math.round((done / total) * width);
+  const filled = total <= 0 ? 0 : Math.min(width, Math.max(0, Math.round((done / total) * width)));
   return `[${"#".repeat(filled)}${"-".repeat(width - filled)}]`;
 }

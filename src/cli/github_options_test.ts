@@ -1,0 +1,38 @@
+/**
+ * src/cli/github_options.ts: oneOf (one allowed value, default when absent, UsageError otherwise)
+ * and --simulate-time-rate at and past its bounds.
+ */
+
+import assert from "node:assert/strict";
+import { UsageError } from "./exit.ts";
+import { oneOf, simulateRate } from "./github_options.ts";
+
+Deno.test("oneOf: an allowed value is returned; absent is the fallback", () => {
+  assert.equal(oneOf("full", ["compact", "full"] as const, "view", "compact"), "full");
+  assert.equal(oneOf(undefined, ["compact", "full"] as const, "view", "compact"), "compact");
+});
+
+Deno.test("oneOf: any other value (or a non-string) is a UsageError naming the flag, the choices and the value", () => {
+  for (const bad of ["FULL", "", true]) {
+    assert.throws(
+      () => oneOf(bad, ["compact", "full"] as const, "view", "compact"),
+      (err: unknown) =>
+        err instanceof UsageError &&
+        err.message === `Cannot use --view: expected one of compact, full, current value is ${bad}`,
+    );
+  }
+});
+
+Deno.test("simulateRate: absent is undefined; 1 and 1000 accepted; 0, 1001, 1.5 and words refused", () => {
+  assert.equal(simulateRate({}), undefined);
+  assert.equal(simulateRate({ "simulate-time-rate": "1" }), 1);
+  assert.equal(simulateRate({ "simulate-time-rate": "1000" }), 1000);
+  for (const bad of ["0", "1001", "1.5", "fast"]) {
+    assert.throws(
+      () => simulateRate({ "simulate-time-rate": bad }),
+      (err: unknown) =>
+        err instanceof UsageError &&
+        err.message === `Cannot use --simulate-time-rate: expected an integer from 1 to 1000, current value is ${bad}`,
+    );
+  }
+});
