@@ -122,7 +122,7 @@ async function waitMidWatch(server: RawStdioServer, fake: FakeGitHub, id: string
       const v = await jobView(server, id);
       return v["execution_state"] === "running" && fake.counts.byKind.check_runs > 0;
     },
-    20_000,
+    LOADED_WAIT_MS,
     50,
   );
 }
@@ -151,6 +151,10 @@ function stderrAfterNotice(server: RawStdioServer): string {
   return text.slice(text.indexOf("\n", at) + 1);
 }
 
+/** How long a step of these multi-process tests may take on a loaded 2-CPU machine (a deadline, never a speed
+ * assertion: every wait below ends as soon as what it waits for is seen). */
+const LOADED_WAIT_MS = 60_000;
+
 /** These watches are anonymous, and an anonymous watch stretches its polls to fit GitHub's 60/h (issue 11):
  * at that limit the next poll a test waits for could be minutes away, so the fake allows more. */
 const ROOMY_ANONYMOUS_LIMIT = { anonymousLimit: 5_000 };
@@ -167,12 +171,16 @@ for (const how of ["end of stdin", "SIGHUP"] as const) {
       await waitMidWatch(first, fake, id);
       // The probe for "nothing more on stderr": a GitHub 5xx makes the worker log a warning.
       fake.failNext(1, { kind: "check_runs" });
-      await waitFor("the worker's retry warning", () => first.stderr().includes("transient GitHub failure"), 20_000);
+      await waitFor(
+        "the worker's retry warning",
+        () => first.stderr().includes("transient GitHub failure"),
+        LOADED_WAIT_MS,
+      );
       const stdoutBefore = first.stdoutLines.length;
 
       if (how === "SIGHUP") first.child.kill("SIGHUP");
       else await first.endStdin();
-      await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), 20_000);
+      await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
       assert.equal((await jobView(second, id))["execution_state"], "running", "the second server sees it running");
       {
         using store = openTempStore(db);
@@ -184,7 +192,11 @@ for (const how of ["end of stdin", "SIGHUP"] as const) {
       // A lingering worker still logs nothing: the same probe now reaches no stderr.
       const retriesBefore = fake.counts.injectedErrors;
       fake.failNext(1, { kind: "check_runs" });
-      await waitFor("the injected failure to be served", () => fake.counts.injectedErrors > retriesBefore, 20_000);
+      await waitFor(
+        "the injected failure to be served",
+        () => fake.counts.injectedErrors > retriesBefore,
+        LOADED_WAIT_MS,
+      );
       assert.ok(await alive(first), "the first server lingers while its job runs");
 
       fake.advance(CI_DONE_AT_MS);
@@ -202,7 +214,7 @@ for (const how of ["end of stdin", "SIGHUP"] as const) {
       assert.equal(final["outcome"], "succeeded", JSON.stringify(completed));
       assert.equal((await jobView(second, id))["outcome"], "succeeded", "jobs.get agrees");
 
-      const status = await exitWithin(first, 20_000);
+      const status = await exitWithin(first, LOADED_WAIT_MS);
       assert.ok(status !== undefined, "the first server exits once its job has ended");
       assert.equal(status.code, 0, first.stderr());
       await first.exited();
@@ -254,7 +266,7 @@ Deno.test("linger: the host closes its ends of stdout and stderr and exits; the 
     await waitFor(
       "the watch to run and poll",
       () => store.rows.jobGet(id)?.status === "running" && fake.counts.byKind.check_runs > 0,
-      20_000,
+      LOADED_WAIT_MS,
       20,
     );
     await reader.cancel();
@@ -263,7 +275,7 @@ Deno.test("linger: the host closes its ends of stdout and stderr and exits; the 
     // Provoke a log line during the linger (a GitHub 5xx), then let CI finish.
     const injected = fake.counts.injectedErrors;
     fake.failNext(1, { kind: "check_runs" });
-    await waitFor("the injected failure to be served", () => fake.counts.injectedErrors > injected, 20_000);
+    await waitFor("the injected failure to be served", () => fake.counts.injectedErrors > injected, LOADED_WAIT_MS);
     fake.advance(CI_DONE_AT_MS);
     const row = await waitFor(
       "the watch to end",
@@ -300,7 +312,7 @@ for (const via of ["tasks/cancel", "jobs.cancel"] as const) {
       using store = openTempStore(db);
       const owner = store.rows.jobGet(id)?.owner_id;
       await first.endStdin();
-      await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), 20_000);
+      await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
       assert.ok(await alive(first), "lingering");
       const cancel = via === "tasks/cancel"
         ? await second.modern("tasks/cancel", { taskId: id }, true)
@@ -312,11 +324,11 @@ for (const via of ["tasks/cancel", "jobs.cancel"] as const) {
           const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
           return got["status"] === "cancelled" ? got : undefined;
         },
-        20_000,
+        LOADED_WAIT_MS,
         50,
       );
       assert.equal(task["status"], "cancelled");
-      const status = await exitWithin(first, 20_000);
+      const status = await exitWithin(first, LOADED_WAIT_MS);
       assert.ok(status !== undefined, "the first server exits once the cancelled job has ended");
       assert.equal(status.code, 0);
       assert.equal((await jobView(second, id))["outcome"], "cancelled");
@@ -345,7 +357,7 @@ Deno.test("linger: kill -9 of a lingering server is process_lost for a later ser
     ] as Json)["id"] as string;
     await waitFor("the sleep to run", async () => (await jobView(first, id))["execution_state"] === "running");
     await first.endStdin();
-    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), 20_000);
+    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
     first.child.kill("SIGKILL");
     assert.equal((await first.exited()).signal, "SIGKILL");
   } finally {
@@ -359,7 +371,7 @@ Deno.test("linger: kill -9 of a lingering server is process_lost for a later ser
         const v = await jobView(later, id);
         return v["execution_state"] === "terminal" ? v : undefined;
       },
-      20_000,
+      LOADED_WAIT_MS,
       50,
     );
     assert.equal(view["outcome"], "failed");
@@ -409,7 +421,7 @@ for (const off of [["--linger-ms", "0"], ["env", "LONGCALL_LINGER_MS=0"]] as con
       const id = await startWatch(first);
       await waitMidWatch(first, fake, id);
       await first.endStdin();
-      const status = await exitWithin(first, 20_000);
+      const status = await exitWithin(first, LOADED_WAIT_MS);
       assert.ok(status !== undefined, "exits without lingering");
       assert.equal(status.code, 0);
       assert.doesNotMatch(first.stderr(), new RegExp(LINGER_NOTICE));
@@ -433,9 +445,9 @@ Deno.test("linger: SIGTERM during a linger ends it with today's interrupt (exit 
     const id = await startWatch(first);
     await waitMidWatch(first, fake, id);
     await first.endStdin();
-    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), 20_000);
+    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
     first.child.kill("SIGTERM");
-    const status = await exitWithin(first, 20_000);
+    const status = await exitWithin(first, LOADED_WAIT_MS);
     assert.ok(status !== undefined, "SIGTERM ends the linger");
     assert.equal(status.code, 0);
     using store = openTempStore(db);
@@ -454,7 +466,7 @@ Deno.test("linger: with no running job the server exits at once at end of stdin 
   try {
     assert.ok("result" in await server.modern("tools/list"));
     await server.endStdin();
-    const status = await exitWithin(server, 20_000);
+    const status = await exitWithin(server, LOADED_WAIT_MS);
     assert.ok(status !== undefined, "exited");
     assert.equal(status.code, 0);
     assert.doesNotMatch(server.stderr(), new RegExp(LINGER_NOTICE));
@@ -479,9 +491,9 @@ Deno.test("linger over --http: SIGHUP stops serving, the running job ends normal
       await c.close();
     }
     using store = openTempStore(db);
-    await waitFor("the sleep to run", () => store.rows.jobGet(id)?.status === "running", 20_000, 20);
+    await waitFor("the sleep to run", () => store.rows.jobGet(id)?.status === "running", LOADED_WAIT_MS, 20);
     Deno.kill(http.pid, "SIGHUP");
-    await waitFor("the linger notice", () => http.stderr().includes(LINGER_NOTICE), 20_000);
+    await waitFor("the linger notice", () => http.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
     const refused = await fetch(http.mcpUrl, { method: "POST", body: "{}" }).then(
       async (r) => `status ${r.status} ${await r.text()}`,
       (err) => `refused: ${err}`,
@@ -493,7 +505,7 @@ Deno.test("linger over --http: SIGHUP stops serving, the running job ends normal
         const r = store.rows.jobGet(id);
         return r !== undefined && r.status !== "running" ? r : undefined;
       },
-      20_000,
+      LOADED_WAIT_MS,
       20,
     );
     assert.equal(row.status, "succeeded", "the job ran to its end, not interrupted");
@@ -508,7 +520,7 @@ Deno.test("linger over --http: SIGHUP stops serving, the running job ends normal
           return true;
         }
       },
-      20_000,
+      LOADED_WAIT_MS,
       20,
     );
     assert.equal((await http.close()).code, 0);
@@ -532,7 +544,7 @@ Deno.test("linger: queued jobs stay queued for a later server (the lingering one
     await waitFor("the sleep to run", async () => (await jobView(first, sleepId))["execution_state"] === "running");
     queuedId = await call("test.echo", { hello: 1 });
     await first.endStdin();
-    const status = await exitWithin(first, 20_000);
+    const status = await exitWithin(first, LOADED_WAIT_MS);
     assert.ok(status !== undefined, "exits once the running job has ended");
     assert.equal(status.code, 0);
     using store = openTempStore(db);
