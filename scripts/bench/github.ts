@@ -18,7 +18,7 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { ManualClock, systemClock } from "../../src/base/clock.ts";
+import { ManualClock } from "../../src/base/clock.ts";
 import { silentLogger } from "../../src/base/log.ts";
 import { openRuntime } from "../../src/cli/runtime.ts";
 import { syncSpec } from "../../src/github/sync_spec.ts";
