@@ -4,7 +4,8 @@
  * ({@linkcode OWNERS}: SQLite, fetch, argv/env/exit, stdout, signal handlers, Worker creation,
  * permission revocation), and the arrows between the top-level folders ({@linkcode FOLDER_RULES}:
  * src/ imports none of tests/, scripts/, testing/; testing/ imports neither tests/ nor scripts/;
- * scripts/ never imports tests/). Exits 1 with one line per violation.
+ * scripts/ never imports tests/), and the composition root's constructions ({@linkcode COMPOSITION_OWNERS}:
+ * `new JobControl(` / `new Executor(` only in src/cli/runtime.ts). Exits 1 with one line per violation.
  *
  *   deno run --allow-read scripts/check_layers.ts
  *
@@ -220,6 +221,32 @@ export const NO_TEST_FILES: ReadonlyArray<{ under: string; why: string }> = [
   { under: "tests/helpers", why: "helpers are imported or spawned by suites, never run as one" },
 ];
 
+/**
+ * Constructions with one owner across the runtime and the shared test support (paths from the
+ * root): the job runtime is assembled in one composition root, so serve, the network worker, the
+ * CLI commands and the test harnesses all get the same wiring (control -> executor fast paths, the
+ * waits the executor wakes, the kinds' policies on the control side). Unit tests of the classes
+ * (tests/) and the raw-store benchmark (scripts/bench/store.ts) build them directly.
+ */
+export const COMPOSITION_OWNERS: ReadonlyArray<
+  { what: string; pattern: RegExp; under: readonly string[]; files: readonly string[]; why: string }
+> = [
+  {
+    what: "new JobControl(",
+    pattern: /\bnew JobControl\(/,
+    under: ["src", "testing"],
+    files: ["src/cli/runtime.ts"],
+    why: "the runtime is assembled in one composition root, openRuntime() (src/cli/runtime.ts)",
+  },
+  {
+    what: "new Executor(",
+    pattern: /\bnew Executor\(/,
+    under: ["src", "testing"],
+    files: ["src/cli/runtime.ts"],
+    why: "the runtime is assembled in one composition root, openRuntime() (src/cli/runtime.ts)",
+  },
+];
+
 /** Deno's default test-file pattern: `*_test.ts`, `*.test.ts`, `test.ts` (and the other extensions). */
 const TEST_FILE = /(^|[_.])test\.(ts|tsx|mts|js|jsx|mjs)$/;
 
@@ -228,7 +255,10 @@ function folderOf(rel: string): string {
   return rel.includes("/") ? rel.slice(0, rel.indexOf("/")) : "";
 }
 
-/** Every violation of {@linkcode FOLDER_RULES} and {@linkcode NO_TEST_FILES} under `rootDir`. */
+/**
+ * Every violation of {@linkcode FOLDER_RULES}, {@linkcode NO_TEST_FILES} and
+ * {@linkcode COMPOSITION_OWNERS} under `rootDir`.
+ */
 export async function checkFolders(rootDir: string): Promise<string[]> {
   const problems: string[] = [];
   const root = rootDir.endsWith("/") ? rootDir : `${rootDir}/`;
@@ -246,10 +276,15 @@ export async function checkFolders(rootDir: string): Promise<string[]> {
       if (noTests !== undefined && TEST_FILE.test(name)) {
         problems.push(`${rel}: no test files under ${noTests.under}/ (${noTests.why})`);
       }
-      const rule = FOLDER_RULES.find((r) => r.from === top);
-      if (rule === undefined) continue;
       const text = await Deno.readTextFile(path);
       const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+      for (const owner of COMPOSITION_OWNERS) {
+        if (owner.under.includes(top) && owner.pattern.test(code) && !owner.files.includes(rel)) {
+          problems.push(`${rel}: ${owner.what} belongs to ${owner.files.join(", ")} (${owner.why})`);
+        }
+      }
+      const rule = FOLDER_RULES.find((r) => r.from === top);
+      if (rule === undefined) continue;
       for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)"(\.\.?\/[^"]+)"/g)) {
         const target = new URL(m[1] ?? "", `file://${path}`).pathname;
         if (!target.startsWith(root)) continue;

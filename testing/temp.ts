@@ -10,9 +10,10 @@
  */
 
 import { type Clock, systemClock } from "../src/base/clock.ts";
-import { silentLogger } from "../src/base/log.ts";
-import { JobControl, type JobControlOptions } from "../src/jobs/control.ts";
-import { Executor, type ExecutorOptions } from "../src/jobs/executor.ts";
+import { type Logger, silentLogger } from "../src/base/log.ts";
+import { type ExecutorOverrides, openRuntime } from "../src/cli/runtime.ts";
+import type { JobControl, JobControlOptions } from "../src/jobs/control.ts";
+import type { Executor } from "../src/jobs/executor.ts";
 import type { AnyJobKind, JobKindRegistry } from "../src/jobs/kinds.ts";
 import type { OpenOptions } from "../src/store/db.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
@@ -62,9 +63,10 @@ export function tempStoreOf(store: Store, close: () => void = () => store.close(
 export interface HarnessOptions {
   clock?: Clock;
   extraKinds?: readonly AnyJobKind[];
-  control?: Omit<JobControlOptions, "clock" | "onSubmitted" | "onCancelRequested">;
-  /** Executor options (clock and log are filled in). `false`: no executor. */
-  executor?: Partial<ExecutorOptions> | false;
+  /** The control side's bounds (its clock and fast paths come from the harness). */
+  control?: Pick<JobControlOptions, "admittedMax" | "retentionMs">;
+  /** Executor options (the clock is the harness's; `log` default silent). `false`: no executor. */
+  executor?: (ExecutorOverrides & { log?: Logger }) | false;
   /** Start the executor at once (default true). */
   start?: boolean;
   /** Wire control -> executor fast paths (wake on submit, abortLocal on cancel). Default true. */
@@ -84,20 +86,23 @@ export interface Harness extends AsyncDisposable {
   readonly progress: string[];
 }
 
-/** Opens a store with a JobControl and (optionally) an Executor over it. */
+/**
+ * Opens a runtime ({@linkcode openRuntime}, the one composition root) over the test kinds plus
+ * `extraKinds`: a JobControl and (optionally) an in-process Executor on one store.
+ */
 export async function openHarness(path: string, options: HarnessOptions = {}): Promise<Harness> {
   const clock = options.clock ?? systemClock;
-  const store = openTempStore(path);
-  const registry = testRegistry(options.extraKinds ?? []);
   const terminal: string[] = [];
   const progress: string[] = [];
-  const wire = options.wire ?? true;
-  let executor: Executor | undefined;
-  if (options.executor !== false) {
-    const user = options.executor ?? {};
-    executor = new Executor(store.rows, registry, {
-      clock,
-      log: silentLogger,
+  let registry: JobKindRegistry | undefined;
+  const { log, ...user } = options.executor === false ? {} : options.executor ?? {};
+  const runtime = openRuntime({
+    db: path,
+    kinds: { registry: () => registry = testRegistry(options.extraKinds ?? []) },
+    log: log ?? silentLogger,
+    clock,
+    execution: options.executor === false ? "none" : "in_process",
+    executor: {
       ...user,
       onTerminal: (id) => {
         terminal.push(id);
@@ -107,30 +112,30 @@ export async function openHarness(path: string, options: HarnessOptions = {}): P
         progress.push(id);
         user.onProgress?.(id);
       },
-    });
-  }
-  const control = new JobControl(store.rows, registry, {
-    clock,
+    },
     ...options.control,
-    ...(wire && executor !== undefined
-      ? {
-        onSubmitted: (_row: JobRow) => executor?.wake(),
-        onCancelRequested: (ids: string[]) => executor?.abortLocal(ids),
-      }
-      : {}),
+    fastPaths: options.wire ?? true,
   });
-  if (executor !== undefined && (options.start ?? true)) await executor.start();
+  const executor = runtime.execution.executor;
+  try {
+    if (executor !== undefined && (options.start ?? true)) await runtime.execution.start();
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
   return {
-    store,
-    registry,
-    control,
+    // Closing it closes the whole runtime (once), as disposing the harness does.
+    store: tempStoreOf(runtime.store, () => void runtime.close()),
+    registry: registry as JobKindRegistry,
+    control: runtime.control,
     executor,
     clock,
     terminal,
     progress,
     [Symbol.asyncDispose]: async () => {
+      // A test may have started the executor itself (`start: false`): stop it whoever started it.
       await executor?.stop();
-      store.close();
+      await runtime.close();
     },
   };
 }

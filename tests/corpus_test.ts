@@ -1,7 +1,8 @@
 /**
  * The offline corpus: writes (newer wins, FTS in step, bounded observations), search (ranking,
- * filters, cursor paging, hostile input), vectorized gets (unknown vs present, limits), and
- * reads in a child process with the network denied.
+ * filters, cursor paging, hostile input), vectorized gets (unknown vs present, references), and
+ * reads in a child process with the network denied. The functions take input their schemas
+ * parsed (src/corpus/inputs.ts); what those refuse is tested at the tools: tests/corpus_tools_test.ts.
  *
  * When run with `deno run` (not `deno test`), this file is the child of the `--deny-net` test.
  */
@@ -10,6 +11,7 @@ import assert from "node:assert/strict";
 import { AppError } from "../src/base/errors.ts";
 import {
   CORPUS_ITEMS_PER_CALL_MAX,
+  SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
   SEARCH_QUERY_CHARS_MAX,
   THREAD_OBSERVATIONS_PER_THREAD_MAX,
@@ -327,22 +329,15 @@ Deno.test("searchThreads never lets query text reach FTS5 as syntax", async () =
   });
 });
 
-Deno.test("searchThreads enforces its bounds: limit 1..50, query length, label and filter shapes", async () => {
+// The bounds and shapes the schema enforces (limit, query length, label, kind, list lengths,
+// view) are refused at the boundary, before these functions run: tests/corpus_tools_test.ts.
+Deno.test("searchThreads answers SEARCH_LIMIT_MAX hits, SEARCH_LIMIT_DEFAULT by default, and refuses a repository that is not owner/repo", async () => {
   await withStore(async (_store, rows) => {
     await rows.threadsUpsert("o/r", Array.from({ length: 60 }, (_, i) => thread(i + 1, { title: "bound" })), T0);
-    assert.equal(searchThreads(rows, { query: "bound", limit: SEARCH_LIMIT_MAX }).items.length, 50);
-    assert.equal(searchThreads(rows, { query: "bound" }).items.length, 10);
-    for (const limit of [SEARCH_LIMIT_MAX + 1, 0, -1, 1.5, Number.NaN]) {
-      assertInvalid(() => searchThreads(rows, { query: "bound", limit }), "limit");
-    }
-    assertInvalid(() => searchThreads(rows, { query: "a".repeat(SEARCH_QUERY_CHARS_MAX + 1) }), "query");
+    assert.equal(searchThreads(rows, { query: "bound", limit: SEARCH_LIMIT_MAX }).items.length, SEARCH_LIMIT_MAX);
+    assert.equal(searchThreads(rows, { query: "bound" }).items.length, SEARCH_LIMIT_DEFAULT);
     assertInvalid(() => searchThreads(rows, { query: "bound", repositories: ["bad name"] }), "repositories[0]");
-    assertInvalid(() => searchThreads(rows, { query: "bound", repositories: [] }), "repositories");
-    assertInvalid(
-      () => searchThreads(rows, { query: "bound", kind: "discussion" as unknown as "issue" }),
-      "kind",
-    );
-    assertInvalid(() => searchThreads(rows, { query: "bound", label: "" }), "label");
+    assertInvalid(() => searchThreads(rows, { query: "bound", repositories: ["o/r", "o/r/x"] }), "repositories[1]");
   });
 });
 
@@ -375,16 +370,13 @@ Deno.test("getThreads answers one item per input in order, unknown as not_synced
   });
 });
 
-Deno.test("getThreads accepts 100 references and rejects 101, empty lists and malformed references", async () => {
+Deno.test("getThreads answers CORPUS_ITEMS_PER_CALL_MAX references and refuses a malformed one by its index", async () => {
   await withStore((_store, rows) => {
     const hundred = Array.from({ length: CORPUS_ITEMS_PER_CALL_MAX }, (_, i) => `o/r#${i + 1}`);
-    assert.equal(getThreads(rows, { threads: hundred }).items.length, 100);
-    assertInvalid(() => getThreads(rows, { threads: [...hundred, "o/r#101"] }), "threads");
-    assertInvalid(() => getThreads(rows, { threads: [] }), "threads");
+    assert.equal(getThreads(rows, { threads: hundred }).items.length, CORPUS_ITEMS_PER_CALL_MAX);
     for (const bad of ["o/r", "o/r#0", "o/r#01", "o/r#-1", "o#1", "/r#1", "o/r#1#2", "o/r #1", "o/..#1"]) {
       assertInvalid(() => getThreads(rows, { threads: ["o/r#1", bad] }), "threads[1]");
     }
-    assertInvalid(() => getThreads(rows, { threads: ["o/r#1"], view: "huge" as unknown as "full" }), "view");
   });
 });
 
@@ -423,9 +415,8 @@ Deno.test("getRepositories answers stored metadata, keeps the newer observation 
     });
     assert.equal(answer.items[1]?.reason, "not_synced");
     assert.equal(answer.items[2]?.item_status, "complete");
-    const hundred = Array.from({ length: 100 }, (_, i) => `o/r${i}`);
-    assert.equal(getRepositories(rows, { repositories: hundred }).items.length, 100);
-    assertInvalid(() => getRepositories(rows, { repositories: [...hundred, "o/x"] }), "repositories");
+    const hundred = Array.from({ length: CORPUS_ITEMS_PER_CALL_MAX }, (_, i) => `o/r${i}`);
+    assert.equal(getRepositories(rows, { repositories: hundred }).items.length, CORPUS_ITEMS_PER_CALL_MAX);
     assertInvalid(() => getRepositories(rows, { repositories: ["acme/widgets#1"] }), "repositories[0]");
   });
 });
@@ -458,9 +449,9 @@ Deno.test("getPullRequestChecks answers the last stored observation and reports 
     });
     assert.equal(answer.items[1]?.item_status, "unavailable");
     assert.equal(answer.items[1]?.reason, "not_synced");
-    const hundred = Array.from({ length: 100 }, (_, i) => `o/r#${i + 1}`);
-    assert.equal(getPullRequestChecks(rows, { pull_requests: hundred }).items.length, 100);
-    assertInvalid(() => getPullRequestChecks(rows, { pull_requests: [...hundred, "o/r#101"] }), "pull_requests");
+    const hundred = Array.from({ length: CORPUS_ITEMS_PER_CALL_MAX }, (_, i) => `o/r#${i + 1}`);
+    assert.equal(getPullRequestChecks(rows, { pull_requests: hundred }).items.length, CORPUS_ITEMS_PER_CALL_MAX);
+    assertInvalid(() => getPullRequestChecks(rows, { pull_requests: ["o/r#1", "o/r"] }), "pull_requests[1]");
   });
 });
 

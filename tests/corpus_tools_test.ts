@@ -1,9 +1,11 @@
 /**
- * The corpus tools enforce the input schemas they advertise (src/mcp/corpus_inputs.ts), whose
- * numbers are the bounds the corpus functions use (src/base/limits.ts): at each bound a call is
- * answered, one past it is a typed invalid_argument before the function runs.
+ * The corpus tools enforce the input schemas they advertise (src/corpus/inputs.ts), whose
+ * numbers are the bounds of src/base/limits.ts: at each bound a call is answered, one past it is a
+ * typed invalid_argument before the function runs (the functions take the parsed input and check
+ * only references, names, a query with nothing to search for and cursors). `longcall search`
+ * parses with the same schema.
  *
- *   deno test --allow-read --allow-write --allow-env tests/corpus_tools_test.ts
+ *   deno test --allow-read --allow-write --allow-env --allow-run tests/corpus_tools_test.ts
  */
 
 import assert from "node:assert/strict";
@@ -16,6 +18,7 @@ import {
   SEARCH_QUERY_CHARS_MAX,
 } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
+import { permissionFlags } from "../src/cli/permissions.ts";
 import { openRuntime } from "../src/cli/runtime.ts";
 import { productTools } from "../src/mcp/product_tools.ts";
 import type { ToolDef } from "../src/mcp/tools.ts";
@@ -130,4 +133,85 @@ Deno.test("corpus tools advertise the same numbers they enforce (src/base/limits
     assert.equal(search.limit?.maximum, SEARCH_LIMIT_MAX);
     return Promise.resolve();
   });
+});
+
+Deno.test("corpus tools refuse, at the schema, each argument the corpus functions no longer check themselves", async () => {
+  // These were the functions' own refusals (tests/corpus_test.ts); the schema answers them now,
+  // with the argument's JSON path, before the function runs.
+  await withTools(async (tool) => {
+    const search = tool("corpus.search_threads");
+    for (const limit of [SEARCH_LIMIT_MAX + 1, 0, -1, 1.5, Number.NaN]) {
+      assert.deepEqual(await outcome(search, { query: "bound", limit }), { invalid: "$.limit" }, `limit ${limit}`);
+    }
+    assert.deepEqual(await outcome(search, { query: "a".repeat(SEARCH_QUERY_CHARS_MAX + 1) }), { invalid: "$.query" });
+    assert.deepEqual(await outcome(search, { query: 7 }), { invalid: "$.query" });
+    assert.deepEqual(await outcome(search, {}), { invalid: "$.query" });
+    assert.deepEqual(await outcome(search, { query: "bound", repositories: [] }), { invalid: "$.repositories" });
+    assert.deepEqual(await outcome(search, { query: "bound", repositories: "o/r" }), { invalid: "$.repositories" });
+    assert.deepEqual(await outcome(search, { query: "bound", kind: "discussion" }), { invalid: "$.kind" });
+    assert.deepEqual(await outcome(search, { query: "bound", state: "merged" }), { invalid: "$.state" });
+    assert.deepEqual(await outcome(search, { query: "bound", label: "" }), { invalid: "$.label" });
+    const threads = tool("corpus.get_threads");
+    assert.deepEqual(await outcome(threads, { threads: refs(CORPUS_ITEMS_PER_CALL_MAX + 1) }), {
+      invalid: "$.threads",
+    });
+    assert.deepEqual(await outcome(threads, { threads: [] }), { invalid: "$.threads" });
+    assert.deepEqual(await outcome(threads, { threads: "o/r#1" }), { invalid: "$.threads" });
+    assert.deepEqual(await outcome(threads, { threads: ["o/r#1"], view: "huge" }), { invalid: "$.view" });
+    assert.deepEqual(
+      await outcome(tool("corpus.get_pull_request_checks"), { pull_requests: refs(CORPUS_ITEMS_PER_CALL_MAX + 1) }),
+      { invalid: "$.pull_requests" },
+    );
+    assert.deepEqual(
+      await outcome(tool("corpus.get_repositories"), { repositories: repos(CORPUS_ITEMS_PER_CALL_MAX + 1) }),
+      { invalid: "$.repositories" },
+    );
+    // What only the functions can say still reaches the caller, with the entry's own path.
+    assert.deepEqual(await outcome(search, { query: "bound", repositories: ["o/r", "bad name"] }), {
+      invalid: "repositories[1]",
+    });
+    assert.deepEqual(await outcome(search, { query: "**" }), { invalid: "query" }, "nothing to search for");
+    assert.deepEqual(await outcome(search, { query: "bound", cursor: "garbage!" }), { invalid: "cursor" });
+    assert.deepEqual(await outcome(tool("corpus.get_pull_request_checks"), { pull_requests: ["o/r"] }), {
+      invalid: "pull_requests[0]",
+    });
+  });
+});
+
+const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
+
+/** `longcall search ARGS` as a real child process with the shipped permission flags. */
+async function longcallSearch(db: string, args: readonly string[]): Promise<{ code: number; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...permissionFlags(), MAIN, "search", ...args, "--db", db],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test("longcall search refuses, with exit 2, what corpus.search_threads's schema refuses", async () => {
+  await using dir = await tempDir("longcall-corpus-cli-");
+  const db = dir.file("c.db");
+  const tooMany = repos(CORPUS_ITEMS_PER_CALL_MAX + 1).flatMap((r) => ["--repo", r]);
+  const cases: [readonly string[], RegExp][] = [
+    [["a".repeat(SEARCH_QUERY_CHARS_MAX + 1)], /\$\.query/],
+    [["x", "--label", " "], /\$\.label: expected a label name, not blank text/],
+    [["x", "--label", "b".repeat(SEARCH_LABEL_CHARS_MAX + 1)], /\$\.label/],
+    [["x", ...tooMany], /\$\.repositories/],
+  ];
+  for (const [args, message] of cases) {
+    const run = await longcallSearch(db, args);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, message);
+  }
+  // At the bounds the same arguments are searched (an empty corpus: exit 0, no hits).
+  const atBounds = await longcallSearch(db, [
+    "a".repeat(SEARCH_QUERY_CHARS_MAX),
+    "--label",
+    "b".repeat(SEARCH_LABEL_CHARS_MAX),
+    ...repos(CORPUS_ITEMS_PER_CALL_MAX).flatMap((r) => ["--repo", r]),
+  ]);
+  assert.equal(atBounds.code, 0, atBounds.stderr);
 });

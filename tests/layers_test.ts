@@ -261,3 +261,28 @@ Deno.test("checkLayers() lets the github commands and their printer write stdout
   const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
   assert.deepEqual(flagged, ["cli/follow_job.ts", "cli/github_cmd.ts", "cli/status_line.ts"], problems.join("\n"));
 });
+
+Deno.test("checkFolders() reports new JobControl( or new Executor( in src/ or testing/ outside cli/runtime.ts", async () => {
+  const build = "export const b = () => [new JobControl(rows, registry, o), new Executor(rows, registry, o)];\n";
+  const problems = await folderProblemsIn({
+    "src/cli/runtime.ts": build,
+    "src/cli/jobs_cmd.ts": "export const c = () => new JobControl(rows, registry, o);\n",
+    "src/jobs/e.ts": "export const e = () => new Executor(rows, registry, o);\n",
+    "testing/temp.ts": build,
+    // Unit tests of the classes and the raw-store benchmark build them; so may a comment, and
+    // the network worker's proxy is another class.
+    "tests/jobs_test.ts": build,
+    "scripts/bench/store.ts": build,
+    "src/cli/worker.ts": "// new Executor(rows, registry, o)\nexport const w = () => new WorkerExecutor(u, p, l);\n",
+  });
+  assert.deepEqual(
+    flaggedFiles(problems),
+    ["src/cli/jobs_cmd.ts", "src/jobs/e.ts", "testing/temp.ts", "testing/temp.ts"],
+    problems.join("\n"),
+  );
+  assert.match(
+    problems.join("\n"),
+    /src\/cli\/jobs_cmd\.ts: new JobControl\( belongs to src\/cli\/runtime\.ts \(the runtime is assembled in one/,
+  );
+  assert.match(problems.join("\n"), /src\/jobs\/e\.ts: new Executor\( belongs to src\/cli\/runtime\.ts/);
+});

@@ -18,18 +18,14 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { ManualClock, systemClock } from "../../src/base/clock.ts";
+import { ManualClock } from "../../src/base/clock.ts";
 import { silentLogger } from "../../src/base/log.ts";
-import { productKinds } from "../../src/cli/product_kinds.ts";
+import { openRuntime } from "../../src/cli/runtime.ts";
 import { syncSpec } from "../../src/github/sync_spec.ts";
 import { parseJobInput } from "../../src/jobs/spec.ts";
 import { GitHubClient } from "../../src/github/client.ts";
 import { SYNC_KIND, type SyncResult } from "../../src/github/sync_kind.ts";
 import { WATCH_KIND, type WatchResult } from "../../src/github/watch_kind.ts";
-import { JobControl } from "../../src/jobs/control.ts";
-import { Executor } from "../../src/jobs/executor.ts";
-import { JobKindRegistry } from "../../src/jobs/kinds.ts";
-import { openStore } from "../../src/store/store.ts";
 import { type FakeCheck, SCENARIO_PULL, type ScenarioStep, startFakeGitHub } from "../../testing/fake_github.ts";
 import { openGitHubHarness, runJob } from "../../testing/github_jobs.ts";
 
@@ -203,72 +199,66 @@ async function syncIngest(): Promise<{ rows: BenchSection["rows"]; notes: string
   await using fake = await childFake(generated);
   const dir = await Deno.makeTempDir({ prefix: "longcall-bench-github-" });
   try {
-    const store = openStore(`${dir}/sync.db`);
+    // A token lifts the fake's anonymous limit (60/h); loopback http may carry one.
+    const runtime = openRuntime({
+      db: `${dir}/sync.db`,
+      kinds: { product: { github: { baseUrl: fake.url, token: "bench-token" } } },
+      log: silentLogger,
+      execution: "in_process",
+    });
     try {
-      // A token lifts the fake's anonymous limit (60/h); loopback http may carry one.
-      const registry = new JobKindRegistry(
-        productKinds(store, { baseUrl: fake.url, token: "bench-token" }, silentLogger, systemClock),
-      );
-      const executor = new Executor(store.rows, registry, { clock: systemClock, log: silentLogger });
-      const control = new JobControl(store.rows, registry, {
-        clock: systemClock,
-        onSubmitted: () => executor.wake(),
+      const { control, store } = runtime;
+      await runtime.execution.start();
+      // Normalized with the kind's spec, as the MCP tool and the CLI do before submitting.
+      const input = parseJobInput(syncSpec, {
+        repositories: Object.keys(generated),
+        limit_per_repository: SYNC_THREADS_PER_REPO,
+        max_requests: 1_000,
       });
-      await executor.start();
-      try {
-        // Normalized with the kind's spec, as the MCP tool and the CLI do before submitting.
-        const input = parseJobInput(syncSpec, {
-          repositories: Object.keys(generated),
-          limit_per_repository: SYNC_THREADS_PER_REPO,
-          max_requests: 1_000,
-        });
-        const runOnce = async () => {
-          const started = performance.now();
-          const job = await control.submit(SYNC_KIND, input);
-          for (;;) {
-            const row = store.rows.jobGet(job.id);
-            if (row !== undefined && row.status !== "queued" && row.status !== "running") {
-              if (row.status !== "succeeded") throw new Error(`sync ended ${row.status}: ${JSON.stringify(row.error)}`);
-              return { ms: performance.now() - started, result: row.result as SyncResult };
-            }
-            await new Promise((r) => setTimeout(r, 2));
+      const runOnce = async () => {
+        const started = performance.now();
+        const job = await control.submit(SYNC_KIND, input);
+        for (;;) {
+          const row = store.rows.jobGet(job.id);
+          if (row !== undefined && row.status !== "queued" && row.status !== "running") {
+            if (row.status !== "succeeded") throw new Error(`sync ended ${row.status}: ${JSON.stringify(row.error)}`);
+            return { ms: performance.now() - started, result: row.result as SyncResult };
           }
-        };
-        const first = await runOnce();
-        const total = SYNC_REPOS * SYNC_THREADS_PER_REPO;
-        const inserted = first.result.items.reduce((n, i) => n + (i.value?.inserted ?? 0), 0);
-        if (first.result.batch_status !== "complete" || inserted !== total) {
-          throw new Error(`first sync stored ${inserted} of ${total} threads (${first.result.batch_status})`);
+          await new Promise((r) => setTimeout(r, 2));
         }
-        const rate = total / (first.ms / 1000);
-        const second = await runOnce();
-        const rate2 = total / (second.ms / 1000);
-        return {
-          rows: [
-            {
-              metric: `sync: ingest of ${total.toLocaleString("en-US")} new threads (${SYNC_REPOS} repos)`,
-              value: `${Math.round(rate).toLocaleString("en-US")} threads/s (${(first.ms / 1000).toFixed(2)} s, ` +
-                `${first.result.requests} requests)`,
-              goal: `>= ${INGEST_GOAL_PER_S.toLocaleString("en-US")} threads/s`,
-              met: rate >= INGEST_GOAL_PER_S,
-            },
-            {
-              metric: "sync: unchanged re-sync (all 304)",
-              value: `${Math.round(rate2).toLocaleString("en-US")} threads/s (${(second.ms / 1000).toFixed(2)} s, ` +
-                `${second.result.requests} counted, ${second.result.not_modified} free)`,
-            },
-          ],
-          notes: [
-            "Sync: wall time from submission to the terminal row, through JobControl, the Executor, the GitHub " +
-            "client (pages of 100, ETags stored in SQLite) and CorpusRows.threadsUpsert with its FTS5 index; the " +
-            "fake GitHub runs in a child process on loopback.",
-          ],
-        };
-      } finally {
-        await executor.stop();
+      };
+      const first = await runOnce();
+      const total = SYNC_REPOS * SYNC_THREADS_PER_REPO;
+      const inserted = first.result.items.reduce((n, i) => n + (i.value?.inserted ?? 0), 0);
+      if (first.result.batch_status !== "complete" || inserted !== total) {
+        throw new Error(`first sync stored ${inserted} of ${total} threads (${first.result.batch_status})`);
       }
+      const rate = total / (first.ms / 1000);
+      const second = await runOnce();
+      const rate2 = total / (second.ms / 1000);
+      return {
+        rows: [
+          {
+            metric: `sync: ingest of ${total.toLocaleString("en-US")} new threads (${SYNC_REPOS} repos)`,
+            value: `${Math.round(rate).toLocaleString("en-US")} threads/s (${(first.ms / 1000).toFixed(2)} s, ` +
+              `${first.result.requests} requests)`,
+            goal: `>= ${INGEST_GOAL_PER_S.toLocaleString("en-US")} threads/s`,
+            met: rate >= INGEST_GOAL_PER_S,
+          },
+          {
+            metric: "sync: unchanged re-sync (all 304)",
+            value: `${Math.round(rate2).toLocaleString("en-US")} threads/s (${(second.ms / 1000).toFixed(2)} s, ` +
+              `${second.result.requests} counted, ${second.result.not_modified} free)`,
+          },
+        ],
+        notes: [
+          "Sync: wall time from submission to the terminal row, through JobControl, the Executor, the GitHub " +
+          "client (pages of 100, ETags stored in SQLite) and CorpusRows.threadsUpsert with its FTS5 index; the " +
+          "fake GitHub runs in a child process on loopback.",
+        ],
+      };
     } finally {
-      store.close();
+      await runtime.close();
     }
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});

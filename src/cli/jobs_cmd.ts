@@ -6,16 +6,16 @@
  */
 
 import { batchOf } from "../base/answers.ts";
-import { systemClock } from "../base/clock.ts";
 import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
-import { JobControl } from "../jobs/control.ts";
+import { silentLogger } from "../base/log.ts";
+import type { JobControl } from "../jobs/control.ts";
 import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, jobItem } from "../jobs/projection.ts";
 import type { JobKindRegistry } from "../jobs/kinds.ts";
 import type { JobStatus } from "../store/job_rows.ts";
-import { openStore } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
 import { resolveDbPath } from "./config.ts";
 import { EXIT_NOT_FOUND, EXIT_OK, UsageError } from "./exit.ts";
+import { openRuntime } from "./runtime.ts";
 
 const STATES: readonly JobStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
 
@@ -26,9 +26,30 @@ const dbOption = {
 } as const;
 const jsonOption = { type: "boolean", help: "Print JSON for scripts" } as const;
 
-function openControl(values: Record<string, unknown>, registry: JobKindRegistry) {
-  const store = openStore(resolveDbPath(values.db as string | undefined));
-  return { store, control: new JobControl(store.rows, registry, { clock: systemClock }) };
+/**
+ * Runs `fn` with the control side of a runtime over the `--db` store (the one composition root,
+ * src/cli/runtime.ts). Execution `none`: these commands admit nothing and run nothing; a cancel
+ * of a running job reaches the process that runs it through the store. Nothing here logs: the
+ * control side has no log, and there is no executor.
+ */
+async function withControl<T>(
+  values: Record<string, unknown>,
+  registry: JobKindRegistry,
+  fn: (control: JobControl) => T | Promise<T>,
+): Promise<T> {
+  const runtime = openRuntime({
+    db: resolveDbPath(values.db as string | undefined),
+    kinds: { registry: () => registry },
+    log: silentLogger,
+    execution: "none",
+  });
+  try {
+    return await fn(runtime.control);
+  } finally {
+    // A bounded read (`jobs get --wait-ms`) may have started the waits' change probe.
+    runtime.waits.close();
+    await runtime.close();
+  }
 }
 
 function printItems(items: JobBatchItem[], json: boolean): void {
@@ -78,8 +99,7 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
           );
         }
         const limit = intOption(values.limit, "limit", 1, JOB_LIST_LIMIT_MAX, JOB_LIST_LIMIT_DEFAULT);
-        const { store, control } = openControl(values, registry);
-        try {
+        return withControl(values, registry, (control) => {
           const rows = control.list({
             ...(state === undefined ? {} : { status: state as JobStatus }),
             ...(values.kind === undefined ? {} : { kind: values.kind as string }),
@@ -92,10 +112,8 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
           else {for (const v of items) {
               console.log(`${v.id}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${v.summary}`);
             }}
-          return Promise.resolve(EXIT_OK);
-        } finally {
-          store.close();
-        }
+          return EXIT_OK;
+        });
       },
     },
     {
@@ -121,18 +139,14 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
         if (until !== "change" && until !== "terminal") {
           throw new UsageError(`Cannot use --until: expected change or terminal, current value is ${until}`);
         }
-        const { store, control } = openControl(values, registry);
-        try {
+        return await withControl(values, registry, async (control) => {
           const wait = waitMs === 0 ? undefined : await control.wait(jobIdsOf(ids), null, { ms: waitMs, until });
           const items = jobGetItems(control, ids, null, values.detailed ? "detailed" : "concise");
           if (wait !== undefined && values.json === true) {
             console.log(JSON.stringify({ ...batchOf(items), wait }, null, 2));
           } else printItems(items, values.json === true);
           return items.every((i) => i.item_status === "complete") ? EXIT_OK : EXIT_NOT_FOUND;
-        } finally {
-          control.waits.close();
-          store.close();
-        }
+        });
       },
     },
     {
@@ -143,14 +157,11 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
       examples: ["longcall jobs cancel 0b9c...e1"],
       async run(values, positionals) {
         const ids = idsFrom(positionals, "cancel");
-        const { store, control } = openControl(values, registry);
-        try {
+        return await withControl(values, registry, async (control) => {
           const items = await jobCancelItems(control, ids, null);
           printItems(items, values.json === true);
           return items.some((i) => i.reason === "not_found" || i.reason === "invalid_id") ? EXIT_NOT_FOUND : EXIT_OK;
-        } finally {
-          store.close();
-        }
+        });
       },
     },
   ];

@@ -61,6 +61,12 @@ export interface RuntimeConfig {
   executor?: ExecutorOverrides;
   admittedMax?: number;
   retentionMs?: number;
+  /**
+   * Whether the control side takes the in-process fast paths: a submission wakes the executor at
+   * once, a persisted cancel aborts its handler at once (default true). `false` leaves both to the
+   * executor's claim and cancel polls, as for a job another process admitted (tests of those polls).
+   */
+  fastPaths?: boolean;
 }
 
 /** The network worker as a runtime runs it: its code source and the grants it was created with. */
@@ -229,8 +235,10 @@ export function openRuntime(config: RuntimeConfig): Runtime {
       handlerClock,
       ...(config.admittedMax === undefined ? {} : { admittedMax: config.admittedMax }),
       ...(config.retentionMs === undefined ? {} : { retentionMs: config.retentionMs }),
-      onSubmitted: () => execution.wake(),
-      onCancelRequested: (ids) => execution.abortLocal(ids),
+      ...(config.fastPaths === false ? {} : {
+        onSubmitted: () => execution.wake(),
+        onCancelRequested: (ids: string[]) => execution.abortLocal(ids),
+      }),
       waits,
     });
     let closed: Promise<void> | undefined;

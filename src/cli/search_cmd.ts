@@ -1,11 +1,15 @@
 /**
- * `longcall search`: offline full-text search over the synced corpus (no network, no job).
+ * `longcall search`: offline full-text search over the synced corpus (no network, no job). Its
+ * flags map onto `corpus.search_threads`'s input, parsed with the tool's own schema
+ * (src/corpus/inputs.ts), so the command and the tool refuse the same arguments.
  *
  * @module
  */
 
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../base/limits.ts";
-import { searchThreads, type SearchThreadsInput } from "../corpus/search.ts";
+import { zodToInvalidArgument } from "../base/validation.ts";
+import { SearchThreadsArgs } from "../corpus/inputs.ts";
+import { searchThreads } from "../corpus/search.ts";
 import { openStore } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
 import { resolveDbPath } from "./config.ts";
@@ -45,16 +49,21 @@ export function searchCommand(): Command {
     run(values, positionals) {
       const query = positionals.join(" ").trim();
       if (query === "") throw new UsageError("Cannot search: give a QUERY");
-      const input: SearchThreadsInput = {
+      const args: Record<string, unknown> = {
         query,
         kind: oneOf(values.kind, ["issue", "pull_request", "both"] as const, "kind", "both"),
         state: oneOf(values.state, ["open", "closed", "all"] as const, "state", "all"),
         limit: intOption(values.limit, "limit", 1, SEARCH_LIMIT_MAX, SEARCH_LIMIT_DEFAULT),
       };
       const repos = values.repo as string[] | undefined;
-      if (repos !== undefined && repos.length > 0) input.repositories = repos;
-      if (values.label !== undefined) input.label = String(values.label);
-      if (values.cursor !== undefined) input.cursor = String(values.cursor);
+      if (repos !== undefined && repos.length > 0) args.repositories = repos;
+      if (values.label !== undefined) args.label = String(values.label);
+      if (values.cursor !== undefined) args.cursor = String(values.cursor);
+      const parsed = SearchThreadsArgs.safeParse(args);
+      if (!parsed.success) throw zodToInvalidArgument(parsed.error); // main.ts: exit 2 with its message
+      const input = parsed.data;
+      // A read of the corpus only: no job is admitted or run, so no runtime (control side or
+      // execution) is opened, only the store.
       const store = openStore(resolveDbPath(values.db as string | undefined));
       try {
         const answer = searchThreads(store.corpus, input);

@@ -7,17 +7,10 @@
  */
 
 import { batchOf } from "../base/answers.ts";
-import { CORPUS_ITEMS_PER_CALL_MAX } from "../base/limits.ts";
 import type { CorpusRows } from "../store/corpus_rows.ts";
 import type { ThreadRow } from "../store/corpus_types.ts";
-import {
-  EXAMPLE_REPOSITORY,
-  EXAMPLE_THREAD_REF,
-  invalidArgument,
-  parseRepositoryName,
-  parseThreadRef,
-  requireList,
-} from "./refs.ts";
+import type { GetPullRequestChecksInput, GetRepositoriesInput, GetThreadsInput } from "./inputs.ts";
+import { parseRepositoryName, parseThreadRef } from "./refs.ts";
 import {
   type CompactThread,
   compactThread,
@@ -29,26 +22,6 @@ import {
   type RepositoryItem,
   repositoryItem,
 } from "./projection.ts";
-
-/** Input of {@linkcode getThreads}. */
-export interface GetThreadsInput {
-  /** 1..{@linkcode CORPUS_ITEMS_PER_CALL_MAX} references `owner/repo#n`. */
-  threads: readonly string[];
-  /** `compact` (default) drops the body; `full` includes it. */
-  view?: "compact" | "full" | undefined;
-}
-
-/** Input of {@linkcode getRepositories}. */
-export interface GetRepositoriesInput {
-  /** 1..{@linkcode CORPUS_ITEMS_PER_CALL_MAX} names `owner/repo`. */
-  repositories: readonly string[];
-}
-
-/** Input of {@linkcode getPullRequestChecks}. */
-export interface GetPullRequestChecksInput {
-  /** 1..{@linkcode CORPUS_ITEMS_PER_CALL_MAX} references `owner/repo#n`. */
-  pull_requests: readonly string[];
-}
 
 /** One item per key, in order: the stored row's view, or `not_synced` with a message (never "absent"). */
 function answerEach<R, V>(
@@ -66,17 +39,14 @@ function answerEach<R, V>(
 }
 
 /**
- * Stored threads by reference, compact or full.
+ * Stored threads by reference, compact or full. `input` is what `GetThreadsArgs`
+ * (src/corpus/inputs.ts) parsed: the list's length and the view are not checked again here.
  *
- * @throws {AppError} `invalid_argument` for a bad list, reference or view.
+ * @throws {AppError} `invalid_argument` for a reference that is not owner/repo#n (path `threads[i]`).
  */
 export function getThreads(rows: CorpusRows, input: GetThreadsInput): CorpusBatch<CompactThread | FullThread> {
-  const list = requireList(input.threads, "threads", EXAMPLE_THREAD_REF, CORPUS_ITEMS_PER_CALL_MAX);
   const view = input.view ?? "compact";
-  if (view !== "compact" && view !== "full") {
-    invalidArgument("view", `Cannot read view: expected compact or full; current value is ${String(view)}`, "full");
-  }
-  const refs = list.map((value, i) => parseThreadRef(value, `threads[${i}]`));
+  const refs = input.threads.map((value, i) => parseThreadRef(value, `threads[${i}]`));
   return answerEach<ThreadRow, CompactThread | FullThread>(
     refs.map((r) => r.key),
     rows.threadsGet(refs),
@@ -87,13 +57,13 @@ export function getThreads(rows: CorpusRows, input: GetThreadsInput): CorpusBatc
 }
 
 /**
- * Stored repository metadata by name.
+ * Stored repository metadata by name. `input` is what `GetRepositoriesArgs` (src/corpus/inputs.ts)
+ * parsed.
  *
- * @throws {AppError} `invalid_argument` for a bad list or name.
+ * @throws {AppError} `invalid_argument` for a name that is not owner/repo (path `repositories[i]`).
  */
 export function getRepositories(rows: CorpusRows, input: GetRepositoriesInput): CorpusBatch<RepositoryItem> {
-  const list = requireList(input.repositories, "repositories", EXAMPLE_REPOSITORY, CORPUS_ITEMS_PER_CALL_MAX);
-  const names = list.map((value, i) => parseRepositoryName(value, `repositories[${i}]`));
+  const names = input.repositories.map((value, i) => parseRepositoryName(value, `repositories[${i}]`));
   return answerEach(
     names,
     rows.repositoriesGet(names),
@@ -103,16 +73,16 @@ export function getRepositories(rows: CorpusRows, input: GetRepositoriesInput): 
 }
 
 /**
- * The last stored complete checks observation per pull request.
+ * The last stored complete checks observation per pull request. `input` is what
+ * `GetPullRequestChecksArgs` (src/corpus/inputs.ts) parsed.
  *
- * @throws {AppError} `invalid_argument` for a bad list or reference.
+ * @throws {AppError} `invalid_argument` for a reference that is not owner/repo#n (path `pull_requests[i]`).
  */
 export function getPullRequestChecks(
   rows: CorpusRows,
   input: GetPullRequestChecksInput,
 ): CorpusBatch<PullRequestChecksItem> {
-  const list = requireList(input.pull_requests, "pull_requests", EXAMPLE_THREAD_REF, CORPUS_ITEMS_PER_CALL_MAX);
-  const refs = list.map((value, i) => parseThreadRef(value, `pull_requests[${i}]`));
+  const refs = input.pull_requests.map((value, i) => parseThreadRef(value, `pull_requests[${i}]`));
   return answerEach(
     refs.map((r) => r.key),
     rows.pullRequestChecksGet(refs),

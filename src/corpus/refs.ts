@@ -1,13 +1,12 @@
 /**
- * Validation of corpus tool inputs: `owner/repo` names, `owner/repo#n` thread references and
- * the bounded lists that carry them. Bad input throws `invalid_argument` naming the offending
- * path and an example of a valid value.
+ * Validation of what the corpus input schemas (src/corpus/inputs.ts) keep as strings: `owner/repo`
+ * names and `owner/repo#n` thread references. Bad input throws `invalid_argument` naming the
+ * offending entry's path (`threads[1]`) and an example of a valid value.
  *
  * @module
  */
 
 import { AppError } from "../base/errors.ts";
-import { CORPUS_ITEMS_PER_CALL_MAX } from "../base/limits.ts";
 import { isFullRepositoryName, parseThreadRefText } from "../base/names.ts";
 import type { ThreadKey } from "../store/corpus_types.ts";
 
@@ -60,26 +59,4 @@ export function parseThreadRef(value: unknown, path: string): ThreadRef {
   const parts = parseThreadRefText(value);
   if (parts === undefined) return fail();
   return { key: value, repository: `${parts.owner}/${parts.repo}`, number: parts.number };
-}
-
-/**
- * Checks a list argument: an array of 1..`max` entries.
- *
- * @throws {AppError} `invalid_argument` when it is not an array, is empty or is too long.
- */
-export function requireList(
-  value: unknown,
-  path: string,
-  example: unknown,
-  max: number = CORPUS_ITEMS_PER_CALL_MAX,
-): readonly unknown[] {
-  if (!Array.isArray(value) || value.length === 0 || value.length > max) {
-    const shown = Array.isArray(value) ? `${value.length} entries` : JSON.stringify(value);
-    invalidArgument(
-      path,
-      `Cannot read ${path}: expected a list of 1..${max} entries; current value is ${shown}`,
-      [example],
-    );
-  }
-  return value;
 }

@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { AppError } from "../base/errors.ts";
-import { CORPUS_ITEMS_PER_CALL_MAX, GITHUB_NUMBER_MAX } from "../base/limits.ts";
+import { GITHUB_NUMBER_MAX } from "../base/limits.ts";
 import {
   EXAMPLE_REPOSITORY,
   EXAMPLE_THREAD_REF,
   invalidArgument,
   parseRepositoryName,
   parseThreadRef,
-  requireList,
 } from "./refs.ts";
 
 /** The invalid_argument `fn` throws, checked for its path and example. */
@@ -116,32 +115,5 @@ Deno.test("parseThreadRef: every rejection is invalid_argument with the thread e
         JSON.stringify(value)
       }`,
     );
-  }
-});
-
-Deno.test("requireList: 1..max entries pass, at the default bound CORPUS_ITEMS_PER_CALL_MAX too", () => {
-  assert.deepEqual(requireList(["x"], "p", "e"), ["x"]);
-  const full = Array.from({ length: CORPUS_ITEMS_PER_CALL_MAX }, (_, i) => i);
-  assert.equal(requireList(full, "p", "e"), full);
-  assert.deepEqual(requireList([1, 2], "p", "e", 2), [1, 2]);
-});
-
-Deno.test("requireList: not a list, empty, or past the bound is invalid_argument with a one-entry example", () => {
-  const past = Array.from({ length: CORPUS_ITEMS_PER_CALL_MAX + 1 }, (_, i) => i);
-  const cases: [unknown, number | undefined, string][] = [
-    [
-      past,
-      undefined,
-      `expected a list of 1..${CORPUS_ITEMS_PER_CALL_MAX} entries; current value is ${past.length} entries`,
-    ],
-    [[1, 2, 3], 2, "expected a list of 1..2 entries; current value is 3 entries"],
-    [[], undefined, `expected a list of 1..${CORPUS_ITEMS_PER_CALL_MAX} entries; current value is 0 entries`],
-    ["a/b", undefined, `expected a list of 1..${CORPUS_ITEMS_PER_CALL_MAX} entries; current value is "a/b"`],
-    [{ 0: "a" }, undefined, `expected a list of 1..${CORPUS_ITEMS_PER_CALL_MAX} entries; current value is {"0":"a"}`],
-    [null, undefined, `expected a list of 1..${CORPUS_ITEMS_PER_CALL_MAX} entries; current value is null`],
-  ];
-  for (const [value, max, message] of cases) {
-    const err = refused(() => requireList(value, "threads", EXAMPLE_THREAD_REF, max), "threads", [EXAMPLE_THREAD_REF]);
-    assert.equal(err.message, `Cannot read threads: ${message}`);
   }
 });

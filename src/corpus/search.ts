@@ -8,38 +8,14 @@
  */
 
 import { iso } from "../base/answers.ts";
-import {
-  CORPUS_ITEMS_PER_CALL_MAX,
-  SEARCH_LABEL_CHARS_MAX,
-  SEARCH_LIMIT_DEFAULT,
-  SEARCH_LIMIT_MAX,
-  SEARCH_QUERY_CHARS_MAX,
-} from "../base/limits.ts";
+import { SEARCH_LIMIT_DEFAULT } from "../base/limits.ts";
 import type { CorpusRows } from "../store/corpus_rows.ts";
-import type { ThreadKind, ThreadState } from "../store/corpus_types.ts";
 import { ftsQueryFromText } from "../store/fts_query.ts";
 import type { SearchRanking } from "../store/thread_search_rows.ts";
 import { decodeSearchCursor, encodeSearchCursor, hash53 } from "./cursor.ts";
-import { EXAMPLE_REPOSITORY, invalidArgument, parseRepositoryName, requireList } from "./refs.ts";
+import type { SearchThreadsInput } from "./inputs.ts";
+import { invalidArgument, parseRepositoryName } from "./refs.ts";
 import { type CompactThread, compactThread } from "./projection.ts";
-
-/** Input of {@linkcode searchThreads}. */
-export interface SearchThreadsInput {
-  /** Free text: words are ANDed, `word*` is a prefix; operators are searched as plain words. */
-  query: string;
-  /** Only these repositories (1..{@linkcode CORPUS_ITEMS_PER_CALL_MAX}). */
-  repositories?: readonly string[] | undefined;
-  /** Default `both`. */
-  kind?: ThreadKind | "both" | undefined;
-  /** Default `all`. */
-  state?: ThreadState | "all" | undefined;
-  /** Only threads carrying this label (case-insensitive, exact name). */
-  label?: string | undefined;
-  /** 1..{@linkcode SEARCH_LIMIT_MAX}, default {@linkcode SEARCH_LIMIT_DEFAULT}. */
-  limit?: number | undefined;
-  /** `next_cursor` of the previous page of the same query and filters. */
-  cursor?: string | undefined;
-}
 
 /** A search hit: the compact thread and its relevance (higher is better). */
 export interface SearchThreadsHit extends CompactThread {
@@ -72,31 +48,15 @@ export interface SearchThreadsAnswer {
   coverage: RepositoryCoverage[];
 }
 
-function oneOf<T extends string>(value: unknown, allowed: readonly T[], path: string, fallback: T): T {
-  if (value === undefined) return fallback;
-  if (typeof value === "string" && (allowed as readonly string[]).includes(value)) return value as T;
-  return invalidArgument(
-    path,
-    `Cannot read ${path}: expected one of ${allowed.join(", ")}; current value is ${JSON.stringify(value)}`,
-    fallback,
-  );
-}
-
 /**
- * Searches the corpus.
+ * Searches the corpus. `input` is what `SearchThreadsArgs` (src/corpus/inputs.ts) parsed: the tool
+ * and the CLI parse with it, so its bounds are not checked again here.
  *
- * @throws {AppError} `invalid_argument` for a bad query, filter, limit or cursor.
+ * @throws {AppError} `invalid_argument` for a query with no letters or digits, a repository that is
+ *   not owner/repo (path `repositories[i]`), or a cursor not issued for this query and filters.
  */
 export function searchThreads(rows: CorpusRows, input: SearchThreadsInput): SearchThreadsAnswer {
-  const query: unknown = input.query;
-  if (typeof query !== "string" || query.trim() === "" || query.length > SEARCH_QUERY_CHARS_MAX) {
-    const shown = typeof query === "string" ? `${query.length} characters` : JSON.stringify(query);
-    invalidArgument(
-      "query",
-      `Cannot read query: expected 1..${SEARCH_QUERY_CHARS_MAX} characters of text; current value is ${shown}`,
-      "flaky test timeout",
-    );
-  }
+  const { query, label } = input;
   const match = ftsQueryFromText(query);
   if (match === null) {
     invalidArgument(
@@ -105,35 +65,10 @@ export function searchThreads(rows: CorpusRows, input: SearchThreadsInput): Sear
       "flaky test timeout",
     );
   }
-  const repositories = input.repositories === undefined ? undefined : requireList(
-    input.repositories,
-    "repositories",
-    EXAMPLE_REPOSITORY,
-    CORPUS_ITEMS_PER_CALL_MAX,
-  ).map((value, i) => parseRepositoryName(value, `repositories[${i}]`));
-  const kind = oneOf<ThreadKind | "both">(input.kind, ["issue", "pull_request", "both"], "kind", "both");
-  const state = oneOf<ThreadState | "all">(input.state, ["open", "closed", "all"], "state", "all");
-  const label: unknown = input.label;
-  if (
-    label !== undefined &&
-    (typeof label !== "string" || label.trim() === "" || label.length > SEARCH_LABEL_CHARS_MAX)
-  ) {
-    invalidArgument(
-      "label",
-      `Cannot read label: expected a label name of 1..${SEARCH_LABEL_CHARS_MAX} characters; current value is ${
-        JSON.stringify(label)
-      }`,
-      "bug",
-    );
-  }
-  const limit: unknown = input.limit ?? SEARCH_LIMIT_DEFAULT;
-  if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT_MAX) {
-    invalidArgument(
-      "limit",
-      `Cannot read limit: expected an integer 1..${SEARCH_LIMIT_MAX}; current value is ${JSON.stringify(limit)}`,
-      SEARCH_LIMIT_DEFAULT,
-    );
-  }
+  const repositories = input.repositories?.map((value, i) => parseRepositoryName(value, `repositories[${i}]`));
+  const kind = input.kind ?? "both";
+  const state = input.state ?? "all";
+  const limit = input.limit ?? SEARCH_LIMIT_DEFAULT;
 
   const fingerprint = hash53(JSON.stringify([
     match,

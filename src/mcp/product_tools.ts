@@ -1,13 +1,15 @@
 /**
  * The shipped product's MCP tools over one store: `jobs.get` / `jobs.cancel`, a job tool per
  * job kind spec (src/github/watch_spec.ts, sync_spec.ts) and the offline corpus reads, each
- * parsing its arguments with the schema it advertises (src/mcp/corpus_inputs.ts). The kinds'
- * runners live apart (src/cli/product_kinds.ts), so the network worker loads no MCP code.
+ * parsing its arguments with the schema it advertises (src/corpus/inputs.ts; the corpus functions
+ * take what it parsed). The kinds' runners live apart (src/cli/product_kinds.ts), so the network
+ * worker loads no MCP code.
  *
  * @module
  */
 
 import { getPullRequestChecks, getRepositories, getThreads } from "../corpus/get.ts";
+import { GetPullRequestChecksArgs, GetRepositoriesArgs, GetThreadsArgs, SearchThreadsArgs } from "../corpus/inputs.ts";
 import { searchThreads } from "../corpus/search.ts";
 import { syncSpec } from "../github/sync_spec.ts";
 import { watchSpec } from "../github/watch_spec.ts";
@@ -19,7 +21,6 @@ import {
   GetThreadsOutput,
   SearchThreadsOutput,
 } from "./corpus_schemas.ts";
-import { GetPullRequestChecksArgs, GetRepositoriesArgs, GetThreadsArgs, SearchThreadsArgs } from "./corpus_inputs.ts";
 import { okResult, parseArgs } from "./tool_kit.ts";
 import { ALWAYS_LOAD_META, jobsTools, jobTool, LOCAL_READ, type ToolDef } from "./tools.ts";
 
