@@ -272,6 +272,7 @@ Deno.test("checkFolders() reports new JobControl( or new Executor( in src/ or te
     // Unit tests of the classes and the raw-store benchmark build them; so may a comment, and
     // the network worker's proxy is another class.
     "tests/jobs_test.ts": build,
+    "src/jobs/projection_test.ts": build,
     "scripts/bench/store.ts": build,
     "src/cli/worker.ts": "// new Executor(rows, registry, o)\nexport const w = () => new WorkerExecutor(u, p, l);\n",
   });

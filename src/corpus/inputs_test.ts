@@ -1,5 +1,5 @@
 /**
- * src/mcp/corpus_inputs.ts: each corpus tool's input schema at and past its bounds
+ * src/corpus/inputs.ts: each corpus tool's input schema at and past its bounds
  * (src/base/limits.ts), blank text refused, unknown keys refused (the schemas are strict).
  * tests/corpus_tools_test.ts proves the tools enforce them before the corpus functions run.
  */
@@ -12,7 +12,7 @@ import {
   SEARCH_LIMIT_MAX,
   SEARCH_QUERY_CHARS_MAX,
 } from "../base/limits.ts";
-import { GetPullRequestChecksArgs, GetRepositoriesArgs, GetThreadsArgs, SearchThreadsArgs } from "./corpus_inputs.ts";
+import { GetPullRequestChecksArgs, GetRepositoriesArgs, GetThreadsArgs, SearchThreadsArgs } from "./inputs.ts";
 
 /** `undefined` when `schema` accepts `input`, else the first issue's path ("$" for the root). */
 function refusedAt(schema: z.ZodType, input: unknown): string | undefined {
