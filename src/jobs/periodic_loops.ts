@@ -1,0 +1,51 @@
+/**
+ * The executor's background loops (heartbeat, reconciliation, cancel polls, retention sweep).
+ * Each loop is a timer re-armed after its attempt finishes, so a slow attempt never causes a
+ * burst of catch-up attempts; a failed attempt is logged and retried the next period.
+ *
+ * @module
+ */
+
+import type { Logger } from "../base/log.ts";
+
+/** A set of periodic loops that run while `live()` holds and stop together. */
+export class PeriodicLoops {
+  readonly #log: Logger;
+  readonly #live: () => boolean;
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+
+  /** `live` is read before each re-arm: a loop whose owner stopped is not armed again. */
+  constructor(log: Logger, live: () => boolean) {
+    this.#log = log;
+    this.#live = live;
+  }
+
+  /** Runs `attempt` every `periodMs`, the first time one period from now. */
+  every(periodMs: number, attempt: () => Promise<void>): void {
+    const arm = () => {
+      if (!this.#live()) return;
+      const t = setTimeout(async () => {
+        this.#timers.delete(t);
+        try {
+          await attempt();
+        } catch (err) {
+          this.#log.warn("background attempt failed; retrying next period", { error: String(err) });
+        }
+        arm();
+      }, periodMs);
+      this.#timers.add(t);
+    };
+    arm();
+  }
+
+  /** Number of loops waiting for their next period (an attempt in flight is not counted). */
+  get armed(): number {
+    return this.#timers.size;
+  }
+
+  /** Cancels every armed timer (an attempt in flight finishes but is not re-armed once `live()` is false). */
+  clear(): void {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+  }
+}
