@@ -126,15 +126,10 @@ export async function bundleTo(out: string): Promise<void> {
       "src/cli/network_worker_entry.ts",
     ]);
     if (worker.code !== 0) throw new Error(`deno bundle of the network worker failed with exit code ${worker.code}`);
-    // The advertised JSON Schemas, converted now instead of on the bundle's first tools/list.
-    const schemas = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-prompt", "--allow-read", "--allow-write", ...config, "scripts/tool_schemas.ts"],
-      cwd: ROOT,
-      stdout: "piped",
-      stderr: "inherit",
-    }).output();
-    if (schemas.code !== 0) throw new Error(`scripts/tool_schemas.ts failed with exit code ${schemas.code}`);
-    await Deno.writeFile(`${tmp}/tool_schemas.json`, schemas.stdout);
+    // The advertised JSON Schemas, converted now instead of on the bundle's first tools/list (imported
+    // here only: build.ts stays free of the product's modules for everything else).
+    const { productToolSchemas } = await import("./tool_schemas.ts");
+    await Deno.writeTextFile(`${tmp}/tool_schemas.json`, JSON.stringify(productToolSchemas()));
     for (const [name, text] of Object.entries(bundleEntries())) await Deno.writeTextFile(`${tmp}/${name}`, text);
     const { code } = await deno(["bundle", "--platform", "deno", "--quiet", ...config, "-o", out, `${tmp}/entry.ts`]);
     if (code !== 0) throw new Error(`deno bundle failed with exit code ${code}`);

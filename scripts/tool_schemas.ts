@@ -1,7 +1,7 @@
 /**
  * The JSON Schemas the shipped server's `tools/list` advertises, precomputed for the bundle:
- * scripts/build.ts runs this module (`deno run --allow-read --allow-write scripts/tool_schemas.ts`)
- * and embeds what it prints, so the bundle's first `tools/list` converts no zod schema (see
+ * scripts/build.ts embeds what {@linkcode productToolSchemas} returns (printed by running this
+ * module), so the bundle's first `tools/list` converts no zod schema (see
  * src/mcp/advertised.ts). The tools are built exactly as `longcall serve` builds them, over an
  * in-memory store; the conversion is the one the server itself would run.
  *
