@@ -11,8 +11,8 @@
  *   runs {@linkcode precomputeToolSchemas} on the product's tools and hands the result to
  *   {@linkcode embedToolSchemas} before any other longcall module runs), so its first
  *   `tools/list` converts nothing;
- * - from source, {@linkcode warmAdvertised} converts them while the serving thread would idle
- *   anyway (waiting for the network worker's code to load).
+ * - from source, {@linkcode warmAdvertised} converts them once, in the first turn of the event
+ *   loop after the server is built (src/mcp/server.ts).
  *
  * The SDK's own routes (`tools/list`, `tools/call`) are untouched; validation still happens
  * in each handler (see {@linkcode advertised}).

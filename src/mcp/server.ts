@@ -71,9 +71,9 @@ export function advertiseTools(tools: readonly ToolDef[]): AdvertisedTool[] {
 /** Builds the dual-era factory. */
 export function createServerFactory(deps: ServerDeps): McpServerFactory {
   const tools = deps.readOnly === true ? deps.tools.filter((t) => t.annotations.readOnlyHint) : deps.tools;
-  // Wrapped once for every instance this factory builds; converted soon after start-up, in the
-  // first idle turn of the event loop (from source, while the network worker loads its code), so
-  // the first tools/list does not pay for it.
+  // Wrapped once for every instance this factory builds and converted in the first turn of the event
+  // loop, before or while the first requests are read (the bundle takes them precomputed), so no
+  // tools/list of any instance converts them again.
   const schemas = advertiseTools(tools);
   const warm = setTimeout(() => warmAdvertised(schemas), 0);
   Deno.unrefTimer(warm);
