@@ -89,6 +89,10 @@ export const STORE_BUSY_RETRIES_MAX = 60;
 export const STORE_BUSY_BACKOFF_MS_MIN = 2;
 /** Largest async backoff delay. */
 export const STORE_BUSY_BACKOFF_MS_MAX = 100;
+/** Store lifecycle SQL (issue 14): a claim names up to this many job kinds inline in its SQL
+ * (`kind = ?3 OR ...`, one cached statement per count); more go through one json_each parameter,
+ * which builds a temporary table per claimed job. Bounds the distinct claim statements cached. */
+export const CLAIM_KINDS_INLINE_MAX = 16;
 /** Passive WAL checkpoint after this many commits by one connection. */
 export const STORE_CHECKPOINT_COMMITS = 1_000;
 /** SQLite's own autocheckpoint threshold in pages, and the WAL size we aim to stay near. */

@@ -14,7 +14,8 @@ import { VERSION } from "../base/version.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import { registerTasksExtension, requestDeclaresTasks, type TaskInputs } from "../tasks/adapter.ts";
 import { forwardCancellations, RequestCancels } from "./cancels.ts";
-import { advertiseOnly, errorResult, type ToolResult, withErrorOutput } from "./tool_kit.ts";
+import { advertised, type AdvertisedTool, warmAdvertised } from "./advertised.ts";
+import { errorResult, type ToolResult, withErrorOutput } from "./tool_kit.ts";
 import type { ToolDef } from "./tools.ts";
 
 /** What the factory needs. */
@@ -53,9 +54,29 @@ export function authorityOf(authInfo: AuthInfo | undefined): Authority {
   return typeof a === "string" ? a : null;
 }
 
+/**
+ * The schemas each tool advertises (its results with the error alternative every tool may answer),
+ * wrapped so the SDK converts each to JSON Schema at most once (see src/mcp/advertised.ts).
+ */
+export function advertiseTools(tools: readonly ToolDef[]): AdvertisedTool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    inputSchema: advertised(tool.inputSchema, tool.name, "input"),
+    outputSchema: tool.outputSchema === undefined
+      ? undefined
+      : advertised(withErrorOutput(tool.outputSchema), tool.name, "output"),
+  }));
+}
+
 /** Builds the dual-era factory. */
 export function createServerFactory(deps: ServerDeps): McpServerFactory {
   const tools = deps.readOnly === true ? deps.tools.filter((t) => t.annotations.readOnlyHint) : deps.tools;
+  // Wrapped once for every instance this factory builds and converted in the first turn of the event
+  // loop, before or while the first requests are read (the bundle takes them precomputed), so no
+  // tools/list of any instance converts them again.
+  const schemas = advertiseTools(tools);
+  const warm = setTimeout(() => warmAdvertised(schemas), 0);
+  Deno.unrefTimer(warm);
   // One registry for every instance this factory builds (stateless HTTP: one per request).
   const cancels = new RequestCancels();
   return ({ era, authInfo }) => {
@@ -65,12 +86,13 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
       { capabilities: { tools: {} }, instructions: deps.instructions ?? INSTRUCTIONS },
     );
     forwardCancellations(mcp.server, cancels, authority);
-    for (const tool of tools) {
+    tools.forEach((tool, i) => {
+      const schema = schemas[i] as AdvertisedTool;
       mcp.registerTool(tool.name, {
         title: tool.annotations.title,
         description: tool.description,
-        inputSchema: advertiseOnly(tool.inputSchema),
-        ...(tool.outputSchema === undefined ? {} : { outputSchema: advertiseOnly(withErrorOutput(tool.outputSchema)) }),
+        inputSchema: schema.inputSchema,
+        ...(schema.outputSchema === undefined ? {} : { outputSchema: schema.outputSchema }),
         annotations: tool.annotations,
         ...(tool._meta === undefined ? {} : { _meta: tool._meta }),
       }, async (args: unknown, ctx) => {
@@ -93,7 +115,7 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
           cancel.close();
         }
       });
-    }
+    });
     // The Tasks extension exists only in the 2026-07-28 generation.
     if (era === "modern") {
       registerTasksExtension(mcp, {

@@ -8,6 +8,7 @@
 
 import { AppError, assert, type JobError } from "../base/errors.ts";
 import {
+  CLAIM_KINDS_INLINE_MAX,
   IDS_PER_CALL_MAX,
   JOB_EVENTS_MAX,
   JOB_INSERT_BATCH_MAX,
@@ -184,6 +185,20 @@ const BATCH_SQL = {
  * the query repeats that term literally (`status = 'queued'` alone does not imply it), so
  * queries over live jobs prefix it; without it they scan every retained terminal row. */
 const ACTIVE = "status IN ('queued', 'running')";
+
+/** The fenced terminal write (see {@linkcode JobRows.jobSetTerminalIfOwned}); parameters from `#terminalParams`. */
+const TERMINAL_SQL =
+  `UPDATE jobs SET status = ?1, outcome = ?2, result = ?3, error = ?4, completed_at = ?5, updated_at = ?5,
+     expires_at = ?5 + retention_ms, next_poll_at = NULL,
+     phase = CASE WHEN ?9 THEN ?10 ELSE phase END,
+     progress_message = CASE WHEN ?11 THEN ?12 ELSE progress_message END,
+     completed_items = coalesce(?13, completed_items),
+     total_items = CASE WHEN ?14 THEN ?15 ELSE total_items END
+   WHERE id = ?6 AND status = 'running' AND owner_id = ?7 AND attempt = ?8
+     AND (CASE WHEN ?1 = 'cancelled' THEN cancel_requested_at IS NOT NULL ELSE cancel_requested_at IS NULL END)
+     AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?7 AND heartbeat_at + lease_ms > ?5)`;
+const TERMINAL_RETURNING = ` RETURNING ${COLUMNS}`;
+const TERMINAL_SQL_RETURNING = TERMINAL_SQL + TERMINAL_RETURNING;
 
 /** SQL access to jobs, events and owners over one connection. */
 export class JobRows {
@@ -515,17 +530,24 @@ export class JobRows {
   }
 
   #claimBatch(c: ClaimRequest, now: number): ClaimedJob[] {
-    const kindsJson = JSON.stringify(c.kinds);
+    if (c.kinds.length === 0 || c.max <= 0) return [];
+    // Up to CLAIM_KINDS_INLINE_MAX kinds are compared inline (`kind = ?3 OR kind = ?4 ...`): the
+    // json_each form builds a temporary table of the kinds on every execution, once per claimed job.
+    const inline = c.kinds.length <= CLAIM_KINDS_INLINE_MAX;
+    const kindTerm = inline
+      ? `(${c.kinds.map((_, i) => `kind = ?${i + 3}`).join(" OR ")})`
+      : "kind IN (SELECT value FROM json_each(?3))";
+    const args = inline ? c.kinds : [JSON.stringify(c.kinds)];
     const claim = this.conn.stmt(
       `UPDATE jobs SET status = 'running', owner_id = ?1, started_at = ?2, updated_at = ?2, attempt = attempt + 1
-       WHERE id = (SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' AND kind IN (SELECT value FROM json_each(?3))
+       WHERE id = (SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' AND ${kindTerm}
                    ORDER BY created_at, rowid LIMIT 1)
          AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?1 AND heartbeat_at + lease_ms > ?2)
        RETURNING id, kind, request, attempt, phase`,
     );
     const out: ClaimedJob[] = [];
     while (out.length < c.max) {
-      const raw = claim.get(c.ownerId, now, kindsJson) as (ClaimedJob & { request: string }) | undefined;
+      const raw = claim.get(c.ownerId, now, ...args) as (ClaimedJob & { request: string }) | undefined;
       if (raw === undefined) break;
       out.push({ ...raw, request: JSON.parse(raw.request) });
     }
@@ -638,18 +660,10 @@ export class JobRows {
     });
   }
 
-  #terminalStmt(returning: string) {
-    return this.conn.stmt(
-      `UPDATE jobs SET status = ?1, outcome = ?2, result = ?3, error = ?4, completed_at = ?5, updated_at = ?5,
-         expires_at = ?5 + retention_ms, next_poll_at = NULL,
-         phase = CASE WHEN ?9 THEN ?10 ELSE phase END,
-         progress_message = CASE WHEN ?11 THEN ?12 ELSE progress_message END,
-         completed_items = coalesce(?13, completed_items),
-         total_items = CASE WHEN ?14 THEN ?15 ELSE total_items END
-       WHERE id = ?6 AND status = 'running' AND owner_id = ?7 AND attempt = ?8
-         AND (CASE WHEN ?1 = 'cancelled' THEN cancel_requested_at IS NOT NULL ELSE cancel_requested_at IS NULL END)
-         AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?7 AND heartbeat_at + lease_ms > ?5)${returning}`,
-    );
+  #terminalStmt(returning: "" | typeof TERMINAL_RETURNING) {
+    // The SQL is a constant per variant: conn.stmt looks statements up by their text, and a string
+    // built on every call is hashed again on every call (it is long).
+    return this.conn.stmt(returning === "" ? TERMINAL_SQL : TERMINAL_SQL_RETURNING);
   }
 
   #terminalParams(id: string, ownerId: string, attempt: number, t: TerminalWrite, now: number) {
@@ -680,7 +694,7 @@ export class JobRows {
     t: TerminalWrite,
     now: number,
   ): JobRow | undefined {
-    const raw = this.#terminalStmt(` RETURNING ${COLUMNS}`).get(
+    const raw = this.#terminalStmt(TERMINAL_RETURNING).get(
       ...this.#terminalParams(id, ownerId, attempt, t, now),
     ) as
       | Raw

@@ -10,6 +10,7 @@ import { M001_JOBS } from "./migrations/m001_jobs.ts";
 import { M002_CORPUS } from "./migrations/m002_corpus.ts";
 import { M003_RECENT_RUNS } from "./migrations/m003_recent_runs.ts";
 import { M004_LEAN_JOBS } from "./migrations/m004_lean_jobs.ts";
+import { M005_GUARDS_WITHOUT_LISTS } from "./migrations/m005_guards_without_lists.ts";
 
 /** One migration step. */
 export interface Migration {
@@ -19,7 +20,13 @@ export interface Migration {
 }
 
 /** Every migration in order; `MIGRATIONS[i].version === i + 1`. */
-export const MIGRATIONS: readonly Migration[] = [M001_JOBS, M002_CORPUS, M003_RECENT_RUNS, M004_LEAN_JOBS];
+export const MIGRATIONS: readonly Migration[] = [
+  M001_JOBS,
+  M002_CORPUS,
+  M003_RECENT_RUNS,
+  M004_LEAN_JOBS,
+  M005_GUARDS_WITHOUT_LISTS,
+];
 
 /** `PRAGMA application_id` of a longcall database ("LCAL"). */
 export const APPLICATION_ID = 0x4c43414c;

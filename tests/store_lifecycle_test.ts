@@ -1,0 +1,51 @@
+/**
+ * The store's lifecycle hot path (issue 14) on real SQLite files: claims naming their kinds inline
+ * or through json_each, at and past CLAIM_KINDS_INLINE_MAX, keep FIFO order and never take a
+ * kind the executor did not name.
+ *
+ *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/store_lifecycle_test.ts
+ */
+import assert from "node:assert/strict";
+import { newJobId, newOwnerId } from "../src/base/ids.ts";
+import { CLAIM_KINDS_INLINE_MAX } from "../src/base/limits.ts";
+import type { JobRows } from "../src/store/job_rows.ts";
+import { openTempStore, tempDir } from "./helpers/temp.ts";
+
+const T0 = Date.UTC(2026, 0, 1);
+
+async function insert(rows: JobRows, kind: string, now: number): Promise<string> {
+  const row = await rows.jobInsertIfAdmitted({
+    id: newJobId(now),
+    kind,
+    requestJson: JSON.stringify({ kind }),
+    retentionMs: 60_000,
+    authority: null,
+    now,
+    admittedMax: 1_000,
+  });
+  return row.id;
+}
+
+for (const count of [1, CLAIM_KINDS_INLINE_MAX, CLAIM_KINDS_INLINE_MAX + 1]) {
+  Deno.test(`JobRows.jobClaimBatchIfOwnerLive: ${count} kinds named, FIFO, other kinds left queued`, async () => {
+    await using dir = await tempDir();
+    using store = openTempStore(dir.file("a.db"));
+    const rows = store.rows;
+    const ownerId = newOwnerId();
+    await rows.ownerRegister(ownerId, 1, T0, 60_000);
+    // Kind names SQL would misread if they were spliced into the statement instead of bound.
+    const kinds = Array.from({ length: count }, (_, i) => `k${i}') OR ('1'='1`);
+    const other = await insert(rows, "not-named", T0);
+    const named: string[] = [];
+    // Newest kind first, so FIFO order differs from the order of the kinds list.
+    for (let i = 0; i < count; i++) named.push(await insert(rows, kinds[count - 1 - i] as string, T0 + 1 + i));
+    const first = await rows.jobClaimBatchIfOwnerLive(ownerId, kinds, T0 + 100, 1);
+    assert.deepEqual(first.map((c) => c.id), named.slice(0, 1));
+    assert.deepEqual(first[0]?.request, { kind: kinds[count - 1] });
+    const rest = await rows.jobClaimBatchIfOwnerLive(ownerId, kinds, T0 + 100, count + 5);
+    assert.deepEqual(rest.map((c) => c.id), named.slice(1), "FIFO, every named kind, nothing else");
+    assert.equal(rows.jobGet(other)?.status, "queued");
+    assert.deepEqual(await rows.jobClaimBatchIfOwnerLive(ownerId, [], T0 + 100, 5), [], "no kinds: no claim");
+    assert.equal(rows.jobGet(other)?.status, "queued");
+  });
+}
