@@ -129,7 +129,7 @@ export async function bundleTo(out: string): Promise<void> {
     // The advertised JSON Schemas, converted now instead of on the bundle's first tools/list (imported
     // here only: build.ts stays free of the product's modules for everything else).
     const { productToolSchemas } = await import("./tool_schemas.ts");
-    await Deno.writeTextFile(`${tmp}/tool_schemas.json`, JSON.stringify(productToolSchemas()));
+    await Deno.writeTextFile(`${tmp}/tool_schemas.json`, JSON.stringify(await productToolSchemas()));
     for (const [name, text] of Object.entries(bundleEntries())) await Deno.writeTextFile(`${tmp}/${name}`, text);
     const { code } = await deno(["bundle", "--platform", "deno", "--quiet", ...config, "-o", out, `${tmp}/entry.ts`]);
     if (code !== 0) throw new Error(`deno bundle failed with exit code ${code}`);

@@ -8,25 +8,26 @@
  * @module
  */
 
-import { systemClock } from "../src/base/clock.ts";
 import { silentLogger } from "../src/base/log.ts";
-import { productRegistry, productTools } from "../src/cli/product.ts";
-import { JobControl } from "../src/jobs/control.ts";
+import { openRuntime } from "../src/cli/runtime.ts";
 import { precomputeToolSchemas } from "../src/mcp/advertised.ts";
+import { productTools } from "../src/mcp/product_tools.ts";
 import { advertiseTools } from "../src/mcp/server.ts";
-import { openStore } from "../src/store/store.ts";
 
 /** The product tools' advertised JSON Schemas, keyed as src/mcp/advertised.ts looks them up. */
-export function productToolSchemas(): Record<string, Record<string, unknown>> {
-  const store = openStore(":memory:");
+export async function productToolSchemas(): Promise<Record<string, Record<string, unknown>>> {
+  // The GitHub host does not change any schema; the kinds only need a configuration to exist.
+  const runtime = openRuntime({
+    db: ":memory:",
+    kinds: { product: { github: { baseUrl: "https://api.github.com" } } },
+    log: silentLogger,
+    execution: "none",
+  });
   try {
-    // The GitHub host does not change any schema; the kinds only need a configuration to exist.
-    const registry = productRegistry(store, { baseUrl: "https://api.github.com" }, silentLogger);
-    const control = new JobControl(store.rows, registry, { clock: systemClock });
-    return precomputeToolSchemas(advertiseTools(productTools(control, store)));
+    return precomputeToolSchemas(advertiseTools(productTools(runtime.control, runtime.store)));
   } finally {
-    store.close();
+    await runtime.close();
   }
 }
 
-if (import.meta.main) console.log(JSON.stringify(productToolSchemas()));
+if (import.meta.main) console.log(JSON.stringify(await productToolSchemas()));

@@ -46,7 +46,7 @@ Deno.test("advertised(): converts once per target, returns what zod converts, va
   assert.deepEqual(a.validate({ n: "not a number" }), { value: { n: "not a number" } }, "validated in the handler");
 });
 
-Deno.test("warmAdvertised() converts every tool's schemas; embedded schemas answer before any conversion", () => {
+Deno.test("warmAdvertised() converts every tool's schemas; embedded schemas answer before any conversion", async () => {
   const tools = [
     { name: "a", inputSchema: advertised(z.object({ x: z.string() }), "a", "input"), outputSchema: undefined },
     {
@@ -61,7 +61,7 @@ Deno.test("warmAdvertised() converts every tool's schemas; embedded schemas answ
 
   // What a bundle embeds is keyed exactly as the product's precomputed schemas: a marked copy of those
   // is what the advertised schemas of the same tools then answer, without converting.
-  const product = productToolSchemas();
+  const product = await productToolSchemas();
   const marked = Object.fromEntries(Object.entries(product).map(([k, v]) => [k, { ...v, "x-embedded": true }]));
   embedToolSchemas(JSON.stringify(marked));
   assert.throws(() => embedToolSchemas("{}"), /already embedded/);

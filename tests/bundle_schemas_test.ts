@@ -12,8 +12,8 @@ import { bundleTo } from "../scripts/build.ts";
 import { productToolSchemas } from "../scripts/tool_schemas.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { REPO_ROOT } from "./helpers/longcall_procs.ts";
-import { connectLegacyV1, denoExecPath } from "./helpers/mcp_clients.ts";
-import { tempDir } from "./helpers/temp.ts";
+import { connectLegacyV1, denoExecPath } from "../testing/mcp_clients.ts";
+import { tempDir } from "../testing/temp.ts";
 
 const CLEAN_ENV = {
   GITHUB_TOKEN: "",
@@ -53,7 +53,7 @@ Deno.test("the bundle's precomputed tool schemas equal the ones the server conve
   // proves the server then answers from them).
   const text = await Deno.readTextFile(bundle);
   assert.match(text, /embedToolSchemas\(/);
-  for (const key of Object.keys(productToolSchemas())) {
+  for (const key of Object.keys(await productToolSchemas())) {
     const tool = key.split("\u0000")[0] as string;
     assert.ok(fromSource.first.some((t) => t.name === tool), `${tool}: precomputed and listed`);
   }

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { newJobId, newOwnerId } from "../src/base/ids.ts";
 import { CLAIM_KINDS_INLINE_MAX } from "../src/base/limits.ts";
 import type { JobRows } from "../src/store/job_rows.ts";
-import { openTempStore, tempDir } from "./helpers/temp.ts";
+import { openTempStore, tempDir } from "../testing/temp.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 

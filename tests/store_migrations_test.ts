@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { newJobId, newOwnerId } from "../src/base/ids.ts";
 import { APPLICATION_ID, MIGRATIONS } from "../src/store/migrations.ts";
-import { openTempStore, tempDir } from "./helpers/temp.ts";
+import { openTempStore, tempDir } from "../testing/temp.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
