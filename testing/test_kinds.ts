@@ -19,7 +19,7 @@ import { AppError, type AppErrorCode } from "../src/base/errors.ts";
 import { type AnyJobKind, defineJobKind, JobKindRegistry } from "../src/jobs/kinds.ts";
 
 /**
- * Requests arrive as the test tools' schemas (tests/helpers/test_server.ts) or the test itself left
+ * Requests arrive as the test tools' schemas (testing/test_server.ts) or the test itself left
  * them (no kind parses): each run reads its fields defensively and fills the defaults.
  */
 function field(request: unknown, name: string): unknown {

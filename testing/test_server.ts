@@ -4,7 +4,7 @@
  * integration tests; never shipped.
  *
  *   deno run --no-prompt --allow-read=DIR --allow-write=DIR --allow-env --allow-net=127.0.0.1 \
- *     tests/helpers/test_server.ts serve [--http --listen 127.0.0.1:0] --db DIR/x.db [--lease-ms N ...]
+ *     testing/test_server.ts serve [--http --listen 127.0.0.1:0] --db DIR/x.db [--lease-ms N ...]
  *
  * `--product`: the shipped tools and job kinds instead (GitHub at `LONGCALL_GITHUB_API_URL`), run
  * in this process so the executor overrides (`--lease-ms` ...) apply.
