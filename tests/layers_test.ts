@@ -191,7 +191,7 @@ Deno.test("checkFolders() reports testing/ importing tests/ or scripts/, and let
   assert.match(problems.join("\n"), /testing\/deep\/v\.ts: testing\/ may not import tests\//);
 });
 
-Deno.test("checkFolders() reports runtime src/ importing tests/, scripts/ or testing/; tests/ may import all three", async () => {
+Deno.test("checkFolders() reports runtime src/ importing tests/, scripts/ or testing/ (its unit tests may use testing/); tests/ may import all three", async () => {
   const problems = await folderProblemsIn({
     "scripts/s.ts": "export const s = 1;\n",
     "testing/t.ts": "export const t = 1;\n",
@@ -200,10 +200,17 @@ Deno.test("checkFolders() reports runtime src/ importing tests/, scripts/ or tes
     "src/mcp/b.ts": 'import "../../scripts/s.ts";\n',
     "src/cli/c.ts": 'export const c = () => import("../../tests/helpers/h.ts");\n',
     "src/jobs/d.ts": "export const d = 1;\n",
+    // A unit test beside its module may use the shared test support, never tests/ or scripts/.
+    "src/jobs/d_test.ts": 'import { t } from "../../testing/t.ts";\nimport { d } from "./d.ts";\nconsole.log(t, d);\n',
+    "src/jobs/e_test.ts": 'import { s } from "../../scripts/s.ts";\nconsole.log(s);\n',
     "tests/all_test.ts": 'import { s } from "../scripts/s.ts";\nimport { t } from "../testing/t.ts";\n' +
       'import { h } from "./helpers/h.ts";\nimport { d } from "../src/jobs/d.ts";\nconsole.log(s, t, h, d);\n',
   });
-  assert.deepEqual(flaggedFiles(problems), ["src/base/a.ts", "src/cli/c.ts", "src/mcp/b.ts"], problems.join("\n"));
+  assert.deepEqual(
+    flaggedFiles(problems),
+    ["src/base/a.ts", "src/cli/c.ts", "src/jobs/e_test.ts", "src/mcp/b.ts"],
+    problems.join("\n"),
+  );
   assert.match(problems.join("\n"), /src\/base\/a\.ts: src\/ may not import testing\/ .*runtime code ships alone/);
   assert.match(problems.join("\n"), /src\/mcp\/b\.ts: src\/ may not import scripts\//);
   assert.match(problems.join("\n"), /src\/cli\/c\.ts: src\/ may not import tests\//);

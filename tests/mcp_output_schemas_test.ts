@@ -36,6 +36,7 @@ import {
 import { observeTransport, OutputSchemaValidator } from "../testing/output_schemas.ts";
 import { shippedServeArgs } from "./helpers/longcall_procs.ts";
 import { tempDir } from "../testing/temp.ts";
+import { jobRowOf } from "../testing/job_row.ts";
 
 const REPO_ROOT = fileURLToPath(new URL("../", import.meta.url));
 const TIME_RATE = 10;
@@ -272,31 +273,20 @@ function advertised(schema: z.ZodType): Record<string, unknown> {
 
 function row(over: Partial<JobRow>): JobRow {
   const now = Date.UTC(2026, 0, 1);
-  return {
+  return jobRowOf({
     id: "0b9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8",
     kind: WATCH,
     status: "succeeded",
     outcome: "succeeded",
-    request: null,
-    result: null,
-    error: null,
-    phase: null,
-    progress_message: null,
-    completed_items: 0,
-    total_items: null,
-    next_poll_at: null,
     created_at: now - 10_000,
     started_at: now - 5_000,
     updated_at: now,
     completed_at: now,
-    cancel_requested_at: null,
-    owner_id: null,
     attempt: 1,
     retention_ms: 1000,
     expires_at: now + 1000,
-    authority: null,
     ...over,
-  };
+  });
 }
 
 const fakeControl = { pollAfterMs: () => 1_250 } as unknown as JobControl;

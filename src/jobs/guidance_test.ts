@@ -7,35 +7,22 @@ import {
 } from "../base/limits.ts";
 import { clampPollMs, pollAfterMs } from "./guidance.ts";
 import type { JobRow } from "../store/job_rows.ts";
+import { jobRowOf } from "../../testing/job_row.ts";
 
 const NOW = Date.UTC(2026, 0, 1);
 
 function row(over: Partial<JobRow>): JobRow {
-  return {
+  return jobRowOf({
     id: "0b9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8",
-    kind: "k",
     status: "running",
-    outcome: null,
-    request: null,
-    result: null,
-    error: null,
-    phase: null,
-    progress_message: null,
-    completed_items: 0,
-    total_items: null,
-    next_poll_at: null,
     created_at: NOW - 10_000,
     started_at: NOW - 5_000,
     updated_at: NOW,
-    completed_at: null,
-    cancel_requested_at: null,
     owner_id: "o",
     attempt: 1,
     retention_ms: 1000,
-    expires_at: null,
-    authority: null,
     ...over,
-  };
+  });
 }
 
 Deno.test("clampPollMs() keeps guidance within the advertised bounds, at and past each end", () => {

@@ -13,37 +13,21 @@ import type { JobGuidance } from "../jobs/guidance.ts";
 import { jobHandle } from "../jobs/projection.ts";
 import type { JobRow } from "../store/job_rows.ts";
 import { jobReference, submittedAnswer } from "./job_reference.ts";
+import { jobRowOf } from "../../testing/job_row.ts";
 
 const ID = "0b9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8";
 const T0 = Date.UTC(2026, 0, 1);
 
 /** A just-admitted job (queued unless `over` says otherwise) with `guidance` as its computed guidance. */
 function admitted(guidance: JobGuidance, over: Partial<JobRow> = {}): AdmittedJob {
-  const row: JobRow = {
+  const row: JobRow = jobRowOf({
     id: ID,
     kind: "github.wait_pull_request_checks",
-    status: "queued",
-    outcome: null,
     request: {},
-    result: null,
-    error: null,
-    phase: null,
-    progress_message: null,
-    completed_items: 0,
-    total_items: null,
-    next_poll_at: null,
     created_at: T0,
-    started_at: null,
     updated_at: T0,
-    completed_at: null,
-    cancel_requested_at: null,
-    owner_id: null,
-    attempt: 0,
-    retention_ms: 86_400_000,
-    expires_at: null,
-    authority: null,
     ...over,
-  };
+  });
   return Object.defineProperty(row, "guidance", {
     value: guidance,
     enumerable: false,

@@ -11,35 +11,30 @@ import { jobItem } from "../jobs/projection.ts";
 import type { JobRow } from "../store/job_rows.ts";
 import { terminalToolResult } from "../tasks/task_projection.ts";
 import { JobItemOutput, jobResultOutputs } from "./output_schemas.ts";
+import { jobRowOf } from "../../testing/job_row.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
 function row(over: Partial<JobRow> = {}): JobRow {
-  return {
+  return jobRowOf({
     id: "0b9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8",
     kind: "test.kind",
     status: "succeeded",
     outcome: "succeeded",
     request: { q: 1 },
     result: { n: 3 },
-    error: null,
     phase: "done",
-    progress_message: null,
     completed_items: 1,
     total_items: 2,
-    next_poll_at: null,
     created_at: T0,
     started_at: T0 + 1,
     updated_at: T0 + 2,
     completed_at: T0 + 2,
-    cancel_requested_at: null,
-    owner_id: null,
     attempt: 1,
     retention_ms: 1_000,
     expires_at: T0 + 1_002,
-    authority: null,
     ...over,
-  };
+  });
 }
 
 /** Which of the branches accept `value` (by index). */

@@ -30,6 +30,7 @@ import {
   JSONRPC_INTERNAL_ERROR,
   terminalToolResult,
 } from "./task_projection.ts";
+import { jobRowOf } from "../../testing/job_row.ts";
 
 const ID = "0b9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8";
 const T0 = Date.UTC(2026, 0, 1);
@@ -37,31 +38,14 @@ const KIND = "test.kind";
 
 /** A stored job row: queued, nothing reported, with `over` applied. */
 function row(over: Partial<JobRow> = {}): JobRow {
-  return {
+  return jobRowOf({
     id: ID,
     kind: KIND,
-    status: "queued",
-    outcome: null,
     request: {},
-    result: null,
-    error: null,
-    phase: null,
-    progress_message: null,
-    completed_items: 0,
-    total_items: null,
-    next_poll_at: null,
     created_at: T0,
-    started_at: null,
     updated_at: T0 + 2_000,
-    completed_at: null,
-    cancel_requested_at: null,
-    owner_id: null,
-    attempt: 0,
-    retention_ms: 86_400_000,
-    expires_at: null,
-    authority: null,
     ...over,
-  };
+  });
 }
 
 const ENDED = { started_at: T0 + 1_000, completed_at: T0 + 2_000, expires_at: T0 + 9_000 };
