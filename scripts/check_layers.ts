@@ -226,7 +226,7 @@ export const NO_TEST_FILES: ReadonlyArray<{ under: string; why: string }> = [
  * root): the job runtime is assembled in one composition root, so serve, the network worker, the
  * CLI commands and the test harnesses all get the same wiring (control -> executor fast paths, the
  * waits the executor wakes, the kinds' policies on the control side). Unit tests of the classes
- * (tests/) and the raw-store benchmark (scripts/bench/store.ts) build them directly.
+ * (tests/) and the raw-store benchmark (scripts/bench/store/) build them directly.
  */
 export const COMPOSITION_OWNERS: ReadonlyArray<
   { what: string; pattern: RegExp; under: readonly string[]; files: readonly string[]; why: string }

@@ -6,396 +6,50 @@
  * Standalone: `deno run --allow-read --allow-write --allow-env --allow-run scripts/bench/store.ts`
  * (the same module is spawned as a child, with `--child MODE`, for the multi-process parts).
  *
+ * This module runs the measurements and builds the section (rows, goals, notes); the parts are in
+ * store/: harness.ts (section shape, timing, percentiles and medians, cell formatting, the bench
+ * directory), job_harness.ts (the kinds, control and executor the benchmark drives), children.ts
+ * (the child processes, both sides), and one module per measurement: lifecycle.ts ((a), (b) and
+ * the WAL, alternated), cancel_latency.ts, reconcile_after_kill.ts, rss_loaded.ts.
+ *
  * @module
  */
 
-import { setImmediate } from "node:timers";
-import { systemClock } from "../../src/base/clock.ts";
-import { AppError } from "../../src/base/errors.ts";
 import {
   CANCEL_POLL_MS_DEFAULT,
   JOB_ADMITTED_MAX_DEFAULT,
-  JOB_LIST_LIMIT_MAX,
   JOB_RUNNING_MAX_DEFAULT,
   OWNER_HEARTBEAT_MS_DEFAULT,
   OWNER_LEASE_MS_DEFAULT,
   RECONCILE_INTERVAL_MS_DEFAULT,
-  STORE_WAL_AUTOCHECKPOINT_PAGES,
 } from "../../src/base/limits.ts";
-import { silentLogger } from "../../src/base/log.ts";
-import { JobControl } from "../../src/jobs/control.ts";
-import { Executor } from "../../src/jobs/executor.ts";
-import { type AnyJobKind, defineJobKind, JobKindRegistry } from "../../src/jobs/kinds.ts";
-import { walSizeBytes } from "../../src/store/db.ts";
-import { loadAverage } from "./load.ts";
-import { openStore, type Store, storeConnection } from "../../src/store/store.ts";
+import { openStore } from "../../src/store/store.ts";
+import {
+  CANCEL_SAMPLES_LOCAL,
+  CANCEL_SAMPLES_REMOTE,
+  cancelLatencyLocal,
+  cancelLatencyRemote,
+} from "./store/cancel_latency.ts";
+import { runChild } from "./store/children.ts";
+import { benchDir, type BenchSection, fmt, mb, percentile } from "./store/harness.ts";
+import {
+  LIFECYCLE_JOBS,
+  LIFECYCLE_ROUNDS,
+  LIFECYCLE_WARMUP,
+  measureLifecycle,
+  WAL_SAMPLE_JOBS,
+} from "./store/lifecycle.ts";
+import { reconcileAfterKill } from "./store/reconcile_after_kill.ts";
+import { RETAINED_JOBS, rssLoaded } from "./store/rss_loaded.ts";
 
-/** One benchmark section: title, rows and notes for docs/benchmarks.md. */
-export interface BenchSection {
-  title: string;
-  rows: Array<{ metric: string; value: string; goal?: string; met?: boolean }>;
-  notes?: string[];
-}
+export type { BenchSection };
 
-const RAW_TX = 50_000;
-const LIFECYCLE_JOBS = 50_000;
-const LIFECYCLE_WARMUP = 2_000;
-/** (a) and (b) run alternately this many times; the table shows the medians. */
-const LIFECYCLE_ROUNDS = 3;
-/** Jobs per WAL-bytes sample: few enough that no checkpoint runs inside the sample. */
-const WAL_SAMPLE_JOBS = 300;
 const WAL_GROWTH_GOAL = 1.25;
-const CANCEL_SAMPLES_LOCAL = 200;
-const CANCEL_SAMPLES_REMOTE = 40;
-const RETAINED_JOBS = 10_000;
-
 const LIFECYCLE_GOAL = 12_000;
 const RATIO_GOAL = 0.8;
 const CANCEL_LOCAL_GOAL_MS = 20;
 const CANCEL_REMOTE_GOAL_MS = 300;
 const RSS_GOAL_BYTES = 100 * 1024 * 1024;
-
-const CHILD_PATH = new URL(import.meta.url).pathname;
-
-// ---------------------------------------------------------------- kinds
-
-const noopKind: AnyJobKind = defineJobKind<null, null>({
-  kind: "noop",
-  run: () => Promise.resolve(null),
-});
-
-/** Observed cancellations: job id -> performance.now() when the handler saw its abort. */
-const aborted = new Map<string, number>();
-
-const waitKind: AnyJobKind = defineJobKind<null, null>({
-  kind: "wait",
-  run: (ctx) =>
-    new Promise((_resolve, reject) => {
-      const onAbort = () => {
-        aborted.set(ctx.id, performance.now());
-        reject(ctx.signal.reason);
-      };
-      if (ctx.signal.aborted) onAbort();
-      else ctx.signal.addEventListener("abort", onAbort, { once: true });
-    }),
-});
-
-function registry(): JobKindRegistry {
-  return new JobKindRegistry([noopKind, waitKind]);
-}
-
-// ---------------------------------------------------------------- helpers
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
-}
-
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-
-/** File system type of a directory (`stat -f`), or undefined where that does not work. */
-async function fsType(path: string): Promise<string | undefined> {
-  try {
-    const out = await new Deno.Command("stat", { args: ["-f", "-c", "%T", path], stdout: "piped", stderr: "null" })
-      .output();
-    return out.success ? new TextDecoder().decode(out.stdout).trim() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A temp directory on a real disk: the repository's, when the system temp dir is in memory. */
-async function benchDir(): Promise<{ path: string; where: string }> {
-  const tmp = await Deno.makeTempDir({ prefix: "longcall-bench-store-" });
-  const type = await fsType(tmp);
-  if (type !== undefined && type !== "tmpfs" && type !== "ramfs") {
-    return { path: tmp, where: `system temp dir (${type})` };
-  }
-  await Deno.remove(tmp);
-  const base = new URL("../../.bench-tmp/", import.meta.url).pathname;
-  await Deno.mkdir(base, { recursive: true });
-  const path = await Deno.makeTempDir({ dir: base, prefix: "store-" });
-  return {
-    path,
-    where: `.bench-tmp/ in the repository (${await fsType(path) ?? "type unknown"}; system temp dir: ${
-      type ?? "type unknown"
-    })`,
-  };
-}
-
-async function waitUntil(what: string, probe: () => boolean, timeoutMs: number, everyMs = 1): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
-function harness(store: Store, options: { runningMax?: number; cancelPollMs?: number } = {}) {
-  let terminal = 0;
-  const executor = new Executor(store.rows, registry(), {
-    clock: systemClock,
-    log: silentLogger,
-    ...(options.runningMax === undefined ? {} : { runningMax: options.runningMax }),
-    ...(options.cancelPollMs === undefined ? {} : { cancelPollMs: options.cancelPollMs }),
-    onTerminal: () => terminal++,
-  });
-  const control = new JobControl(store.rows, registry(), {
-    clock: systemClock,
-    onSubmitted: () => executor.wake(),
-    onCancelRequested: (ids) => executor.abortLocal(ids),
-  });
-  return { executor, control, terminal: () => terminal };
-}
-
-// ---------------------------------------------------------------- (a) raw transactions
-
-function rawTransactions(store: Store): number {
-  const db = storeConnection(store).db;
-  db.exec("CREATE TABLE bench_counter (id INTEGER PRIMARY KEY, v INTEGER NOT NULL) STRICT");
-  db.exec("INSERT INTO bench_counter VALUES (1, 0)");
-  const begin = db.prepare("BEGIN IMMEDIATE");
-  const update = db.prepare("UPDATE bench_counter SET v = v + 1 WHERE id = 1");
-  const commit = db.prepare("COMMIT");
-  for (let i = 0; i < 2_000; i++) {
-    begin.run();
-    update.run();
-    commit.run();
-  }
-  const t0 = performance.now();
-  for (let i = 0; i < RAW_TX; i++) {
-    begin.run();
-    update.run();
-    commit.run();
-  }
-  return RAW_TX / ((performance.now() - t0) / 1000);
-}
-
-// ---------------------------------------------------------------- (b) lifecycle
-
-const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-/**
- * Submits `count` no-op jobs and waits until all are terminal. Submissions arrive as from
- * many concurrent clients: whenever admission has room, a wave fills it (one admission
- * transaction per job), while the executor claims and completes jobs in the same process.
- */
-async function lifecycle(
-  h: ReturnType<typeof harness>,
-  store: Store,
-  count: number,
-  onSample?: () => void,
-): Promise<number> {
-  const start = h.terminal();
-  const t0 = performance.now();
-  let submitted = 0;
-  let lastSample = t0;
-  while (submitted < count) {
-    const room = Math.min(JOB_ADMITTED_MAX_DEFAULT - store.rows.jobCountAdmitted(), count - submitted);
-    if (room <= 0) {
-      await yieldTurn(); // let the executor drain
-      continue;
-    }
-    const wave: Promise<void>[] = [];
-    for (let i = 0; i < room; i++) {
-      wave.push(
-        h.control.submit("noop", null).then(() => void submitted++, (err) => {
-          if (!(err instanceof AppError) || (err.code !== "overloaded" && err.code !== "store_busy")) throw err;
-        }),
-      );
-    }
-    await Promise.all(wave);
-    if (onSample !== undefined && performance.now() - lastSample > 100) {
-      lastSample = performance.now();
-      onSample();
-    }
-  }
-  await waitUntil("lifecycle jobs", () => h.terminal() - start >= count, 120_000, 0);
-  return count / ((performance.now() - t0) / 1000);
-}
-
-/**
- * WAL bytes written per job: the WAL is truncated and left unchekpointed while a few hundred
- * jobs run (well under the connection's own checkpoint interval), then its size is divided by the
- * job count. Random primary keys would dirty a random index page per insert, so this grew with
- * the number of retained jobs; with time-ordered ids it should not.
- */
-async function walBytesPerJob(h: ReturnType<typeof harness>, store: Store): Promise<number> {
-  const db = storeConnection(store).db;
-  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  db.exec("PRAGMA wal_autocheckpoint = 0");
-  try {
-    await lifecycle(h, store, WAL_SAMPLE_JOBS);
-    return walSizeBytes(store.path) / WAL_SAMPLE_JOBS;
-  } finally {
-    db.exec(`PRAGMA wal_autocheckpoint = ${STORE_WAL_AUTOCHECKPOINT_PAGES}`);
-  }
-}
-
-function countJobs(store: Store): number {
-  return (storeConnection(store).db.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
-}
-
-// ---------------------------------------------------------------- cancel latency
-
-async function cancelLatencyLocal(store: Store): Promise<number[]> {
-  const h = harness(store, { cancelPollMs: 60_000 }); // only the in-process fast path can be fast
-  await h.executor.start();
-  const samples: number[] = [];
-  try {
-    for (let i = 0; i < CANCEL_SAMPLES_LOCAL; i++) {
-      const row = await h.control.submit("wait", null);
-      await waitUntil("running", () => h.executor.runningIds().includes(row.id), 5_000, 0);
-      const t0 = performance.now();
-      await h.control.cancel(row.id);
-      await waitUntil("abort", () => aborted.has(row.id), 5_000, 0);
-      samples.push(aborted.get(row.id)! - t0);
-    }
-  } finally {
-    await h.executor.stop();
-  }
-  return samples.sort((a, b) => a - b);
-}
-
-interface Child {
-  process: Deno.ChildProcess;
-  lines: Array<Record<string, unknown>>;
-  stop(): Promise<void>;
-}
-
-function spawnChild(mode: string, dir: string, db: string): Child {
-  const process = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-prompt",
-      `--allow-read=${dir}`,
-      `--allow-write=${dir}`,
-      "--deny-net",
-      "--deny-run",
-      CHILD_PATH,
-      "--child",
-      mode,
-      db,
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines: Array<Record<string, unknown>> = [];
-  void (async () => {
-    let buffered = "";
-    for await (const chunk of process.stdout.pipeThrough(new TextDecoderStream())) {
-      buffered += chunk;
-      let nl: number;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const text = buffered.slice(0, nl).trim();
-        buffered = buffered.slice(nl + 1);
-        if (text !== "") lines.push(JSON.parse(text) as Record<string, unknown>);
-      }
-    }
-  })();
-  const writer = process.stdin.getWriter();
-  return {
-    process,
-    lines,
-    stop: async () => {
-      await writer.close().catch(() => {});
-      try {
-        process.kill("SIGKILL");
-      } catch {
-        // already gone
-      }
-      await process.status;
-    },
-  };
-}
-
-async function cancelLatencyRemote(store: Store, dir: string): Promise<number[]> {
-  const child = spawnChild("executor", dir, store.path);
-  const control = new JobControl(store.rows, registry(), { clock: systemClock });
-  const samples: number[] = [];
-  try {
-    await waitUntil("child ready", () => child.lines.some((l) => l.ready === true), 30_000, 5);
-    for (let i = 0; i < CANCEL_SAMPLES_REMOTE; i++) {
-      const row = await control.submit("wait", null);
-      await waitUntil("running", () => store.rows.jobGet(row.id)?.status === "running", 10_000);
-      await sleep(Math.random() * CANCEL_POLL_MS_DEFAULT); // cancels land at every phase of the poll
-      const t0 = performance.now();
-      await control.cancel(row.id);
-      await waitUntil("cancelled", () => store.rows.jobGet(row.id)?.status === "cancelled", 10_000);
-      samples.push(performance.now() - t0);
-    }
-  } finally {
-    await child.stop();
-  }
-  return samples.sort((a, b) => a - b);
-}
-
-// ---------------------------------------------------------------- reconciliation after kill -9
-
-async function reconcileAfterKill(store: Store, dir: string): Promise<number> {
-  const victim = spawnChild("executor", dir, store.path);
-  const survivor = spawnChild("executor", dir, store.path);
-  const control = new JobControl(store.rows, registry(), { clock: systemClock });
-  try {
-    await waitUntil("children ready", () => [victim, survivor].every((c) => c.lines.some((l) => l.ready)), 30_000, 5);
-    const victimOwner = victim.lines.find((l) => l.ready)?.owner;
-    // Submit until the victim runs one (the survivor may claim some first).
-    let job: string | undefined;
-    for (let i = 0; i < 20 && job === undefined; i++) {
-      const row = await control.submit("wait", null);
-      await waitUntil("running", () => store.rows.jobGet(row.id)?.status === "running", 10_000);
-      if (store.rows.jobGet(row.id)?.owner_id === victimOwner) job = row.id;
-    }
-    if (job === undefined) throw new Error("bench: the victim never claimed a job");
-    const id = job;
-    victim.process.kill("SIGKILL");
-    const t0 = performance.now();
-    await waitUntil("process_lost", () => store.rows.jobGet(id)?.status === "failed", 60_000, 5);
-    return performance.now() - t0;
-  } finally {
-    await victim.stop();
-    await survivor.stop();
-  }
-}
-
-// ---------------------------------------------------------------- RSS
-
-async function rssLoaded(dir: string): Promise<{ rss: number; baseline: number }> {
-  const path = `${dir}/rss.db`;
-  const store = openStore(path);
-  try {
-    // 10,000 retained (terminal) jobs: admitted in chunks, then cancelled while queued.
-    const control = new JobControl(store.rows, registry(), { clock: systemClock });
-    for (let done = 0; done < RETAINED_JOBS;) {
-      const ids: string[] = [];
-      for (let i = 0; i < JOB_ADMITTED_MAX_DEFAULT && done + ids.length < RETAINED_JOBS; i++) {
-        ids.push((await control.submit("noop", null)).id);
-      }
-      for (const id of ids) await control.cancel(id);
-      done += ids.length;
-    }
-    // 256 admitted: the child's executor runs 4 of them and 252 stay queued.
-    for (let i = 0; i < JOB_ADMITTED_MAX_DEFAULT; i++) await control.submit("wait", null);
-  } finally {
-    store.close();
-  }
-  const measure = async (mode: string) => {
-    const child = spawnChild(mode, dir, path);
-    try {
-      await waitUntil("rss", () => child.lines.some((l) => typeof l.rss === "number"), 60_000, 10);
-      return Number(child.lines.find((l) => typeof l.rss === "number")?.rss);
-    } finally {
-      await child.stop();
-    }
-  };
-  return { rss: await measure("rss"), baseline: await measure("baseline") };
-}
-
-// ---------------------------------------------------------------- section
 
 /** Runs every store measurement on a temp database. */
 export async function benchStore(): Promise<BenchSection> {
@@ -403,40 +57,18 @@ export async function benchStore(): Promise<BenchSection> {
   const notes: string[] = [];
   try {
     // (a) and (b) alternately, so a busy machine slows both sides of each ratio alike; + WAL size
-    const store = openStore(`${dir}/lifecycle.db`);
-    const rounds: { raw: number; rate: number; load: string }[] = [];
-    let walMax = 0;
-    let walAfter: number;
-    let walPerJobFresh: number;
-    let walPerJobRetained: number;
-    let retainedAtEnd: number;
-    try {
-      const h = harness(store);
-      await h.executor.start();
-      await lifecycle(h, store, LIFECYCLE_WARMUP);
-      walPerJobFresh = await walBytesPerJob(h, store);
-      for (let round = 0; round < LIFECYCLE_ROUNDS; round++) {
-        const rawStore = openStore(`${dir}/raw-${round}.db`);
-        const raw = rawTransactions(rawStore);
-        rawStore.close();
-        const rate = await lifecycle(h, store, LIFECYCLE_JOBS / LIFECYCLE_ROUNDS, () => {
-          walMax = Math.max(walMax, walSizeBytes(store.path));
-        });
-        rounds.push({ raw, rate, load: await loadAverage() });
-      }
-      walAfter = walSizeBytes(store.path);
-      walMax = Math.max(walMax, walAfter);
-      walPerJobRetained = await walBytesPerJob(h, store);
-      retainedAtEnd = countJobs(store);
-      await h.executor.stop();
-    } finally {
-      store.close();
-    }
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
-    const raw = median(rounds.map((r) => r.raw));
-    const lifecycleRate = median(rounds.map((r) => r.rate));
-    const ratio = median(rounds.map((r) => r.rate * 3 / r.raw));
-    const walGrowth = walPerJobRetained / walPerJobFresh;
+    const {
+      rounds,
+      raw,
+      lifecycleRate,
+      ratio,
+      walPerJobFresh,
+      walPerJobRetained,
+      walGrowth,
+      walAfter,
+      walMax,
+      retainedAtEnd,
+    } = await measureLifecycle(dir);
 
     // cancel latency
     const cancelStore = openStore(`${dir}/cancel.db`);
@@ -544,37 +176,10 @@ export async function benchStore(): Promise<BenchSection> {
   }
 }
 
-// ---------------------------------------------------------------- child modes
-
-async function child(mode: string, path: string): Promise<void> {
-  const print = (line: Record<string, unknown>) => console.log(JSON.stringify(line));
-  const store = openStore(path);
-  if (mode === "baseline") {
-    print({ rss: Deno.memoryUsage().rss });
-    return;
-  }
-  const h = harness(store);
-  await h.executor.start();
-  if (mode === "rss") {
-    await waitUntil("claims", () => h.executor.runningIds().length > 0, 10_000, 10);
-    // Exercise the read paths a server would: a full page of the list, then every job by id.
-    h.control.list({ limit: JOB_LIST_LIMIT_MAX });
-    const ids = storeConnection(store).db.prepare("SELECT id FROM jobs").all() as { id: string }[];
-    for (const { id } of ids) h.control.get(id);
-    await sleep(1_000);
-    print({ rss: Deno.memoryUsage().rss, running: h.executor.runningIds().length });
-  } else {
-    print({ ready: true, owner: h.executor.ownerId });
-  }
-  for await (const _ of Deno.stdin.readable) { /* until the parent closes stdin */ }
-  await h.executor.stop();
-  store.close();
-}
-
 if (import.meta.main) {
   const i = Deno.args.indexOf("--child");
   if (i >= 0) {
-    await child(Deno.args[i + 1] ?? "", Deno.args[i + 2] ?? "");
+    await runChild(Deno.args[i + 1] ?? "", Deno.args[i + 2] ?? "");
     Deno.exit(0);
   }
   console.log(JSON.stringify(await benchStore(), null, 2));

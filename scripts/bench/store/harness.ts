@@ -1,0 +1,75 @@
+/**
+ * The job store benchmark's shared harness: the section shape, timing (sleeps, polling waits,
+ * percentiles, medians of alternated rounds), table cell formatting and the temp directory on a
+ * real disk. No measurement lives here (../store.ts lists the parts).
+ *
+ * @module
+ */
+
+import { setImmediate } from "node:timers";
+
+/** One benchmark section: title, rows and notes for docs/benchmarks.md. */
+export interface BenchSection {
+  title: string;
+  rows: Array<{ metric: string; value: string; goal?: string; met?: boolean }>;
+  notes?: string[];
+}
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One turn of the event loop (after pending I/O), so other work can run. */
+export const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The `p` quantile (0..1) of ascending samples, NaN when there are none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
+}
+
+/** The median of a few rounds (the table shows medians of alternated rounds). */
+export const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
+
+/** A count or rate as a table cell: rounded, with thousands separators. */
+export const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+/** Bytes as a table cell, in MB. */
+export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** File system type of a directory (`stat -f`), or undefined where that does not work. */
+async function fsType(path: string): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command("stat", { args: ["-f", "-c", "%T", path], stdout: "piped", stderr: "null" })
+      .output();
+    return out.success ? new TextDecoder().decode(out.stdout).trim() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A temp directory on a real disk: the repository's, when the system temp dir is in memory. */
+export async function benchDir(): Promise<{ path: string; where: string }> {
+  const tmp = await Deno.makeTempDir({ prefix: "longcall-bench-store-" });
+  const type = await fsType(tmp);
+  if (type !== undefined && type !== "tmpfs" && type !== "ramfs") {
+    return { path: tmp, where: `system temp dir (${type})` };
+  }
+  await Deno.remove(tmp);
+  const base = new URL("../../../.bench-tmp/", import.meta.url).pathname;
+  await Deno.mkdir(base, { recursive: true });
+  const path = await Deno.makeTempDir({ dir: base, prefix: "store-" });
+  return {
+    path,
+    where: `.bench-tmp/ in the repository (${await fsType(path) ?? "type unknown"}; system temp dir: ${
+      type ?? "type unknown"
+    })`,
+  };
+}
+
+/** Polls `probe` every `everyMs` until it holds; throws after `timeoutMs`. */
+export async function waitUntil(what: string, probe: () => boolean, timeoutMs: number, everyMs = 1): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Job reads: one job, a batch by id, the list, the FIFO queue's snapshot and a job's position in it,
+ * recent run times (poll guidance) and a job's events. Plain statements, no transaction.
+ *
+ * @module
+ */
+
+import { IDS_PER_CALL_MAX } from "../base/limits.ts";
+import {
+  ACTIVE,
+  BATCH_COLUMNS,
+  COLUMNS,
+  type JobEvent,
+  type JobRow,
+  type JobStatus,
+  parseRow,
+  type Raw,
+  rowOfArray,
+} from "./job_row.ts";
+import type { Connection } from "./tx.ts";
+
+/** The batch reads' own statements (their text is theirs alone: the cached statements return arrays). */
+const BATCH_SQL = {
+  concise: `SELECT ${BATCH_COLUMNS("concise")} FROM jobs WHERE id IN (SELECT value FROM json_each(?))`,
+  all: `SELECT ${BATCH_COLUMNS("all")} FROM jobs WHERE id IN (SELECT value FROM json_each(?))`,
+};
+
+/** Read-only SQL over `jobs` and `job_events`. */
+export class JobReads {
+  // Private: only store/ touches the connection.
+  private readonly conn: Connection;
+
+  constructor(conn: Connection) {
+    this.conn = conn;
+  }
+
+  /** One job, or undefined. */
+  jobGet(id: string): JobRow | undefined {
+    const raw = this.conn.stmt(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(
+      id,
+    ) as Raw | undefined;
+    return raw === undefined ? undefined : parseRow(raw);
+  }
+
+  /**
+   * Several jobs by id in one statement (at most {@linkcode IDS_PER_CALL_MAX}); unknown ids are
+   * absent from the map. `concise` leaves the request and result unread and unparsed (as
+   * `null`): the concise `jobs.get` view shows neither.
+   */
+  jobGetMany(ids: readonly string[], columns: "concise" | "all"): Map<string, JobRow> {
+    if (ids.length > IDS_PER_CALL_MAX) {
+      throw new RangeError(`Cannot read jobs: at most ${IDS_PER_CALL_MAX} ids, current value is ${ids.length}`);
+    }
+    const stmt = this.conn.stmt(BATCH_SQL[columns]);
+    // Arrays, not objects: rowOfArray builds each row as one literal (see there). node:sqlite's
+    // `StatementSync.setReturnArrays` (Node 24; Deno implements it, its bundled types lag behind).
+    (stmt as unknown as { setReturnArrays(enabled: boolean): void }).setReturnArrays(true);
+    const out = new Map<string, JobRow>();
+    for (const a of stmt.all(JSON.stringify(ids)) as unknown as unknown[][]) {
+      const row = rowOfArray(a);
+      out.set(row.id, row);
+    }
+    return out;
+  }
+
+  /**
+   * The FIFO queue (ids of every queued job, oldest first; at most the admission bound) and how
+   * many jobs run now: what queue guidance needs for a whole batch of reads, in two statements.
+   */
+  jobQueueSnapshot(): { queued: string[]; running: number } {
+    const queued = (this.conn.stmt(
+      `SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' ORDER BY created_at, rowid`,
+    ).all() as { id: string }[]).map((r) => r.id);
+    const r = this.conn.stmt(`SELECT count(*) AS n FROM jobs WHERE ${ACTIVE} AND status = 'running'`).get() as {
+      n: number;
+    };
+    return { queued, running: r.n };
+  }
+
+  /** Jobs newest first, filtered. */
+  jobList(
+    filter: { status?: JobStatus; kind?: string; limit: number },
+  ): JobRow[] {
+    const rows = this.conn.stmt(
+      `SELECT ${COLUMNS} FROM jobs WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR kind = ?2)
+       ORDER BY rowid DESC LIMIT ?3`,
+    ).all(filter.status ?? null, filter.kind ?? null, filter.limit) as Raw[];
+    return rows.map(parseRow);
+  }
+
+  /** Position of a queued job in the FIFO queue (0 = next), and how many run now. */
+  jobQueuePosition(id: string): { ahead: number; running: number } {
+    const r = this.conn.stmt(
+      `SELECT
+         (SELECT count(*) FROM jobs q WHERE ${ACTIVE} AND q.status = 'queued'
+           AND (q.created_at < j.created_at OR (q.created_at = j.created_at AND q.rowid < j.rowid))) AS ahead,
+         (SELECT count(*) FROM jobs WHERE ${ACTIVE} AND status = 'running') AS running
+       FROM jobs j WHERE j.id = ?`,
+    ).get(id) as { ahead: number; running: number } | undefined;
+    return r ?? { ahead: 0, running: 0 };
+  }
+
+  /** Mean run time of the last few finished jobs of a kind, if any. */
+  jobRecentRunMs(kind: string): number | undefined {
+    const r = this.conn.stmt(
+      `SELECT avg(d) AS d FROM (SELECT completed_at - started_at AS d FROM jobs INDEXED BY jobs_recent_succeeded
+       WHERE status = 'succeeded' AND kind = ? AND started_at IS NOT NULL ORDER BY completed_at DESC LIMIT 20)`,
+    ).get(kind) as { d: number | null };
+    return r.d ?? undefined;
+  }
+
+  /** A job's events, oldest first. */
+  jobEvents(id: string): JobEvent[] {
+    return this.conn.stmt(
+      "SELECT seq, at, level, message FROM job_events WHERE job_id = ? ORDER BY seq",
+    ).all(
+      id,
+    ) as unknown as JobEvent[];
+  }
+}
