@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { AppError } from "../src/base/errors.ts";
 import { newJobId, newOwnerId } from "../src/base/ids.ts";
-import { JOB_EVENTS_MAX } from "../src/base/limits.ts";
+import { JOB_EVENTS_MAX, JOB_RECENT_RUNS_SAMPLE } from "../src/base/limits.ts";
 import type { JobRow, JobRows, TerminalWrite } from "../src/store/job_rows.ts";
 import { APPLICATION_ID, MIGRATIONS } from "../src/store/migrations.ts";
 import { openStore, storeConnection } from "../src/store/store.ts";
@@ -700,4 +700,40 @@ Deno.test("JobRows.jobSetTerminalManyAndClaimIfOwned: fenced terminal writes and
   );
   assert.deepEqual(stale, { landed: [false], claimed: [] }, "past the lease neither the write nor the claim lands");
   assert.equal(store.rows.jobGet(queued[2] as string)?.status, "queued");
+});
+
+Deno.test("JobRows: run-time guidance averages the newest JOB_RECENT_RUNS_SAMPLE finished jobs, at and past the bound", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const rows = store.rows;
+  // One job of its own kind that ran `ms` milliseconds, finishing at `end`.
+  const ran = async (kind: string, ms: number, end: number) => {
+    const queued = await insert(rows, end - ms - 1, { kind });
+    const ownerId = await owner(rows, end - ms - 1);
+    const claimed = await rows.jobClaimNextIfOwnerLive(ownerId, [kind], end - ms);
+    assert.equal(claimed?.id, queued.id);
+    assert.ok(await rows.jobSetTerminalIfOwned(queued.id, ownerId, 1, SUCCESS, end));
+  };
+  // At the bound: every one of the sample counts (the oldest, 5_000 ms, moves the mean).
+  for (let i = 0; i < JOB_RECENT_RUNS_SAMPLE; i++) await ran("at", i === 0 ? 5_000 : 1_000, T0 + 100_000 + i);
+  const atMean = (5_000 + (JOB_RECENT_RUNS_SAMPLE - 1) * 1_000) / JOB_RECENT_RUNS_SAMPLE;
+  assert.equal(rows.jobRecentRunMs("at"), atMean);
+  // Past the bound: the oldest finished job (5_000 ms) no longer counts; the newest ones do.
+  for (let i = 0; i <= JOB_RECENT_RUNS_SAMPLE; i++) await ran("past", i === 0 ? 5_000 : 2_000, T0 + 200_000 + i);
+  assert.equal(rows.jobRecentRunMs("past"), 2_000);
+  assert.equal(rows.jobRecentRunMs("never"), undefined);
+
+  // The overload retry guidance reads the same sample across kinds (bounded to [1 s, 60 s]).
+  const now = T0 + 200_000 + JOB_RECENT_RUNS_SAMPLE + 1;
+  const err = await rows.jobInsertIfAdmitted({
+    id: newJobId(),
+    kind: "echo",
+    requestJson: "{}",
+    retentionMs: 60_000,
+    authority: null,
+    now,
+    admittedMax: 0,
+  }).then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof AppError && err.code === "overloaded");
+  assert.equal(err.retryAfterMs, 2_000, "the newest sample are all 2_000 ms runs; the 5_000 ms ones are older");
 });

@@ -93,6 +93,11 @@ export const STORE_BUSY_BACKOFF_MS_MAX = 100;
  * (`kind = ?3 OR ...`, one cached statement per count); more go through one json_each parameter,
  * which builds a temporary table per claimed job. Bounds the distinct claim statements cached. */
 export const CLAIM_KINDS_INLINE_MAX = 16;
+/** Run-time guidance (src/store/job_rows.ts): the mean run time behind a task's poll interval and
+ * the overload retry hint is taken over this many most recently finished jobs, enough to smooth one
+ * outlier while following a change of pace within a few runs, and few enough that the indexed
+ * read stays a handful of rows. */
+export const JOB_RECENT_RUNS_SAMPLE = 20;
 /** Passive WAL checkpoint after this many commits by one connection. */
 export const STORE_CHECKPOINT_COMMITS = 1_000;
 /** SQLite's own autocheckpoint threshold in pages, and the WAL size we aim to stay near. */

@@ -12,6 +12,7 @@ import {
   IDS_PER_CALL_MAX,
   JOB_EVENTS_MAX,
   JOB_INSERT_BATCH_MAX,
+  JOB_RECENT_RUNS_SAMPLE,
   STORE_FAULT_RETRY_MS_EXECUTION,
 } from "../base/limits.ts";
 import { changeStamp } from "./change_stamp.ts";
@@ -318,11 +319,12 @@ export class JobRows {
     return r.n;
   }
 
-  /** Retry guidance under overload: the mean run time of the last 20 jobs, bounded to [1 s, 60 s]. */
+  /** Retry guidance under overload: the mean run time of the last {@linkcode JOB_RECENT_RUNS_SAMPLE} jobs
+   * finished in the last 10 minutes, bounded to [1 s, 60 s]. */
   #overloadRetryMs(now: number): number {
     const r = this.conn.stmt(
       `SELECT avg(completed_at - started_at) AS d FROM (SELECT completed_at, started_at FROM jobs
-       WHERE completed_at IS NOT NULL AND started_at IS NOT NULL AND completed_at > ? ORDER BY completed_at DESC LIMIT 20)`,
+       WHERE completed_at IS NOT NULL AND started_at IS NOT NULL AND completed_at > ? ORDER BY completed_at DESC LIMIT ${JOB_RECENT_RUNS_SAMPLE})`,
     ).get(now - 10 * 60_000) as { d: number | null };
     return Math.min(60_000, Math.max(1_000, Math.round(r.d ?? 1_000)));
   }
@@ -398,11 +400,11 @@ export class JobRows {
     return r ?? { ahead: 0, running: 0 };
   }
 
-  /** Mean run time of the last few finished jobs of a kind, if any. */
+  /** Mean run time of the last {@linkcode JOB_RECENT_RUNS_SAMPLE} succeeded jobs of a kind, if any. */
   jobRecentRunMs(kind: string): number | undefined {
     const r = this.conn.stmt(
       `SELECT avg(d) AS d FROM (SELECT completed_at - started_at AS d FROM jobs INDEXED BY jobs_recent_succeeded
-       WHERE status = 'succeeded' AND kind = ? AND started_at IS NOT NULL ORDER BY completed_at DESC LIMIT 20)`,
+       WHERE status = 'succeeded' AND kind = ? AND started_at IS NOT NULL ORDER BY completed_at DESC LIMIT ${JOB_RECENT_RUNS_SAMPLE})`,
     ).get(kind) as { d: number | null };
     return r.d ?? undefined;
   }
