@@ -121,7 +121,9 @@ export function errorResult(thrown: unknown): ToolResult {
     : { code: "internal", message: "Internal error; see the server log", retryable: false };
   if (err instanceof AppError && error.data !== undefined) {
     const { path, example, ...rest } = error.data as { path?: unknown; example?: unknown };
+    // Only a string is a path (ToolErrorOutput's shape); anything else stays in data, never dropped.
     if (typeof path === "string") error.path = path;
+    else if (path !== undefined) (rest as Record<string, unknown>).path = path;
     if (example !== undefined) error.example = example;
     if (Object.keys(rest).length === 0) delete error.data;
     else error.data = rest;

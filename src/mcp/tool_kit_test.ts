@@ -102,7 +102,7 @@ Deno.test("errorResult: an AppError becomes {error: {code, message, retryable, r
   ToolErrorOutput.parse(r.structuredContent);
 });
 
-Deno.test("errorResult: path and example are lifted out of data; data is dropped when nothing else is left", () => {
+Deno.test("errorResult: path and example are lifted out of data; data is dropped when nothing else is left; a non-string path stays in data", () => {
   const lifted = errorOf(errorResult(
     new AppError("invalid_argument", "bad", { data: { path: "$.ids", example: { ids: ["a"] } } }),
   ));
@@ -116,11 +116,14 @@ Deno.test("errorResult: path and example are lifted out of data; data is dropped
   const kept = errorOf(errorResult(new AppError("invalid_argument", "bad", { data: { path: "$", known: [1] } })));
   assert.equal(kept.path, "$");
   assert.deepEqual(kept.data, { known: [1] }, "the rest of data stays");
-  const notAString = errorOf(errorResult(new AppError("invalid_argument", "bad", { data: { path: 3 } })));
+  const notAString = errorOf(errorResult(new AppError("invalid_argument", "bad", { data: { path: 3, known: 1 } })));
   assert.equal("path" in notAString, false, "a non-string path is not a path");
-  // Nor is it kept in data: `path` and `example` are always taken out of data (ToolErrorOutput's shape).
-  assert.equal(notAString.data, undefined);
-  for (const e of [lifted, kept]) ToolErrorOutput.parse({ error: e });
+  // It is not dropped either: it stays in data with the rest, as the AppError carried it.
+  assert.deepEqual(notAString.data, { path: 3, known: 1 });
+  const onlyPath = errorOf(errorResult(new AppError("invalid_argument", "bad", { data: { path: ["$", 0] } })));
+  assert.equal("path" in onlyPath, false);
+  assert.deepEqual(onlyPath.data, { path: ["$", 0] }, "data that holds only a non-string path is kept");
+  for (const e of [lifted, kept, notAString, onlyPath]) ToolErrorOutput.parse({ error: e });
 });
 
 Deno.test("errorResult: anything else thrown is internal, and its message and stack stay local", () => {
