@@ -2,8 +2,7 @@
  * src/mcp/tool_kit.ts: okResult (text content is the structuredContent's JSON; within
  * MCP_RESULT_BYTES_MAX at and past the bound, an `items` answer fitted item by item), errorResult
  * (the typed error shape, path and example lifted out of data, internal details kept local, an
- * unwrapped storage fault typed), parseArgs (typed invalid_argument), advertiseOnly and
- * withErrorOutput.
+ * unwrapped storage fault typed), parseArgs (typed invalid_argument) and withErrorOutput.
  */
 
 import assert from "node:assert/strict";
@@ -13,7 +12,6 @@ import { MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 import { SQLITE_FULL } from "../store/sqlite_codes.ts";
 import { toolResultBytes } from "./fit_answer.ts";
 import {
-  advertiseOnly,
   errorResult,
   JsonObjectOutput,
   JsonValueOutput,
@@ -182,16 +180,6 @@ Deno.test("parseArgs: at the array bound accepted, past it the typed invalid_arg
 });
 
 // ---------------------------------------------------------------- schemas
-
-Deno.test("advertiseOnly: keeps the schema's JSON Schema but lets any value through its validation", () => {
-  const strict = z.object({ n: z.number() });
-  const advertised = advertiseOnly(strict);
-  assert.deepEqual(advertised["~standard"].validate("anything"), { value: "anything" });
-  const std = strict["~standard"] as unknown as { jsonSchema: unknown; vendor: string };
-  const adv = advertised["~standard"] as unknown as { jsonSchema: unknown; vendor: string };
-  assert.equal(adv.jsonSchema, std.jsonSchema);
-  assert.equal(adv.vendor, std.vendor);
-});
 
 Deno.test("withErrorOutput: accepts the tool's own output or the typed error, nothing else", () => {
   const output = withErrorOutput(z.object({ id: z.string() }));
