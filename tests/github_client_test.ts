@@ -203,6 +203,24 @@ Deno.test("GitHubClient rate limits: retry-after is honoured on the clock", asyn
   });
 });
 
+Deno.test("GitHubClient.listIssues: onRateLimitWait is told when a page waits out a rate limit", async () => {
+  const clock = new RecordingClock(Date.UTC(2026, 0, 1), { autoAdvance: true });
+  await withFake({ now: () => clock.now(), generatedRepos: { "big/repo": 150 } }, async (fake) => {
+    const c = client(fake, clock);
+    const waits: number[] = [];
+    fake.limitSecondaryNext(1, { status: 429, retryAfterSec: 7 });
+    const before = clock.now();
+    const all = await c.listIssues("big", "repo", {
+      signal: signal(),
+      onRateLimitWait: (untilMs) => waits.push(untilMs),
+    });
+    assert.equal(all.items.length, 150);
+    assert.deepEqual(clock.sleeps, [7_000]);
+    assert.deepEqual(waits, [before + 7_000], "the caller hears when requests resume (poll guidance)");
+    assert.equal(c.stats.rate_limit_waits, 1);
+  });
+});
+
 Deno.test("GitHubClient rate limits: remaining 0 waits until x-ratelimit-reset, and later calls wait too", async () => {
   const clock = new RecordingClock(Date.UTC(2026, 0, 1), { autoAdvance: true });
   await withFake({ now: () => clock.now() }, async (fake) => {

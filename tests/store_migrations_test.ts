@@ -49,10 +49,11 @@ function oldDatabase(path: string, version: number) {
   return { ids, ownerId };
 }
 
-Deno.test("openStore: a version-4 database with jobs in every state upgrades and keeps every guard", async () => {
+/** Opens a database written at schema `version` and checks that every guard of the current schema holds. */
+async function upgradeKeepsEveryGuard(version: number): Promise<void> {
   await using dir = await tempDir();
-  const path = dir.file("v4.db");
-  const { ids, ownerId } = oldDatabase(path, 4);
+  const path = dir.file(`v${version}.db`);
+  const { ids, ownerId } = oldDatabase(path, version);
 
   using store = openTempStore(path);
   const v = store.conn.db.prepare("PRAGMA user_version").get() as { user_version: number };
@@ -61,7 +62,7 @@ Deno.test("openStore: a version-4 database with jobs in every state upgrades and
     "SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'jobs' ORDER BY name",
   )
     .all() as { name: string; sql: string }[];
-  assert.deepEqual(triggers.map((t) => t.name), ["jobs_delete_terminal_only", "jobs_guard"]);
+  assert.deepEqual(triggers.map((t) => t.name), ["jobs_delete_terminal_only", "jobs_guard", "jobs_insert_new_only"]);
   for (const t of triggers) {
     // The point of m005: no IN list in a trigger (rebuilt as a temporary b-tree on every row it fires for).
     assert.doesNotMatch(t.sql, /\bIN\s*\(/i, t.name);
@@ -84,6 +85,20 @@ Deno.test("openStore: a version-4 database with jobs in every state upgrades and
     assert.match(refused(db, "UPDATE jobs SET status = 'queued' WHERE id = ?", ids.running), /illegal/);
     assert.match(refused(db, "DELETE FROM jobs WHERE id = ?", ids.queued), /not terminal/);
     assert.match(refused(db, "DELETE FROM jobs WHERE id = ?", ids.running), /not terminal/);
+    // m006: REPLACE's implicit delete fires no DELETE trigger; an insert of an existing id is refused.
+    for (const id of Object.values(ids)) {
+      for (const verb of ["INSERT OR REPLACE", "REPLACE"]) {
+        assert.match(
+          refused(
+            db,
+            `${verb} INTO jobs (id, kind, status, outcome, request, result, created_at, updated_at, retention_ms)
+             VALUES (?, 'echo', 'succeeded', 'succeeded', '{}', '"forged"', 1, 1, 1)`,
+            id,
+          ),
+          /already exists/,
+        );
+      }
+    }
     // A terminal row's other columns and a live row's progress stay writable; retention may delete terminal rows.
     assert.equal(Number(db.prepare("UPDATE jobs SET updated_at = 1 WHERE id = ?").run(ids.succeeded).changes), 1);
     assert.equal(Number(db.prepare("UPDATE jobs SET phase = 'p' WHERE id = ?").run(ids.running).changes), 1);
@@ -107,4 +122,12 @@ Deno.test("openStore: a version-4 database with jobs in every state upgrades and
   assert.deepEqual(landed.claimed.map((c) => c.id), [ids.queued]);
   assert.equal(store.rows.jobGet(ids.running)?.status, "succeeded");
   assert.equal(store.rows.jobGet(ids.queued)?.status, "running");
+}
+
+Deno.test("openStore: a version-4 database with jobs in every state upgrades and keeps every guard", async () => {
+  await upgradeKeepsEveryGuard(4);
+});
+
+Deno.test("openStore: a version-5 database with jobs in every state upgrades and keeps every guard", async () => {
+  await upgradeKeepsEveryGuard(5);
 });

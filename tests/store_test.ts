@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { AppError } from "../src/base/errors.ts";
 import { newJobId, newOwnerId } from "../src/base/ids.ts";
-import { JOB_EVENTS_MAX } from "../src/base/limits.ts";
+import { JOB_EVENTS_MAX, JOB_RECENT_RUNS_SAMPLE } from "../src/base/limits.ts";
 import type { JobRow, JobRows, TerminalWrite } from "../src/store/job_rows.ts";
 import { APPLICATION_ID, MIGRATIONS } from "../src/store/migrations.ts";
 import { openStore, storeConnection } from "../src/store/store.ts";
@@ -387,6 +387,76 @@ Deno.test("jobs triggers: raw DELETE of a queued or running row is refused", asy
   }
 });
 
+Deno.test("jobs triggers: raw INSERT OR REPLACE, REPLACE INTO and UPSERT of an existing id are refused", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  using store = openTempStore(path);
+  const ok = await running(store.rows);
+  await store.rows.jobSetTerminalIfOwned(ok.row.id, ok.ownerId, 1, SUCCESS, T0 + 3);
+  const failed = await running(store.rows);
+  await store.rows.jobSetTerminalIfOwned(failed.row.id, failed.ownerId, 1, FAILURE, T0 + 3);
+  const cancelled = await insert(store.rows);
+  await store.rows.jobCancelRequest(cancelled.id, T0 + 3);
+  const q = await insert(store.rows);
+  const r = await running(store.rows);
+
+  const cols = "id, kind, status, outcome, request, result, error, created_at, updated_at, retention_ms";
+  const forged = "?, 'echo', 'succeeded', 'succeeded', '{}', '{\"forged\":true}', NULL, 1, 1, 60000";
+  const attacks = [
+    `INSERT OR REPLACE INTO jobs (${cols}) VALUES (${forged})`,
+    `REPLACE INTO jobs (${cols}) VALUES (${forged})`,
+    `INSERT INTO jobs (${cols}) VALUES (${forged}) ON CONFLICT (id) DO UPDATE SET result = excluded.result`,
+    `INSERT INTO jobs (${cols}) VALUES (${forged}) ON CONFLICT DO UPDATE SET status = 'succeeded', result = 'null'`,
+    `INSERT OR REPLACE INTO jobs (${cols}) SELECT ${forged}`,
+  ];
+  // The guard must hold whatever the attacking connection's pragmas are: REPLACE's implicit
+  // delete fires no DELETE trigger with recursive_triggers OFF (the default), and with it ON the
+  // DELETE trigger still lets a terminal row go (retention deletes terminal rows).
+  for (const recursive of ["OFF", "ON"]) {
+    const db = raw(path);
+    try {
+      db.exec(`PRAGMA recursive_triggers = ${recursive}`);
+      const count = () => (db.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
+      const rows = count();
+      for (const id of [ok.row.id, failed.row.id, cancelled.id, q.id, r.row.id]) {
+        const before = db.prepare("SELECT * FROM jobs WHERE id = ?").get(id);
+        for (const sql of attacks) {
+          assert.match(sqlRefused(db, sql, id), /terminal|illegal|already exists/, `${recursive}: ${sql}`);
+          assert.deepEqual(db.prepare("SELECT * FROM jobs WHERE id = ?").get(id), before, `${recursive}: ${sql}`);
+        }
+      }
+      assert.equal(count(), rows, "no row was added or removed");
+      // A new id still inserts, even through INSERT OR REPLACE (nothing is replaced).
+      const fresh = newJobId();
+      assert.equal(
+        Number(
+          db.prepare(
+            `INSERT OR REPLACE INTO jobs (${cols}) VALUES (?, 'echo', 'queued', NULL, '{}', NULL, NULL, 1, 1, 1)`,
+          )
+            .run(fresh).changes,
+        ),
+        1,
+      );
+    } finally {
+      db.close();
+    }
+  }
+  // Through the store, a colliding id is refused too and leaves the row as it was.
+  await assert.rejects(
+    () =>
+      store.rows.jobInsertIfAdmitted({
+        id: ok.row.id,
+        kind: "echo",
+        requestJson: "{}",
+        retentionMs: 1,
+        authority: null,
+        now: T0 + 5,
+        admittedMax: 1_000,
+      }),
+  );
+  assert.deepEqual(store.rows.jobGet(ok.row.id)?.result, { ok: true });
+});
+
 Deno.test("jobs triggers: illegal status transitions are refused; legal ones pass", async () => {
   await using dir = await tempDir();
   const path = dir.file("a.db");
@@ -630,4 +700,40 @@ Deno.test("JobRows.jobSetTerminalManyAndClaimIfOwned: fenced terminal writes and
   );
   assert.deepEqual(stale, { landed: [false], claimed: [] }, "past the lease neither the write nor the claim lands");
   assert.equal(store.rows.jobGet(queued[2] as string)?.status, "queued");
+});
+
+Deno.test("JobRows: run-time guidance averages the newest JOB_RECENT_RUNS_SAMPLE finished jobs, at and past the bound", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const rows = store.rows;
+  // One job of its own kind that ran `ms` milliseconds, finishing at `end`.
+  const ran = async (kind: string, ms: number, end: number) => {
+    const queued = await insert(rows, end - ms - 1, { kind });
+    const ownerId = await owner(rows, end - ms - 1);
+    const claimed = await rows.jobClaimNextIfOwnerLive(ownerId, [kind], end - ms);
+    assert.equal(claimed?.id, queued.id);
+    assert.ok(await rows.jobSetTerminalIfOwned(queued.id, ownerId, 1, SUCCESS, end));
+  };
+  // At the bound: every one of the sample counts (the oldest, 5_000 ms, moves the mean).
+  for (let i = 0; i < JOB_RECENT_RUNS_SAMPLE; i++) await ran("at", i === 0 ? 5_000 : 1_000, T0 + 100_000 + i);
+  const atMean = (5_000 + (JOB_RECENT_RUNS_SAMPLE - 1) * 1_000) / JOB_RECENT_RUNS_SAMPLE;
+  assert.equal(rows.jobRecentRunMs("at"), atMean);
+  // Past the bound: the oldest finished job (5_000 ms) no longer counts; the newest ones do.
+  for (let i = 0; i <= JOB_RECENT_RUNS_SAMPLE; i++) await ran("past", i === 0 ? 5_000 : 2_000, T0 + 200_000 + i);
+  assert.equal(rows.jobRecentRunMs("past"), 2_000);
+  assert.equal(rows.jobRecentRunMs("never"), undefined);
+
+  // The overload retry guidance reads the same sample across kinds (bounded to [1 s, 60 s]).
+  const now = T0 + 200_000 + JOB_RECENT_RUNS_SAMPLE + 1;
+  const err = await rows.jobInsertIfAdmitted({
+    id: newJobId(),
+    kind: "echo",
+    requestJson: "{}",
+    retentionMs: 60_000,
+    authority: null,
+    now,
+    admittedMax: 0,
+  }).then(() => undefined, (e: unknown) => e);
+  assert.ok(err instanceof AppError && err.code === "overloaded");
+  assert.equal(err.retryAfterMs, 2_000, "the newest sample are all 2_000 ms runs; the 5_000 ms ones are older");
 });

@@ -93,6 +93,11 @@ export const STORE_BUSY_BACKOFF_MS_MAX = 100;
  * (`kind = ?3 OR ...`, one cached statement per count); more go through one json_each parameter,
  * which builds a temporary table per claimed job. Bounds the distinct claim statements cached. */
 export const CLAIM_KINDS_INLINE_MAX = 16;
+/** Run-time guidance (src/store/job_rows.ts): the mean run time behind a task's poll interval and
+ * the overload retry hint is taken over this many most recently finished jobs, enough to smooth one
+ * outlier while following a change of pace within a few runs, and few enough that the indexed
+ * read stays a handful of rows. */
+export const JOB_RECENT_RUNS_SAMPLE = 20;
 /** Passive WAL checkpoint after this many commits by one connection. */
 export const STORE_CHECKPOINT_COMMITS = 1_000;
 /** SQLite's own autocheckpoint threshold in pages, and the WAL size we aim to stay near. */
@@ -135,6 +140,12 @@ export const MCP_MESSAGE_BYTES_MAX = 1024 * 1024;
 export const MCP_RESULT_BYTES_MAX = 256 * 1024;
 /** Result bytes embedded per job in a detailed `jobs.get` item. */
 export const JOB_RESULT_VIEW_BYTES_MAX = 64 * 1024;
+/** Tasks (src/tasks/task_projection.ts): what a succeeded job's `tasks/get` answer may take beyond
+ * three copies of its bounded result (structuredContent, the text copy, whose escaping at most
+ * doubles it): the task's ids, ISO times, ttl, status message and the tool result's own keys, a
+ * few hundred bytes for longcall's kind and outcome names. `3 x JOB_RESULT_VIEW_BYTES_MAX` plus this
+ * must stay within MCP_RESULT_BYTES_MAX (asserted when task_projection.ts loads). */
+export const TASK_ANSWER_FIELDS_BYTES_MAX = 16 * 1024;
 /** Bounds of advertised poll intervals (poll_after_ms, pollIntervalMs). */
 export const POLL_INTERVAL_MS_MIN = 250;
 export const POLL_INTERVAL_MS_MAX = 60_000;

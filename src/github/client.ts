@@ -315,6 +315,7 @@ export class GitHubClient {
     if (options.budget !== undefined) paginate.budget = options.budget;
     if (options.conditional !== undefined) paginate.conditional = options.conditional;
     if (options.maxRateLimitWaitMs !== undefined) paginate.maxRateLimitWaitMs = options.maxRateLimitWaitMs;
+    if (options.onRateLimitWait !== undefined) paginate.onRateLimitWait = options.onRateLimitWait;
     if (options.pagesMax !== undefined) paginate.maxPages = options.pagesMax;
     if (options.itemsMax !== undefined) paginate.itemsMax = options.itemsMax;
     return this.getPaginated<GitHubIssue, unknown>(`${repoPath(owner, repo)}/issues?${query}`, paginate);

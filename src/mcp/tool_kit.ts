@@ -16,25 +16,6 @@ import { fitItems, surelyFits, toolResultBytesOfText } from "./fit_answer.ts";
 /** The Standard Schema shape the SDK reads (`~standard.validate` + `~standard.jsonSchema`). */
 export type AdvertisedSchema = z.ZodType;
 
-/**
- * Advertises `schema` in `tools/list` but lets any value through the SDK's own
- * validation: longcall validates inside the handler, where it can answer with a typed
- * error (`{code, path, message, example}`), and a task result (which has no
- * structuredContent) is not rejected by an output schema meant for JobReferences.
- */
-export function advertiseOnly<S extends z.ZodType>(schema: S): S {
-  const std = schema["~standard"];
-  const wrapped = {
-    "~standard": {
-      vendor: std.vendor,
-      version: std.version,
-      jsonSchema: (std as unknown as { jsonSchema: unknown }).jsonSchema,
-      validate: (value: unknown) => ({ value }),
-    },
-  };
-  return wrapped as unknown as S;
-}
-
 /** A tool result as the SDK's callback type wants it. */
 export interface ToolResult {
   [key: string]: unknown;
@@ -121,7 +102,9 @@ export function errorResult(thrown: unknown): ToolResult {
     : { code: "internal", message: "Internal error; see the server log", retryable: false };
   if (err instanceof AppError && error.data !== undefined) {
     const { path, example, ...rest } = error.data as { path?: unknown; example?: unknown };
+    // Only a string is a path (ToolErrorOutput's shape); anything else stays in data, never dropped.
     if (typeof path === "string") error.path = path;
+    else if (path !== undefined) (rest as Record<string, unknown>).path = path;
     if (example !== undefined) error.example = example;
     if (Object.keys(rest).length === 0) delete error.data;
     else error.data = rest;

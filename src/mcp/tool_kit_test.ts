@@ -2,8 +2,7 @@
  * src/mcp/tool_kit.ts: okResult (text content is the structuredContent's JSON; within
  * MCP_RESULT_BYTES_MAX at and past the bound, an `items` answer fitted item by item), errorResult
  * (the typed error shape, path and example lifted out of data, internal details kept local, an
- * unwrapped storage fault typed), parseArgs (typed invalid_argument), advertiseOnly and
- * withErrorOutput.
+ * unwrapped storage fault typed), parseArgs (typed invalid_argument) and withErrorOutput.
  */
 
 import assert from "node:assert/strict";
@@ -13,7 +12,6 @@ import { MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 import { SQLITE_FULL } from "../store/sqlite_codes.ts";
 import { toolResultBytes } from "./fit_answer.ts";
 import {
-  advertiseOnly,
   errorResult,
   JsonObjectOutput,
   JsonValueOutput,
@@ -102,7 +100,7 @@ Deno.test("errorResult: an AppError becomes {error: {code, message, retryable, r
   ToolErrorOutput.parse(r.structuredContent);
 });
 
-Deno.test("errorResult: path and example are lifted out of data; data is dropped when nothing else is left", () => {
+Deno.test("errorResult: path and example are lifted out of data; data is dropped when nothing else is left; a non-string path stays in data", () => {
   const lifted = errorOf(errorResult(
     new AppError("invalid_argument", "bad", { data: { path: "$.ids", example: { ids: ["a"] } } }),
   ));
@@ -116,11 +114,14 @@ Deno.test("errorResult: path and example are lifted out of data; data is dropped
   const kept = errorOf(errorResult(new AppError("invalid_argument", "bad", { data: { path: "$", known: [1] } })));
   assert.equal(kept.path, "$");
   assert.deepEqual(kept.data, { known: [1] }, "the rest of data stays");
-  const notAString = errorOf(errorResult(new AppError("invalid_argument", "bad", { data: { path: 3 } })));
+  const notAString = errorOf(errorResult(new AppError("invalid_argument", "bad", { data: { path: 3, known: 1 } })));
   assert.equal("path" in notAString, false, "a non-string path is not a path");
-  // Nor is it kept in data: `path` and `example` are always taken out of data (ToolErrorOutput's shape).
-  assert.equal(notAString.data, undefined);
-  for (const e of [lifted, kept]) ToolErrorOutput.parse({ error: e });
+  // It is not dropped either: it stays in data with the rest, as the AppError carried it.
+  assert.deepEqual(notAString.data, { path: 3, known: 1 });
+  const onlyPath = errorOf(errorResult(new AppError("invalid_argument", "bad", { data: { path: ["$", 0] } })));
+  assert.equal("path" in onlyPath, false);
+  assert.deepEqual(onlyPath.data, { path: ["$", 0] }, "data that holds only a non-string path is kept");
+  for (const e of [lifted, kept, notAString, onlyPath]) ToolErrorOutput.parse({ error: e });
 });
 
 Deno.test("errorResult: anything else thrown is internal, and its message and stack stay local", () => {
@@ -179,16 +180,6 @@ Deno.test("parseArgs: at the array bound accepted, past it the typed invalid_arg
 });
 
 // ---------------------------------------------------------------- schemas
-
-Deno.test("advertiseOnly: keeps the schema's JSON Schema but lets any value through its validation", () => {
-  const strict = z.object({ n: z.number() });
-  const advertised = advertiseOnly(strict);
-  assert.deepEqual(advertised["~standard"].validate("anything"), { value: "anything" });
-  const std = strict["~standard"] as unknown as { jsonSchema: unknown; vendor: string };
-  const adv = advertised["~standard"] as unknown as { jsonSchema: unknown; vendor: string };
-  assert.equal(adv.jsonSchema, std.jsonSchema);
-  assert.equal(adv.vendor, std.vendor);
-});
 
 Deno.test("withErrorOutput: accepts the tool's own output or the typed error, nothing else", () => {
   const output = withErrorOutput(z.object({ id: z.string() }));

@@ -7,7 +7,7 @@
  */
 
 import { AppError } from "../base/errors.ts";
-import { JOB_INSERT_BATCH_MAX } from "../base/limits.ts";
+import { JOB_INSERT_BATCH_MAX, JOB_RECENT_RUNS_SAMPLE } from "../base/limits.ts";
 import type { JobRow } from "./job_row.ts";
 import type { Connection } from "./tx.ts";
 
@@ -132,11 +132,12 @@ export class JobAdmission {
     return r.n;
   }
 
-  /** Retry guidance under overload: the mean run time of the last 20 jobs, bounded to [1 s, 60 s]. */
+  /** Retry guidance under overload: the mean run time of the last {@linkcode JOB_RECENT_RUNS_SAMPLE} jobs
+   * finished in the last 10 minutes, bounded to [1 s, 60 s]. */
   #overloadRetryMs(now: number): number {
     const r = this.conn.stmt(
       `SELECT avg(completed_at - started_at) AS d FROM (SELECT completed_at, started_at FROM jobs
-       WHERE completed_at IS NOT NULL AND started_at IS NOT NULL AND completed_at > ? ORDER BY completed_at DESC LIMIT 20)`,
+       WHERE completed_at IS NOT NULL AND started_at IS NOT NULL AND completed_at > ? ORDER BY completed_at DESC LIMIT ${JOB_RECENT_RUNS_SAMPLE})`,
     ).get(now - 10 * 60_000) as { d: number | null };
     return Math.min(60_000, Math.max(1_000, Math.round(r.d ?? 1_000)));
   }

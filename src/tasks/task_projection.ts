@@ -25,9 +25,8 @@ import type {
   DetailedTaskV2,
   GetTaskResultV2,
 } from "@modelcontextprotocol/ext-tasks/core/v2";
-import type { JobError } from "../base/errors.ts";
-import { jsonBytes } from "../base/json_bound.ts";
-import { JOB_RESULT_VIEW_BYTES_MAX, MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
+import { assert, type JobError } from "../base/errors.ts";
+import { JOB_RESULT_VIEW_BYTES_MAX, MCP_RESULT_BYTES_MAX, TASK_ANSWER_FIELDS_BYTES_MAX } from "../base/limits.ts";
 import type { JobControl } from "../jobs/control.ts";
 import { boundedResult, type JobHandle, jobHandle } from "../jobs/projection.ts";
 import type { JobRow } from "../store/job_rows.ts";
@@ -153,24 +152,26 @@ export function detailedTask(
 }
 
 /**
- * `tasks/get` result, within {@linkcode MCP_RESULT_BYTES_MAX}: the embedded tool result carries
- * its structuredContent twice (as JSON text too), and escaping can grow the text copy, so the
- * embedded result's budget is halved until the whole answer fits (`result_truncated: true`,
- * `result_omitted_bytes` inside the tool result say so). Guidance is computed once, before the
- * halving, with the handle.
+ * `tasks/get` result. A succeeded job's answer is within {@linkcode MCP_RESULT_BYTES_MAX} by
+ * construction: the embedded tool result carries its structuredContent (its result bounded to
+ * {@linkcode JOB_RESULT_VIEW_BYTES_MAX}, `result_truncated` / `result_omitted_bytes` saying so)
+ * twice, once as JSON text; escaping that text again at most doubles it (a JSON text has no raw
+ * control characters or lone surrogates, only `"` and `\` grow, to two bytes each), so the answer
+ * is at most three result copies plus {@linkcode TASK_ANSWER_FIELDS_BYTES_MAX}, about 197 KB of
+ * 256 KiB (asserted below; tested at the worst case, a result of backslashes at the view bound).
  */
 export function getTaskResult(row: JobRow, control: JobControl, inputs?: TaskInputs): GetTaskResultV2 {
   const handle = jobHandle(row, control.guidance(row));
-  let budget = JOB_RESULT_VIEW_BYTES_MAX;
-  for (;;) {
-    const answer = { ...detailedTask(row, handle, inputs, budget), resultType: "complete" } as GetTaskResultV2;
-    if (budget <= TASK_RESULT_BYTES_FLOOR || jsonBytes(answer) <= MCP_RESULT_BYTES_MAX) return answer;
-    budget = Math.floor(budget / 2);
-  }
+  return { ...detailedTask(row, handle, inputs), resultType: "complete" } as GetTaskResultV2;
 }
 
-/** Below this embedded-result budget halving stops (every other field of a task is bounded and small). */
-const TASK_RESULT_BYTES_FLOOR = 1024;
+// The bound getTaskResult relies on, checked once when the limits are read: raising the view
+// bound past it must come with a way to fit the answer (a smaller embedded budget), not a surprise.
+assert(
+  3 * JOB_RESULT_VIEW_BYTES_MAX + TASK_ANSWER_FIELDS_BYTES_MAX <= MCP_RESULT_BYTES_MAX,
+  `Cannot fit a task answer: 3 x ${JOB_RESULT_VIEW_BYTES_MAX} + ${TASK_ANSWER_FIELDS_BYTES_MAX} bytes is over ` +
+    `MCP_RESULT_BYTES_MAX (${MCP_RESULT_BYTES_MAX})`,
+);
 
 /**
  * The flat `CreateTaskResult` a job-submitting `tools/call` returns to a declaring client, from the

@@ -14,7 +14,7 @@ import {
 import { ManualClock } from "../base/clock.ts";
 import type { JobError } from "../base/errors.ts";
 import { jsonBytes } from "../base/json_bound.ts";
-import { JOB_RESULT_VIEW_BYTES_MAX, MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
+import { JOB_RESULT_VIEW_BYTES_MAX, MCP_RESULT_BYTES_MAX, TASK_ANSWER_FIELDS_BYTES_MAX } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
 import { defineJobPolicy, JobKindRegistry } from "../jobs/kinds.ts";
 import { jobHandle } from "../jobs/projection.ts";
@@ -269,9 +269,43 @@ Deno.test("getTaskResult: a result of the worst escaping (every character double
     const text = toolResultOf(answer as unknown as Record<string, unknown>).content[0]?.text;
     assert.equal(text, JSON.stringify(structured), "the text copy is the structuredContent's JSON");
     // The text copy at most doubles the result's JSON when escaped again, so the answer is at most
-    // about 3 x JOB_RESULT_VIEW_BYTES_MAX: with today's bounds that fits without halving the budget.
-    if (3 * JOB_RESULT_VIEW_BYTES_MAX + 4_096 <= MCP_RESULT_BYTES_MAX) {
-      assert.ok(jsonBytes(structured["result"]) > JOB_RESULT_VIEW_BYTES_MAX / 2, "the first budget was kept");
+    // 3 x JOB_RESULT_VIEW_BYTES_MAX plus the task's own fields: the result keeps the whole view budget.
+    assert.ok(jsonBytes(structured["result"]) > JOB_RESULT_VIEW_BYTES_MAX - 1_024, "the whole budget was kept");
+  }
+});
+
+Deno.test("getTaskResult: the worst case, a result of backslashes or quotes at and past JOB_RESULT_VIEW_BYTES_MAX, is within the asserted bound", async () => {
+  await using t = await openControl();
+  const bound = 3 * JOB_RESULT_VIEW_BYTES_MAX + TASK_ANSWER_FIELDS_BYTES_MAX;
+  assert.ok(bound <= MCP_RESULT_BYTES_MAX, "task_projection.ts asserts this when it loads");
+  for (const ch of ["\\", '"']) {
+    // A JSON string of n such characters is 2n + 2 bytes, and every one of them doubles again in
+    // the text copy's escaping: the most a result within the view bound can grow.
+    const n = (JOB_RESULT_VIEW_BYTES_MAX - 2) / 2;
+    for (const [length, truncated] of [[n, false], [n + 1, true]] as const) {
+      const result = ch.repeat(length);
+      assert.equal(jsonBytes(result), 2 * length + 2);
+      const r = await ended(t, {
+        status: "succeeded",
+        outcome: "succeeded",
+        resultJson: JSON.stringify(result),
+        error: null,
+      });
+      const answer = getTaskResult(r, t.control);
+      GetTaskResultV2Schema.parse(answer);
+      const structured = toolResultOf(answer as unknown as Record<string, unknown>).structuredContent;
+      assert.equal(structured["result_truncated"], truncated, `${length} x ${JSON.stringify(ch)}`);
+      const resultBytes = jsonBytes(structured["result"]);
+      assert.ok(resultBytes <= JOB_RESULT_VIEW_BYTES_MAX);
+      if (!truncated) assert.equal(structured["result"], result, "at the bound the result is whole");
+      const bytes = jsonBytes(answer);
+      assert.ok(bytes <= bound, `${bytes} bytes, over ${bound}`);
+      assert.ok(
+        bytes - 3 * resultBytes <= TASK_ANSWER_FIELDS_BYTES_MAX,
+        `fields take ${bytes - 3 * resultBytes} bytes`,
+      );
+      // It is the worst case: the text copy's escaping doubled the result (3 copies' worth).
+      assert.ok(bytes > 3 * resultBytes, `${bytes} bytes for a ${resultBytes}-byte result`);
     }
   }
 });
