@@ -5,6 +5,9 @@
  * @module
  */
 
+import { shrinkJson } from "./json_bound.ts";
+import { JOB_ERROR_DATA_BYTES_MAX, JOB_ERROR_MESSAGE_CHARS_MAX } from "./limits.ts";
+
 /** Codes of expected operating failures. */
 export type AppErrorCode =
   | "invalid_argument"
@@ -62,27 +65,43 @@ export class AppError extends Error {
     this.data = options.data;
   }
 
-  /** The stored/wire form. */
+  /** The stored/wire form, within {@linkcode JOB_ERROR_MESSAGE_CHARS_MAX} and {@linkcode JOB_ERROR_DATA_BYTES_MAX}. */
   toJobError(): JobError {
     const out: JobError = {
       code: this.code,
-      message: this.message,
+      message: boundedMessage(this.message),
       retryable: this.retryable,
     };
     if (this.retryAfterMs !== undefined) out.retry_after_ms = this.retryAfterMs;
-    if (this.data !== undefined) out.data = this.data;
+    if (this.data !== undefined) out.data = boundedData(this.data);
     return out;
   }
 }
 
-/** Converts anything thrown by a handler into a stored error without leaking stacks. */
+/** Converts anything thrown by a handler into a stored error without leaking stacks, within the error bounds. */
 export function toJobError(err: unknown): JobError {
   if (err instanceof AppError) return err.toJobError();
   return {
     code: "internal",
-    message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    message: boundedMessage(err instanceof Error ? `${err.name}: ${err.message}` : String(err)),
     retryable: false,
   };
+}
+
+/** A message of at most {@linkcode JOB_ERROR_MESSAGE_CHARS_MAX} characters: its start, and how much was left out. */
+export function boundedMessage(message: string): string {
+  if (message.length <= JOB_ERROR_MESSAGE_CHARS_MAX) return message;
+  const note = ` [${message.length} characters; shortened]`;
+  let end = JOB_ERROR_MESSAGE_CHARS_MAX - note.length;
+  // Never split a surrogate pair.
+  const code = message.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return message.slice(0, end) + note;
+}
+
+/** Typed error data within {@linkcode JOB_ERROR_DATA_BYTES_MAX} JSON bytes, shortened into the same shape past it. */
+function boundedData(data: Record<string, unknown>): Record<string, unknown> {
+  return shrinkJson(data, JOB_ERROR_DATA_BYTES_MAX).value as Record<string, unknown>;
 }
 
 /** Thrown when an invariant is broken. In store/ and jobs/ this ends the process

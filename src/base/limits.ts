@@ -54,8 +54,12 @@ export const JOB_INSERT_BATCH_MAX = 256;
 export const JOB_REQUEST_BYTES_MAX = 64 * 1024;
 /** Result JSON stored per job. */
 export const JOB_RESULT_BYTES_MAX = 1024 * 1024;
-/** Error message characters stored per job. */
+/** Error message characters stored per job and sent in an error answer (a longer message keeps its start and
+ * says how much was left out): with {@linkcode JOB_ERROR_DATA_BYTES_MAX} it keeps a failed job's answers small. */
 export const JOB_ERROR_MESSAGE_CHARS_MAX = 2_000;
+/** JSON bytes of an error's typed `data` stored per job and sent in an error answer (shortened into a value of
+ * the same shape past it, src/base/json_bound.ts). */
+export const JOB_ERROR_DATA_BYTES_MAX = 8 * 1024;
 /** Progress message characters. */
 export const JOB_PROGRESS_MESSAGE_CHARS_MAX = 500;
 /** Minimum interval between progress writes of one job (throttle). */
