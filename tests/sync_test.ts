@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { ManualClock } from "../src/base/clock.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { getThreads } from "../src/corpus/get.ts";
 import { searchThreads } from "../src/corpus/search.ts";
@@ -18,7 +19,8 @@ import { SYNC_KIND, type SyncItem, type SyncResult } from "../src/github/sync_ki
 import { syncRunner } from "../src/github/sync_runner.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
 import type { FakeGitHub } from "../testing/fake_github.ts";
-import { type GitHubHarness, openGitHubHarness, productRequest, runJob } from "../testing/github_jobs.ts";
+import { type GitHubHarness, openGitHubHarness, productRequest, runJob, TERMINAL } from "../testing/github_jobs.ts";
+import { waitFor } from "../testing/temp.ts";
 import { assertMatchesAdvertised } from "../testing/output_schemas.ts";
 
 const BIG = "big/repo";
@@ -283,4 +285,27 @@ Deno.test("corpus reads work with the network unavailable (a --deny-net child re
   assert.ok(answer.items.length > 0);
   assert.ok(answer.items.every((i: { repository: string }) => i.repository === BIG));
   assert.equal(answer.coverage[0].status, "synced");
+});
+
+Deno.test("sync: while it waits out a rate limit the job says rate_limited with the reset as its next poll, then syncs on", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1)); // no autoAdvance: the wait really parks
+  await using h = await openGitHubHarness({ generatedRepos: { "a/one": 5 }, clock });
+  h.fake.exhaustPrimary({ resetInMs: 5_000 }); // within the sync's own wait bound (SYNC_RATE_LIMIT_WAIT_MS_MAX)
+  const job = await h.control.submit(SYNC_KIND, productRequest(SYNC_KIND, { repositories: ["a/one"] }));
+  await waitFor("the sync to park in the rate-limit wait", () => clock.pendingSleeps === 1 && h.fake.counts.total);
+  const limited = await waitFor("the rate_limited phase to be written", () => {
+    const row = h.store.rows.jobGet(job.id);
+    return row?.phase === "rate_limited" ? row : undefined;
+  });
+  assert.match(limited.progress_message ?? "", /a\/one: waiting for GitHub's rate limit to reset/);
+  assert.ok(limited.next_poll_at !== null && limited.next_poll_at >= clock.now() + 4_000, "next poll at the reset");
+  // Past the reset; later sleeps on this clock (the progress throttle shares it) are released the same way.
+  const done = await waitFor("the sync to end", () => {
+    if (clock.pendingSleeps > 0) clock.advance(6_000);
+    const row = h.store.rows.jobGet(job.id);
+    return row !== undefined && TERMINAL.includes(row.status) ? row : undefined;
+  });
+  assert.equal(done.status, "succeeded");
+  assert.equal(done.phase, "syncing", "the phase returns once the wait is over");
+  assert.equal((done.result as SyncResult).items[0]?.item_status, "complete");
 });

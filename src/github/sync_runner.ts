@@ -61,7 +61,7 @@ async function runSync(ctx: JobContext<SyncRequest>, deps: SyncDeps): Promise<Sy
     ctx.signal.throwIfAborted();
     const item = await syncOne(key, ctx, gh, corpus, budget);
     byKey.set(key, item);
-    ctx.report({ completedItems: index + 1, message: `${key}: ${item.item_status}` });
+    ctx.report({ phase: "syncing", completedItems: index + 1, message: `${key}: ${item.item_status}` });
   }
   for (const key of req.repositories) items.push(byKey.get(key) as SyncItem);
   return {
@@ -84,7 +84,18 @@ async function syncOne(
 ): Promise<SyncItem> {
   const req = ctx.request;
   const [owner, name] = key.split("/") as [string, string];
-  const options = { signal: ctx.signal, budget, maxRateLimitWaitMs: SYNC_RATE_LIMIT_WAIT_MS_MAX };
+  const options = {
+    signal: ctx.signal,
+    budget,
+    maxRateLimitWaitMs: SYNC_RATE_LIMIT_WAIT_MS_MAX,
+    // While it waits out a rate limit, hosts are told to look again when GitHub will answer.
+    onRateLimitWait: (untilMs: number) =>
+      ctx.report({
+        phase: "rate_limited",
+        message: `${key}: waiting for GitHub's rate limit to reset`,
+        nextPollAt: untilMs,
+      }),
+  };
   try {
     const repo = await gh.getRepository(owner, name, options);
     const observedAt = ctx.clock.now();
