@@ -25,7 +25,6 @@ import { latestRuns, normalizeChecks, verdictOf } from "../src/github/checks_sta
 import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
 import { clientObserver } from "../src/github/observer.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
-import { pacedWaitMs } from "../src/github/watch_pacing.ts";
 import { watchRunner } from "../src/github/watch_runner.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import { type FakeGitHub, SCENARIO_PULL, type ScenarioName, type ScenarioStep } from "../testing/fake_github.ts";
@@ -349,24 +348,6 @@ Deno.test("watch rows: an anonymous watch paces itself per rate-limit window, no
   assert.equal(fake.counts.rateLimited, 0, "never refused");
   assert.ok(result.requests > 60, `${result.requests} counted requests: more than one window's worth`);
   assert.ok(result.polls >= 50, `${result.polls} polls in 10 min at a 10-s interval (a stall would give about 20)`);
-});
-
-Deno.test("pacedWaitMs: stretches the wait so what is left lasts until the reset, never shortens it", () => {
-  const now = 1_000_000;
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 40, reset_at: now + 3_600_000 }, now), 360_000);
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 4_000, reset_at: now + 3_600_000 }, now), 10_000);
-  assert.equal(
-    pacedWaitMs(10_000, 4, { remaining: 3, reset_at: now + 60_000 }, now),
-    60_000,
-    "nothing left: the reset",
-  );
-  assert.equal(pacedWaitMs(10_000, 0, { remaining: 0, reset_at: now + 60_000 }, now), 10_000, "free polls");
-  assert.equal(pacedWaitMs(10_000, 4, undefined, now), 10_000);
-  assert.equal(
-    pacedWaitMs(10_000, 4, { remaining: 40, reset_at: now + 3_600_000 }, now, now + 600_000),
-    60_000,
-    "the budget only has to last until the deadline",
-  );
 });
 
 // ---------------------------------------------------------------- 13 MB pages

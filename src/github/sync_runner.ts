@@ -28,7 +28,8 @@ export function syncRunner(deps: SyncDeps): AnyJobKind {
   return { ...syncPolicy, run: (ctx) => runSync(ctx as JobContext<SyncRequest>, deps) };
 }
 
-function toObservation(issue: GitHubIssue): ThreadObservation {
+/** A GitHub issue or pull request header as the corpus observes it (times in epoch ms). */
+export function toObservation(issue: GitHubIssue): ThreadObservation {
   const pr = issue.pull_request;
   return {
     number: issue.number,
@@ -144,7 +145,9 @@ async function syncOne(
   }
 }
 
-function itemForError(key: string, err: unknown): SyncItem {
+/** The item of a repository whose sync failed: retryable, unavailable or failed by its error's code;
+ * an error that is not an AppError is answered only as `internal` (its text never reaches the caller). */
+export function itemForError(key: string, err: unknown): SyncItem {
   if (!(err instanceof AppError)) {
     return { key, item_status: "failed", reason: "internal", message: "Internal error; see the server log" };
   }

@@ -64,7 +64,8 @@ export function watchRunner(deps: WatchDeps): AnyJobKind {
  * (the others, facts about the pull request or a failure, by an immediate re-read). */
 const SETTLED_OUTCOMES: ReadonlySet<WatchOutcome> = new Set(["succeeded", "action_required"]);
 
-function clip(text: string | null | undefined, max: number): { text: string | null; truncated: boolean } {
+/** `text` cut to at most `max` characters, and whether it was cut; null stays null. */
+export function clip(text: string | null | undefined, max: number): { text: string | null; truncated: boolean } {
   if (text === null || text === undefined) return { text: null, truncated: false };
   return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false };
 }
@@ -171,22 +172,8 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     return { failures, truncated: failing.length > WATCH_FAILURE_DETAILS_MAX };
   };
 
-  const anonymousCost = (stats: ReturnType<PullObserver["stats"]>): AnonymousCost => {
-    const perPoll = polls === 0 ? 0 : Math.round((stats.requests / polls) * 100) / 100;
-    const perHour = Math.round(perPoll * (3_600_000 / req.poll_interval_ms));
-    const headerLimit = stats.rate_limit?.["limit"];
-    const limit = typeof headerLimit === "number" ? headerLimit : GITHUB_ANONYMOUS_LIMIT_PER_HOUR;
-    return {
-      counted_not_modified: stats.not_modified_counted ?? 0,
-      counted_per_poll: perPoll,
-      counted_per_hour_at_interval: perHour,
-      hourly_limit: limit,
-      paced_polls: pacedPolls,
-      note: `anonymous watch: GitHub counts every request, 304s included (${stats.not_modified_counted ?? 0} ` +
-        `counted 304s here); about ${perHour} counted requests/h at this poll interval against ${limit}/h. ` +
-        "Set GITHUB_TOKEN (or GH_TOKEN) so unchanged polls are free.",
-    };
-  };
+  const anonymousCost = (stats: ReturnType<PullObserver["stats"]>): AnonymousCost =>
+    anonymousCostOf(stats, polls, req.poll_interval_ms, pacedPolls);
 
   const finish = async (
     outcome: WatchOutcome,
@@ -382,8 +369,35 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   }
 }
 
+/**
+ * What an anonymous watch cost after `polls` polls at `pollIntervalMs`, `pacedPolls` of them
+ * stretched: counted requests a poll (two decimals, 0 before the first poll), the hourly rate at
+ * the interval, against the limit GitHub's headers name (else {@linkcode GITHUB_ANONYMOUS_LIMIT_PER_HOUR}).
+ */
+export function anonymousCostOf(
+  stats: ReturnType<PullObserver["stats"]>,
+  polls: number,
+  pollIntervalMs: number,
+  pacedPolls: number,
+): AnonymousCost {
+  const perPoll = polls === 0 ? 0 : Math.round((stats.requests / polls) * 100) / 100;
+  const perHour = Math.round(perPoll * (3_600_000 / pollIntervalMs));
+  const headerLimit = stats.rate_limit?.["limit"];
+  const limit = typeof headerLimit === "number" ? headerLimit : GITHUB_ANONYMOUS_LIMIT_PER_HOUR;
+  return {
+    counted_not_modified: stats.not_modified_counted ?? 0,
+    counted_per_poll: perPoll,
+    counted_per_hour_at_interval: perHour,
+    hourly_limit: limit,
+    paced_polls: pacedPolls,
+    note: `anonymous watch: GitHub counts every request, 304s included (${stats.not_modified_counted ?? 0} ` +
+      `counted 304s here); about ${perHour} counted requests/h at this poll interval against ${limit}/h. ` +
+      "Set GITHUB_TOKEN (or GH_TOKEN) so unchanged polls are free.",
+  };
+}
+
 /** A commit SHA read from GitHub, or the typed `github_invalid` error (never an internal TypeError later). */
-function requireSha(value: unknown, what: string): string {
+export function requireSha(value: unknown, what: string): string {
   if (isCommitSha(value)) return value;
   throw new AppError(
     "github_invalid",

@@ -10,6 +10,7 @@
 
 import { z } from "zod";
 import {
+  GITHUB_NUMBER_MAX,
   WATCH_FIRST_CHECK_GRACE_MS_DEFAULT,
   WATCH_FIRST_CHECK_GRACE_MS_MAX,
   WATCH_POLL_INTERVAL_MS_DEFAULT,
@@ -34,7 +35,7 @@ export const WatchInput = z.object({
     "expected a GitHub repository name: 1-100 letters, digits, '.', '_' or '-', not starting with '-'",
   ).refine((v) => v !== "." && v !== "..", "expected a GitHub repository name, not '.' or '..'")
     .describe("Repository name, e.g. deno"),
-  number: z.number().int().min(1).max(2_147_483_647).describe("Pull request number"),
+  number: z.number().int().min(1).max(GITHUB_NUMBER_MAX).describe("Pull request number"),
   expected_head_sha: z.string().regex(/^[0-9a-f]{40}$/).optional()
     .describe("Head commit to watch (40 hex). Default: the head seen at the first poll"),
   until: z.enum(["terminal", "change"]).default("terminal")
