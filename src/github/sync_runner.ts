@@ -141,6 +141,10 @@ async function syncOne(
     };
   } catch (err) {
     if (ctx.signal.aborted) throw err;
+    // The item says "see the server log": this is that log line (expected failures are typed in the item).
+    if (!(err instanceof AppError)) {
+      ctx.log.error("syncing a repository failed", { repository: key, error: String(err) });
+    }
     return itemForError(key, err);
   }
 }
