@@ -1,7 +1,7 @@
 /**
  * src/mcp/output_schemas.ts: jobResultOutputs' three branches against what terminalToolResult
  * produces (whole, truncated past the bound, failed with an operation error), the kind literal,
- * and JobItemOutput against jobItem in both views. tests/mcp_output_schemas_test.ts checks the
+ * and jobItemOutput() against jobItem in both views. tests/mcp_output_schemas_test.ts checks the
  * advertised JSON Schemas with Ajv as strict clients do.
  */
 
@@ -76,7 +76,7 @@ Deno.test("jobResultOutputs: a whole result outside resultSchema, another kind, 
   );
 });
 
-Deno.test("JobItemOutput: accepts jobItem in both views and refuses a percent past 100 or a negative count", () => {
+Deno.test("jobItemOutput(): accepts jobItem in both views and refuses a percent past 100 or a negative count", () => {
   for (const format of ["concise", "detailed"] as const) {
     assert.equal(jobItemOutput().safeParse(jobItem(row(), format, undefined)).success, true, format);
   }

@@ -105,7 +105,7 @@ const batchOutput = once(() => {
     items: z.array(z.union([
       z.object({ ...batchItemBase, value: jobItemOutput().optional() }),
       // Shortened to fit the answer bound (src/mcp/fit_answer.ts): shrunk JSON of the item's shape, which
-      // need not meet every bound of JobItemOutput.
+      // need not meet every bound of jobItemOutput().
       z.object({
         ...batchItemBase,
         value: JsonValueOutput,
