@@ -46,6 +46,22 @@ Deno.test("advertised(): converts once per target, returns what zod converts, va
   assert.deepEqual(a.validate({ n: "not a number" }), { value: { n: "not a number" } }, "validated in the handler");
 });
 
+Deno.test("advertised(): a schema given as a builder is built on the first conversion only, never to validate", () => {
+  const schema = z.object({ n: z.number() }).strict();
+  let builds = 0;
+  const a = std(advertised(() => (builds++, schema), "lazy", "output"));
+  assert.equal(builds, 0, "wrapping builds nothing");
+  assert.deepEqual(a.validate({ n: "x" }), { value: { n: "x" } });
+  assert.equal(builds, 0, "validation builds nothing");
+  assert.deepEqual(
+    a.jsonSchema.output({ target: ADVERTISED_TARGET }),
+    std(schema).jsonSchema.output({ target: ADVERTISED_TARGET }),
+  );
+  a.jsonSchema.output({ target: ADVERTISED_TARGET });
+  a.jsonSchema.input({ target: "draft-07" });
+  assert.equal(builds, 1, "built once, for every later conversion");
+});
+
 Deno.test("warmAdvertised() converts every tool's schemas; embedded schemas answer before any conversion", async () => {
   const tools = [
     { name: "a", inputSchema: advertised(z.object({ x: z.string() }), "a", "input"), outputSchema: undefined },
@@ -70,6 +86,20 @@ Deno.test("warmAdvertised() converts every tool's schemas; embedded schemas answ
     const schema = std(advertised(z.object({}), tool, slot));
     assert.equal((schema.jsonSchema[io]({ target: ADVERTISED_TARGET }) as Record<string, unknown>)["x-embedded"], true);
   }
+  // A schema given as a builder is never built when the bundle embeds its conversion.
+  const [tool0, slot0, io0] = Object.keys(product)[0]!.split("\u0000") as [
+    string,
+    "input" | "output",
+    "input" | "output",
+  ];
+  const unbuilt = std(advertised(
+    () => {
+      throw new Error("an embedded schema must not be built");
+    },
+    tool0,
+    slot0,
+  ));
+  assert.equal((unbuilt.jsonSchema[io0]({ target: ADVERTISED_TARGET }) as Record<string, unknown>)["x-embedded"], true);
   const unknownTool = std(advertised(z.object({ q: z.string() }), "not-embedded", "input"));
   assert.equal(
     (unknownTool.jsonSchema.input({ target: ADVERTISED_TARGET }) as Record<string, unknown>)["x-embedded"],

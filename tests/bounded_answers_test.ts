@@ -107,7 +107,7 @@ async function callBounded(t: ToolDef, args: Json): Promise<{ items: Json[] } & 
   assert.deepEqual(JSON.parse(result.content[0]!.text), result.structuredContent, "text and structured agree");
   // The shortened answer is still what the tool advertises: clients that validate must accept it.
   assert.ok(t.outputSchema !== undefined, `${t.name} advertises an outputSchema`);
-  assertMatchesAdvertised(withErrorOutput(t.outputSchema), result.structuredContent, `${t.name} answer`);
+  assertMatchesAdvertised(withErrorOutput(t.outputSchema()), result.structuredContent, `${t.name} answer`);
   return result.structuredContent as { items: Json[] } & Json;
 }
 

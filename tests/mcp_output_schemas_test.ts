@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { JOB_RESULT_VIEW_BYTES_MAX, POLL_INTERVAL_MS_MIN } from "../src/base/limits.ts";
-import { WatchResultOutput } from "../src/github/result_schemas.ts";
+import { watchResultOutput } from "../src/github/result_schemas.ts";
 import { jobHandle } from "../src/jobs/projection.ts";
 import { jobReference } from "../src/mcp/job_reference.ts";
 import { INSTRUCTIONS } from "../src/mcp/server.ts";
@@ -297,11 +297,14 @@ Deno.test("jobTool outputSchema: a result past the view bound (truncated), a fai
     kind: WATCH,
     description: "",
     inputSchema: z.object({}),
-    resultSchema: WatchResultOutput,
+    resultSchema: watchResultOutput,
     annotations: { title: "", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   });
   const validator = new OutputSchemaValidator();
-  validator.registerTools([{ name: WATCH, outputSchema: advertised(withErrorOutput(tool.outputSchema as z.ZodType)) }]);
+  validator.registerTools([{
+    name: WATCH,
+    outputSchema: advertised(withErrorOutput((tool.outputSchema as () => z.ZodType)())),
+  }]);
 
   const huge = { outcome: "succeeded", padding: "x".repeat(JOB_RESULT_VIEW_BYTES_MAX) };
   const truncated = terminalToolResult(row({ result: huge })).structuredContent;
@@ -339,7 +342,7 @@ Deno.test("advertised schemas carry validation keywords: no empty {} and no type
     kind: WATCH,
     description: "",
     inputSchema: z.object({}),
-    resultSchema: WatchResultOutput,
+    resultSchema: watchResultOutput,
     annotations: { title: "", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   });
   const walk = (node: unknown, path: string): string[] => {
@@ -353,7 +356,7 @@ Deno.test("advertised schemas carry validation keywords: no empty {} and no type
       ),
     ];
   };
-  const schema = advertised(withErrorOutput(tool.outputSchema as z.ZodType));
+  const schema = advertised(withErrorOutput((tool.outputSchema as () => z.ZodType)()));
   assert.deepEqual(walk(schema, "outputSchema"), []);
   // Ajv in strict mode compiles it (no unknown keyword, no union type).
   new Ajv2020({ strict: true }).compile(schema);

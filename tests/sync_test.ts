@@ -14,7 +14,7 @@ import { silentLogger } from "../src/base/log.ts";
 import { getThreads } from "../src/corpus/get.ts";
 import { searchThreads } from "../src/corpus/search.ts";
 import { GitHubClient, SqliteEtagCache } from "../src/github/client.ts";
-import { SyncResultOutput } from "../src/github/result_schemas.ts";
+import { syncResultOutput } from "../src/github/result_schemas.ts";
 import { SYNC_KIND, type SyncItem, type SyncResult } from "../src/github/sync_kind.ts";
 import { syncRunner } from "../src/github/sync_runner.ts";
 import { CorpusRows } from "../src/store/corpus_rows.ts";
@@ -29,7 +29,7 @@ const BIG_THREADS = 250;
 async function sync(h: GitHubHarness, input: Record<string, unknown>) {
   const done = await runJob<SyncResult>(h, SYNC_KIND, input);
   assert.equal(done.row.outcome, done.result.batch_status === "complete" ? "succeeded" : "partial");
-  assertMatchesAdvertised(SyncResultOutput, done.result, `the ${done.result.batch_status} sync result`);
+  assertMatchesAdvertised(syncResultOutput(), done.result, `the ${done.result.batch_status} sync result`);
   return done;
 }
 

@@ -15,7 +15,7 @@ import { ManualClock } from "../src/base/clock.ts";
 import { POLL_INTERVAL_MS_MIN, WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
 import { getPullRequestChecks } from "../src/corpus/get.ts";
 import { checksSignature } from "../src/github/checks_state.ts";
-import { WatchResultOutput } from "../src/github/result_schemas.ts";
+import { watchResultOutput } from "../src/github/result_schemas.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import {
@@ -43,7 +43,7 @@ async function watch(
   const done = await runJob<WatchResult>(h, WATCH_KIND, { ...PR, ...input }, 20_000);
   assert.equal(done.row.outcome, done.result.outcome, "the job's outcome is the watch outcome");
   // Every outcome's result is what the tool's outputSchema advertises (clients validate it).
-  assertMatchesAdvertised(WatchResultOutput, done.result, `the ${done.result.outcome} watch result`);
+  assertMatchesAdvertised(watchResultOutput(), done.result, `the ${done.result.outcome} watch result`);
   return done;
 }
 

@@ -668,19 +668,26 @@ function section({ lat, source, bundled, rss1, rss100, rssHello, load, loadEnd, 
         `${sourceRatio.toFixed(2)}x of ${START_SOURCE_VS_HELLO_GOAL}x; ${
           ms0(bundled.productMs - bundled.helloMs)
         } ms over hello from the bundle). ` +
-        "The bundle's serving thread no longer waits for the worker's code (it starts from memory and is narrowed " +
-        "at once), the worker loads no zod, and the advertised JSON Schemas are precomputed when the bundle is " +
-        "built (scripts/tool_schemas.ts; converting them took about 10 ms of the first tools/list). What is " +
-        "left, from process CPU-time marks of an instrumented bundle against an instrumented bundled hello: the " +
-        "larger file compiles in about 7 ms more before its first line runs, longcall's own modules evaluate in " +
-        "about 10-15 ms beyond the SDK and zod that hello loads too (the zod input, result and corpus schemas " +
-        "built at module load), `new Worker()` blocks the serving thread about 12-15 ms while Deno builds the " +
-        "worker's runtime (the op waits for the new isolate; a worker can only be created while the thread still " +
-        "holds the permissions it grants, so before the first request), and the handshake and listing of ten " +
-        "tools take about 4 ms more than hello's one. From source the worker loads its modules file by file and " +
-        "the serving thread waits 25-45 ms for them before it revokes read (the schema conversion now runs " +
-        "during that wait); the worker is created only after the serving thread's own modules have loaded " +
-        "(about 90 ms, as long as hello's whole start), so the two loads do not overlap.",
+        "The bundle's serving thread does not wait for the worker's code (it starts from memory and is narrowed " +
+        "at once), the worker loads no zod, the advertised JSON Schemas are precomputed when the bundle is built " +
+        "(scripts/tool_schemas.ts), and the output schemas (job results, corpus answers, jobs.get / jobs.cancel, " +
+        "JobReference) are built only when a conversion needs them (src/base/once.ts; never in the bundle): in an " +
+        "instrumented bundle, 10 alternated runs at load ~4, longcall's own modules evaluated in 22 ms instead " +
+        "of 30 (median), own modules plus zod in 31 instead of 43. What is left, measured with marks in an " +
+        "instrumented bundle against an instrumented bundled hello, and with per-thread CPU and run-queue times " +
+        "(/proc/<pid>/task/*/schedstat) at the tools/list answer: the serving thread runs about 15-20 ms more CPU " +
+        "than hello's (113-132 vs 91-119 ms): the 2.1 MB file (hello's is 1.4 MB: the embedded worker is 213 KB, " +
+        "the precomputed schemas 42 KB) reaches its first line about 10 ms later, and our modules still build the " +
+        "input schemas, whichever of them builds zod's first schema paying zod's warm-up (5-9 ms; hello pays it " +
+        "for its one schema); `new Worker()` blocks the serving thread 12-20 ms while Deno builds the worker's " +
+        "runtime on another thread (the op waits for the new isolate; a worker can only be created while the " +
+        "thread still holds the permissions it grants, so before the first request); and the worker's own " +
+        "start (30-40 ms CPU on its thread plus 12-14 ms on its event-loop thread, in parallel) takes one of the two " +
+        "cores, so the serving thread waits 5-15 ms more on the run queue than hello's on a shared machine " +
+        "(deferring the worker's init message by 300 ms did not move the median, 167 vs 170 ms). From source the " +
+        "worker loads its modules file by file and the serving thread waits 25-45 ms for them before it revokes " +
+        "read; the worker is created only after the serving thread's own modules have loaded (about 90 ms, as " +
+        "long as hello's whole start), so the two loads do not overlap.",
     );
   }
   if (rss1.rss > IDLE_RSS_GOAL_BYTES || rssVsHello > IDLE_RSS_VS_HELLO_GOAL || rss100.rss > RSS_100_GOAL_BYTES) {
@@ -692,7 +699,25 @@ function section({ lat, source, bundled, rss1, rss100, rssHello, load, loadEnd, 
         "(the price of running GitHub work under its own permission set; an idle extra isolate costs 15-17 MB " +
         "here), its SQLite connection, and the serving thread's own code and schemas. Calls grow both processes " +
         "alike as V8 keeps the heap it has grown; --max-semi-space-size=1 (in the launch flags) bounds the young " +
-        "generation of both isolates.",
+        "generation of both isolates. The 100-id growth is V8's old-generation growing factor: with the default " +
+        "heap limit (about 4 GB on this 24 GB machine) V8 lets the old generation grow up to 4x between full " +
+        "collections; any --max-old-space-size below 2,048 MB lowers that factor (1.3x at 256 MB, 1.8x at " +
+        "1,536 MB). Measured after 1,000 calls of 100 ids, bundle, alternating runs at load 1.5-5: no cap " +
+        "142.7-153.5 MB, 4,096 MB 143.5, 2,048 MB 161.3, 1,536 MB 112.1, 1,024 MB 106.5, 512 MB 101.9, " +
+        "256 MB 106.6-114.6, 192 MB 101.4-123.7, 160 MB 114.6-117.7, 128 MB 115.2-118.4. No cap is applied, " +
+        "because none that helps is provably above the bounded worst case: JSON.parse turns a 1 MiB message " +
+        "(MCP_MESSAGE_BYTES_MAX) into up to 22 MiB of heap (measured: `[{},{},...]` 22.3 MiB, `[[[]],...]` " +
+        "20.2 MiB, `[[],[],...]` 14.3 MiB), and the serving thread may hold HTTP_CONCURRENT_REQUESTS_MAX (64) " +
+        "such requests at once (a jobs.get wait keeps its request for up to JOB_WAIT_MS_MAX; stdio holds up to " +
+        "JOB_WAITERS_MAX = 32 waiting), about 1.4 GiB, plus HTTP_PENDING_BODIES_MAX (128) bodies of 1 MiB " +
+        "arriving and answers of up to MCP_RESULT_BYTES_MAX (256 KiB, kept twice) in flight; the worker holds " +
+        "up to GITHUB_CONCURRENCY_MAX (4) responses of GITHUB_RESPONSE_BYTES_MAX (8 MiB) parsed, the 32 MiB " +
+        "in-memory ETag cache and running jobs' results. A cap with a margin over 1.4 GiB (>= 2,048 MB) no " +
+        "longer lowers the factor. --heap-growing-percent=50 (a growing factor, not a limit: it cannot turn a " +
+        "large live heap into a crash) gave 109.3-117.6 MB after the 100-id calls (80: 115.3-127.7 MB) and left " +
+        "the 1-id idle RSS as it was (103.8-106.3 vs 104.7-107.1 MB), but the 100-id calls' p99 rose from " +
+        "4.3-6.3 ms to 9.6-11.1 ms (more full collections; p50 1.7-1.9 vs 1.8-2.2 ms), so it is not in the " +
+        "launch flags either: a trade of latency for memory for the maintainers to choose.",
     );
   }
   return { title: "MCP server", rows, notes };

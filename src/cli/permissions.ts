@@ -43,6 +43,12 @@ export const FLAG_REASONS: Record<string, string> = {
  * network worker) took an idle bundle from about 112 to 95 MB after 1,000 `jobs.get` calls, the
  * hello server from 92 to 73 MB, with no measurable throughput cost (scripts/bench/mcp.ts). Not a
  * permission, so `longcall permissions` cannot query it.
+ *
+ * No `--max-old-space-size`: a cap below 2,048 MB lowers V8's old-generation growing factor (1,000
+ * `jobs.get` calls of 100 ids: about 145 MB uncapped, 101-124 MB at 128-1,536 MB), but a cap turns a
+ * large live heap into a crash, and the bounds allow about 1.4 GiB in the serving thread (64 HTTP
+ * requests in flight, each a 1 MiB message that JSON.parse can make 22 MiB of heap); a cap above that
+ * with a margin no longer helps. Measured and reasoned in scripts/bench/mcp.ts's RSS note.
  */
 export const V8_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space-size=1"];
 

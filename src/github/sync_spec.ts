@@ -17,7 +17,7 @@ import {
 } from "../base/limits.ts";
 import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN, isFullRepositoryName } from "../base/names.ts";
 import { type JobSpec, OPEN_WORLD_READ } from "../jobs/spec.ts";
-import { SyncResultOutput } from "./result_schemas.ts";
+import { syncResultOutput } from "./result_schemas.ts";
 import { SYNC_KIND } from "./sync_kind.ts";
 
 /** `owner/repo` by GitHub's rules (src/base/names.ts); the pattern is advertised, `.`/`..` refused on top. */
@@ -53,7 +53,7 @@ export const syncSpec: JobSpec<SyncRequest> = {
     "(then search it offline with corpus.search_threads). Each repository gets its own outcome: complete, " +
     "retryable (with retry_after_ms), unavailable or failed.",
   inputSchema: SyncInput,
-  resultSchema: SyncResultOutput,
+  resultSchema: syncResultOutput,
   annotations: { title: "Sync issues and pull requests", ...OPEN_WORLD_READ },
   examples: [SYNC_EXAMPLE],
 };

@@ -21,7 +21,7 @@ import {
 } from "../base/limits.ts";
 import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN } from "../base/names.ts";
 import { type JobSpec, OPEN_WORLD_READ } from "../jobs/spec.ts";
-import { WatchResultOutput } from "./result_schemas.ts";
+import { watchResultOutput } from "./result_schemas.ts";
 import { WATCH_KIND } from "./watch_kind.ts";
 
 /** The tool's input, durations in integer milliseconds. Names follow GitHub's rules (src/base/names.ts). */
@@ -74,7 +74,7 @@ export const watchSpec: JobSpec<WatchRequest> = {
     "the watch fails with error required_checks_unavailable (its data.source names which), never no_checks " +
     "on a guess.",
   inputSchema: WatchInput,
-  resultSchema: WatchResultOutput,
+  resultSchema: watchResultOutput,
   annotations: { title: "Wait for pull request checks", ...OPEN_WORLD_READ },
   examples: [WATCH_EXAMPLE],
 };

@@ -31,8 +31,11 @@ export interface JobSpec<Req = unknown> {
   readonly description: string;
   /** Validates and normalizes (defaults filled in) the caller's arguments into the request. */
   readonly inputSchema: z.ZodType<Req>;
-  /** The stored result's schema, as a completed task carries it (default: any JSON value). */
-  readonly resultSchema?: z.ZodType;
+  /**
+   * The stored result's schema, as a completed task carries it (default: any JSON value); a function,
+   * so the schema is built only when it is first read (advertising or a test), not at module load.
+   */
+  readonly resultSchema?: () => z.ZodType;
   readonly annotations: JobAnnotations;
   /** Valid arguments; the first is shown with an invalid_argument error. */
   readonly examples?: readonly Record<string, unknown>[];

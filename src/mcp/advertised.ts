@@ -66,24 +66,29 @@ function precomputed(key: string): Record<string, unknown> | undefined {
  * `schema` as advertised for `tool`'s `slot`: the SDK's own validation lets every value through
  * (longcall validates inside the handler, where it can answer with a typed error, and a task result
  * is not rejected by an output schema meant for JobReferences); its JSON Schema is converted at most
- * once per target, or taken from the bundle's precomputed schemas.
+ * once per target, or taken from the bundle's precomputed schemas. `schema` may be a function that
+ * builds it: it is then called only when a conversion is needed (never in the bundle, whose
+ * conversions are embedded), so building it is off the start-up path.
  */
-export function advertised(schema: z.ZodType, tool: string, slot: SchemaSlot): z.ZodType {
-  const std = schema["~standard"] as unknown as StandardJsonSchema;
+export function advertised(schema: z.ZodType | (() => z.ZodType), tool: string, slot: SchemaSlot): z.ZodType {
+  let std: StandardJsonSchema | undefined;
+  const standard = () =>
+    std ??= (typeof schema === "function" ? schema() : schema)["~standard"] as unknown as StandardJsonSchema;
   const memo = new Map<string, Record<string, unknown>>();
   const convert = (io: Io): Convert => (options) => {
     const key = `${tool}\u0000${slot}\u0000${io}\u0000${JSON.stringify(options)}`;
     let json = memo.get(key);
     if (json === undefined) {
-      json = precomputed(key) ?? std.jsonSchema[io](options);
+      json = precomputed(key) ?? standard().jsonSchema[io](options);
       memo.set(key, json);
     }
     return json;
   };
   const wrapped = {
     "~standard": {
-      vendor: std.vendor,
-      version: std.version,
+      // Every longcall schema is a zod one (Standard Schema v1), so the wrapper need not build it to say so.
+      vendor: "zod",
+      version: 1,
       jsonSchema: { input: convert("input"), output: convert("output") },
       validate: (value: unknown) => ({ value }),
     },

@@ -11,6 +11,7 @@
  */
 
 import { z } from "zod";
+import { once } from "../base/once.ts";
 import type { Covers } from "../base/validation.ts";
 import { JsonObjectOutput, JsonValueOutput } from "./tool_kit.ts";
 import type { JobItem } from "../jobs/projection.ts";
@@ -26,29 +27,31 @@ export const JobErrorOutput = z.object({
   data: JsonObjectOutput.optional(),
 });
 
-/** One job as `jobs.get` and `jobs.cancel` show it ({@linkcode JobItem}). */
-export const JobItemOutput = z.object({
-  id: z.string(),
-  kind: z.string(),
-  execution_state: z.enum(["queued", "running", "terminal"]),
-  outcome: z.string().optional(),
-  summary: z.string(),
-  phase: z.string().optional(),
-  completed_items: Count,
-  total_items: Count.optional(),
-  progress_percent: z.number().int().min(0).max(100).optional(),
-  retry_after_ms: Count.optional(),
-  created_at: z.string(),
-  started_at: z.string().optional(),
-  completed_at: z.string().optional(),
-  expires_at: z.string().optional(),
-  cancellation_requested: z.boolean(),
-  error: JobErrorOutput.optional(),
-  request: JsonValueOutput.optional(),
-  result: JsonValueOutput.optional(),
-  result_truncated: z.boolean().optional(),
-  result_omitted_bytes: Count.optional(),
-});
+/** One job as `jobs.get` and `jobs.cancel` show it ({@linkcode JobItem}), built on first use. */
+export const jobItemOutput = once(() =>
+  z.object({
+    id: z.string(),
+    kind: z.string(),
+    execution_state: z.enum(["queued", "running", "terminal"]),
+    outcome: z.string().optional(),
+    summary: z.string(),
+    phase: z.string().optional(),
+    completed_items: Count,
+    total_items: Count.optional(),
+    progress_percent: z.number().int().min(0).max(100).optional(),
+    retry_after_ms: Count.optional(),
+    created_at: z.string(),
+    started_at: z.string().optional(),
+    completed_at: z.string().optional(),
+    expires_at: z.string().optional(),
+    cancellation_requested: z.boolean(),
+    error: JobErrorOutput.optional(),
+    request: JsonValueOutput.optional(),
+    result: JsonValueOutput.optional(),
+    result_truncated: z.boolean().optional(),
+    result_omitted_bytes: Count.optional(),
+  })
+);
 
 /**
  * The final results a job-submitting tool's task can complete with (src/tasks/task_projection.ts
@@ -67,5 +70,5 @@ export function jobResultOutputs(kind: string, resultSchema: z.ZodType = JsonVal
 }
 
 // Compile-time check: every field of a JobItem is declared (the object is closed).
-const covered: Covers<z.output<typeof JobItemOutput>, JobItem> = true;
+const covered: Covers<z.output<ReturnType<typeof jobItemOutput>>, JobItem> = true;
 void covered;

@@ -1,7 +1,7 @@
 /**
  * src/mcp/output_schemas.ts: jobResultOutputs' three branches against what terminalToolResult
  * produces (whole, truncated past the bound, failed with an operation error), the kind literal,
- * and JobItemOutput against jobItem in both views. tests/mcp_output_schemas_test.ts checks the
+ * and jobItemOutput() against jobItem in both views. tests/mcp_output_schemas_test.ts checks the
  * advertised JSON Schemas with Ajv as strict clients do.
  */
 
@@ -10,7 +10,7 @@ import { z } from "zod";
 import { jobItem } from "../jobs/projection.ts";
 import type { JobRow } from "../store/job_rows.ts";
 import { terminalToolResult } from "../tasks/task_projection.ts";
-import { JobItemOutput, jobResultOutputs } from "./output_schemas.ts";
+import { jobItemOutput, jobResultOutputs } from "./output_schemas.ts";
 import { jobRowOf } from "../../testing/job_row.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -71,18 +71,18 @@ Deno.test("jobResultOutputs: a whole result outside resultSchema, another kind, 
   );
 });
 
-Deno.test("JobItemOutput: accepts jobItem in both views and refuses a percent past 100 or a negative count", () => {
+Deno.test("jobItemOutput(): accepts jobItem in both views and refuses a percent past 100 or a negative count", () => {
   for (const format of ["concise", "detailed"] as const) {
-    assert.equal(JobItemOutput.safeParse(jobItem(row(), format, undefined)).success, true, format);
+    assert.equal(jobItemOutput().safeParse(jobItem(row(), format, undefined)).success, true, format);
   }
   const running = jobItem(
     row({ status: "running", outcome: null, completed_at: null, expires_at: null }),
     "concise",
     250,
   );
-  assert.equal(JobItemOutput.safeParse(running).success, true);
-  assert.equal(JobItemOutput.safeParse({ ...running, progress_percent: 100 }).success, true);
-  assert.equal(JobItemOutput.safeParse({ ...running, progress_percent: 101 }).success, false);
-  assert.equal(JobItemOutput.safeParse({ ...running, completed_items: -1 }).success, false);
-  assert.equal(JobItemOutput.safeParse({ ...running, execution_state: "succeeded" }).success, false);
+  assert.equal(jobItemOutput().safeParse(running).success, true);
+  assert.equal(jobItemOutput().safeParse({ ...running, progress_percent: 100 }).success, true);
+  assert.equal(jobItemOutput().safeParse({ ...running, progress_percent: 101 }).success, false);
+  assert.equal(jobItemOutput().safeParse({ ...running, completed_items: -1 }).success, false);
+  assert.equal(jobItemOutput().safeParse({ ...running, execution_state: "succeeded" }).success, false);
 });

@@ -16,10 +16,10 @@ import { watchSpec } from "../github/watch_spec.ts";
 import type { JobControl } from "../jobs/control.ts";
 import type { Store } from "../store/store.ts";
 import {
-  GetPullRequestChecksOutput,
-  GetRepositoriesOutput,
-  GetThreadsOutput,
-  SearchThreadsOutput,
+  getPullRequestChecksOutput,
+  getRepositoriesOutput,
+  getThreadsOutput,
+  searchThreadsOutput,
 } from "./corpus_schemas.ts";
 import { okResult, parseArgs } from "./tool_kit.ts";
 import { ALWAYS_LOAD_META, jobsTools, jobTool, LOCAL_READ, type ToolDef } from "./tools.ts";
@@ -38,7 +38,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
         "most). Filters: repositories, kind, state, label. Page with next_cursor. Repositories never synced are " +
         "reported as not_synced: their matches are unknown, not absent.",
       inputSchema: SearchThreadsArgs,
-      outputSchema: SearchThreadsOutput,
+      outputSchema: searchThreadsOutput,
       annotations: { title: "Search the local corpus", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...searchThreads(corpus, parseArgs(SearchThreadsArgs, args)) })),
     },
@@ -47,7 +47,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       description: "Read synced issues/pull requests by reference owner/repo#n (1..100), compact or full. " +
         "Offline; unsynced threads are reported as not_synced.",
       inputSchema: GetThreadsArgs,
-      outputSchema: GetThreadsOutput,
+      outputSchema: getThreadsOutput,
       annotations: { title: "Read threads from the corpus", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...getThreads(corpus, parseArgs(GetThreadsArgs, args)) })),
     },
@@ -55,7 +55,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       name: "corpus.get_repositories",
       description: "Read synced repository metadata by owner/repo (1..100). Offline.",
       inputSchema: GetRepositoriesArgs,
-      outputSchema: GetRepositoriesOutput,
+      outputSchema: getRepositoriesOutput,
       annotations: { title: "Read repositories from the corpus", ...LOCAL_READ },
       call: (args) => Promise.resolve(okResult({ ...getRepositories(corpus, parseArgs(GetRepositoriesArgs, args)) })),
     },
@@ -64,7 +64,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       description: "Read the last stored CI observation (written by github.wait_pull_request_checks) for pull " +
         "requests owner/repo#n (1..100). Offline.",
       inputSchema: GetPullRequestChecksArgs,
-      outputSchema: GetPullRequestChecksOutput,
+      outputSchema: getPullRequestChecksOutput,
       annotations: { title: "Read stored pull request checks", ...LOCAL_READ },
       call: (args) =>
         Promise.resolve(okResult({ ...getPullRequestChecks(corpus, parseArgs(GetPullRequestChecksArgs, args)) })),

@@ -17,6 +17,7 @@ import { forwardCancellations, RequestCancels } from "./cancels.ts";
 import { advertised, type AdvertisedTool, warmAdvertised } from "./advertised.ts";
 import { errorResult, type ToolResult, withErrorOutput } from "./tool_kit.ts";
 import type { ToolDef } from "./tools.ts";
+import type { z } from "zod";
 
 /** What the factory needs. */
 export interface ServerDeps {
@@ -64,7 +65,7 @@ export function advertiseTools(tools: readonly ToolDef[]): AdvertisedTool[] {
     inputSchema: advertised(tool.inputSchema, tool.name, "input"),
     outputSchema: tool.outputSchema === undefined
       ? undefined
-      : advertised(withErrorOutput(tool.outputSchema), tool.name, "output"),
+      : advertised(() => withErrorOutput((tool.outputSchema as () => z.ZodType)()), tool.name, "output"),
   }));
 }
 

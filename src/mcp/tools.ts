@@ -9,12 +9,13 @@
 import { z } from "zod";
 import { batchOf } from "../base/answers.ts";
 import { AppError } from "../base/errors.ts";
+import { once } from "../base/once.ts";
 import { IDS_PER_CALL_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { jobCancelItems, jobGetItems, jobIdsOf } from "../jobs/projection.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import type { JobSpec } from "../jobs/spec.ts";
 import { submittedAnswer } from "./job_reference.ts";
-import { JobItemOutput, jobResultOutputs } from "./output_schemas.ts";
+import { jobItemOutput, jobResultOutputs } from "./output_schemas.ts";
 import { errorResult, JsonValueOutput, okResult, parseArgs, type ToolResult } from "./tool_kit.ts";
 
 /** MCP tool annotations, always all four hints. */
@@ -45,7 +46,11 @@ export interface ToolDef {
   name: string;
   description: string;
   inputSchema: z.ZodType;
-  outputSchema?: z.ZodType;
+  /**
+   * The structuredContent's schema, built when first called (advertising converts it; the shipped
+   * bundle embeds the conversion, so its server never builds it): not at module load, on start-up.
+   */
+  outputSchema?: () => z.ZodType;
   annotations: Annotations;
   /** The tool's `_meta` in `tools/list` (e.g. {@linkcode ALWAYS_LOAD_META}). */
   _meta?: Record<string, unknown>;
@@ -83,48 +88,63 @@ export const JobsCancelInput = z.object({
   ids: Ids.describe(`Job ids (1..${IDS_PER_CALL_MAX}) to cancel`),
 }).strict();
 
-const batchItemBase = {
-  key: z.string(),
-  item_status: z.enum(["complete", "unavailable"]),
-  reason: z.enum(["not_found", "terminal", "invalid_id"]).optional(),
-  message: z.string().optional(),
-  retry_after_ms: z.number().int().optional(),
-};
-const BatchOutput = z.object({
-  batch_status: z.enum(["complete", "partial"]),
-  items: z.array(z.union([
-    z.object({ ...batchItemBase, value: JobItemOutput.optional() }),
-    // Shortened to fit the answer bound (src/mcp/fit_answer.ts): shrunk JSON of the item's shape, which
-    // need not meet every bound of JobItemOutput.
-    z.object({ ...batchItemBase, value: JsonValueOutput, truncated: z.literal(true), omitted_bytes: z.number().int() }),
-  ])),
+/**
+ * The output schemas below are built on first use (src/base/once.ts): only advertising (converted once,
+ * or embedded precomputed in the shipped bundle) and tests read them, never the start-up path.
+ */
+const batchOutput = once(() => {
+  const batchItemBase = {
+    key: z.string(),
+    item_status: z.enum(["complete", "unavailable"]),
+    reason: z.enum(["not_found", "terminal", "invalid_id"]).optional(),
+    message: z.string().optional(),
+    retry_after_ms: z.number().int().optional(),
+  };
+  return z.object({
+    batch_status: z.enum(["complete", "partial"]),
+    items: z.array(z.union([
+      z.object({ ...batchItemBase, value: jobItemOutput().optional() }),
+      // Shortened to fit the answer bound (src/mcp/fit_answer.ts): shrunk JSON of the item's shape, which
+      // need not meet every bound of jobItemOutput().
+      z.object({
+        ...batchItemBase,
+        value: JsonValueOutput,
+        truncated: z.literal(true),
+        omitted_bytes: z.number().int(),
+      }),
+    ])),
+  });
 });
 
 /** `jobs.get`: the batch, plus how a wait ended when `wait_ms` was given. */
-const JobsGetOutput = BatchOutput.extend({
-  wait: z.object({
-    until: z.enum(["change", "terminal"]),
-    ended: z.enum(["changed", "terminal", "deadline", "cancelled", "shutdown", "waiters_full"]),
-    waited_ms: z.number().int(),
-  }).optional(),
-});
+const jobsGetOutput = once(() =>
+  batchOutput().extend({
+    wait: z.object({
+      until: z.enum(["change", "terminal"]),
+      ended: z.enum(["changed", "terminal", "deadline", "cancelled", "shutdown", "waiters_full"]),
+      waited_ms: z.number().int(),
+    }).optional(),
+  })
+);
 
 /** What every job-submitting tool returns at once to a client that did not declare tasks: the JobReference. */
-export const JobReferenceOutput = z.object({
-  id: z.string(),
-  ref: z.string(),
-  kind: z.string(),
-  status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
-  message: z.string(),
-  poll_after_ms: z.number().int(),
-  follow_up: z.object({
-    action: z.object({
-      type: z.literal("poll_job"),
-      poll_job: z.object({ ids: z.array(z.string()), wait_ms: z.number().int().optional() }),
+export const jobReferenceOutput = once(() =>
+  z.object({
+    id: z.string(),
+    ref: z.string(),
+    kind: z.string(),
+    status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
+    message: z.string(),
+    poll_after_ms: z.number().int(),
+    follow_up: z.object({
+      action: z.object({
+        type: z.literal("poll_job"),
+        poll_job: z.object({ ids: z.array(z.string()), wait_ms: z.number().int().optional() }),
+      }),
+      retry_after_ms: z.number().int(),
     }),
-    retry_after_ms: z.number().int(),
-  }),
-});
+  })
+);
 
 const EXAMPLE_ID = "019adf3c5e21-0b9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8";
 
@@ -139,7 +159,7 @@ export function jobsTools(control: JobControl): ToolDef[] {
         "response_format detailed includes the typed result of a succeeded job. An item too large for one answer " +
         "is shortened and says so (truncated: true, omitted_bytes); ask for fewer ids to see more.",
       inputSchema: JobsGetInput,
-      outputSchema: JobsGetOutput,
+      outputSchema: jobsGetOutput,
       annotations: { title: "Read jobs", ...LOCAL_READ },
       _meta: { ...ALWAYS_LOAD_META },
       async call(args, ctx) {
@@ -160,7 +180,7 @@ export function jobsTools(control: JobControl): ToolDef[] {
         "running job stops cooperatively and ends cancelled. Repeating a cancel is harmless; a job that already " +
         "succeeded or failed is reported with reason terminal and left unchanged.",
       inputSchema: JobsCancelInput,
-      outputSchema: BatchOutput,
+      outputSchema: batchOutput,
       annotations: {
         title: "Cancel jobs",
         readOnlyHint: false,
@@ -196,7 +216,7 @@ export function jobTool(
     // task handle's copy below), the final result of its completed task, or (added by the server for
     // every tool) the typed error. Clients that validate a completed task's result against this
     // schema (MCP Inspector, the Python SDK) accept the verdict only if it is covered here.
-    outputSchema: z.union([JobReferenceOutput, ...jobResultOutputs(spec.kind, spec.resultSchema)]),
+    outputSchema: once(() => z.union([jobReferenceOutput(), ...jobResultOutputs(spec.kind, spec.resultSchema?.())])),
     annotations: spec.annotations,
     ...(spec._meta === undefined ? {} : { _meta: spec._meta }),
     async call(args, ctx) {
