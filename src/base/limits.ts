@@ -87,6 +87,10 @@ export const LINGER_MS_DEFAULT = LINGER_MS_MAX;
 /** SQLite busy_timeout: the busy handler blocks the JS thread, so keep it short and retry
  * asynchronously instead. */
 export const STORE_BUSY_TIMEOUT_MS = 20;
+/** SQLite busy_timeout while a process opens and migrates the database at start-up, before it serves (blocking
+ * is harmless then): long enough for another process's migration on a loaded machine. Past it the open fails
+ * with `store_busy`, never as an internal error. */
+export const STORE_OPEN_BUSY_TIMEOUT_MS = 15_000;
 /** Async retries of a busy transaction before `store_busy`. */
 export const STORE_BUSY_RETRIES_MAX = 60;
 /** First async backoff delay; doubles with jitter up to the cap. */

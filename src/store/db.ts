@@ -12,14 +12,17 @@ import { AppError } from "../base/errors.ts";
 import {
   STORE_BUSY_TIMEOUT_MS,
   STORE_JOURNAL_SIZE_LIMIT_BYTES,
+  STORE_OPEN_BUSY_TIMEOUT_MS,
   STORE_WAL_AUTOCHECKPOINT_PAGES,
 } from "../base/limits.ts";
 import { APPLICATION_ID, MIGRATIONS } from "./migrations.ts";
 import {
+  SQLITE_BUSY,
   SQLITE_CANTOPEN,
   SQLITE_CORRUPT,
   SQLITE_FULL,
   SQLITE_IOERR,
+  SQLITE_LOCKED,
   SQLITE_NOTADB,
   sqliteCodeFromMessage,
   sqliteErrcode,
@@ -89,10 +92,16 @@ export function openDatabase(
     throw openError(path, err);
   }
   try {
-    db.exec(`PRAGMA busy_timeout = ${options.migrationBusyTimeoutMs ?? 5_000}`);
+    db.exec(`PRAGMA busy_timeout = ${options.migrationBusyTimeoutMs ?? STORE_OPEN_BUSY_TIMEOUT_MS}`);
     // Refuse a foreign or newer database before anything writes to it: switching the
-    // journal mode to WAL rewrites the file header.
-    checkIdentity(db, path);
+    // journal mode to WAL rewrites the file header. One read transaction, so the header and the
+    // schema are read from one snapshot (another process may commit its migration in between).
+    db.exec("BEGIN");
+    try {
+      checkIdentity(db, path);
+    } finally {
+      db.exec("COMMIT");
+    }
     if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
     db.exec(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
     db.exec("PRAGMA foreign_keys = ON");
@@ -134,6 +143,14 @@ function openError(path: string, err: unknown): unknown {
       "storage_unavailable",
       `Cannot open database ${path}: ${String(detail)} while preparing it; free space or fix the disk, then retry`,
       { retryable: true, cause: err },
+    );
+  }
+  if (primary === SQLITE_BUSY || primary === SQLITE_LOCKED) {
+    return new AppError(
+      "store_busy",
+      `Cannot open database ${path}: another process held its write lock for longer than the start-up wait ` +
+        `(${String(detail)}); retry in a moment`,
+      { retryable: true, retryAfterMs: 1_000, cause: err },
     );
   }
   if (primary === SQLITE_CANTOPEN || (err instanceof Error && /unable to open database file/.test(err.message))) {

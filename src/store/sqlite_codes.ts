@@ -24,6 +24,8 @@ export const SQLITE_MESSAGES: Readonly<Record<number, string>> = {
   [SQLITE_CORRUPT]: "database disk image is malformed",
   [SQLITE_FULL]: "database or disk is full",
   [SQLITE_NOTADB]: "file is not a database",
+  [SQLITE_BUSY]: "database is locked",
+  [SQLITE_LOCKED]: "database table is locked",
 };
 
 /** The primary result code in an error's `errcode` (extended codes folded), or `undefined`. */
