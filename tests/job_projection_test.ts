@@ -91,7 +91,7 @@ Deno.test("jobTool.call: one guidance computation per submit, for the JobReferen
   assert.equal(asked.n, 2);
 });
 
-Deno.test("JobControl.submit: admission alone never computes guidance; the first read of .guidance does, once", async () => {
+Deno.test("JobControl.submit: admission alone never computes guidance; admitted() computes it once", async () => {
   await using dir = await tempDir();
   const { kind, asked } = countedKind();
   await using h = await openHarness(dir.file("jobs.db"), {
@@ -101,11 +101,11 @@ Deno.test("JobControl.submit: admission alone never computes guidance; the first
   });
   const job = await h.control.submit("counted", {});
   assert.equal(asked.n, 0, "admission read no queue position and asked the kind nothing");
-  assert.equal("guidance" in JSON.parse(JSON.stringify(job)), false, "the guidance is not part of the row's JSON");
-  const first = job.guidance;
-  assert.deepEqual(job.guidance, first);
-  assert.equal(asked.n, 1, "read twice, computed once");
-  assert.deepEqual(first, h.control.guidance(h.store.rows.jobGet(job.id)!));
+  assert.deepEqual(Object.keys(job), Object.keys(h.store.rows.jobGet(job.id)!), "the bare row, shaped as stored");
+  const admitted = h.control.admitted(job);
+  assert.equal(admitted.row, job);
+  assert.equal(asked.n, 1, "computed once");
+  assert.deepEqual(admitted.guidance, h.control.guidance(h.store.rows.jobGet(job.id)!));
 });
 
 Deno.test("jobGetItems: one guidance computation per queued item, none for an unknown or invalid key", async () => {
@@ -140,7 +140,10 @@ Deno.test("getTaskResult: one guidance computation per tasks/get answer", async 
   assert.equal(answer.pollIntervalMs, FIRST_POLL_MS + POLL_INTERVAL_MS_MIN);
   assert.deepEqual(
     { ttlMs: answer.ttlMs, statusMessage: answer.statusMessage },
-    { ttlMs: jobHandle(row, job.guidance).ttlMs, statusMessage: jobHandle(row, job.guidance).summary },
+    {
+      ttlMs: jobHandle(row, h.control.guidance(job)).ttlMs,
+      statusMessage: jobHandle(row, h.control.guidance(job)).summary,
+    },
   );
 });
 

@@ -43,12 +43,15 @@ export interface WaitReport {
 }
 
 /**
- * A job just admitted, as {@linkcode JobControl.submit} returns it: its row and its guidance.
- * `guidance` is computed on its first read and kept (a non-enumerable, memoized property), so a
- * tool answering with a JobReference and a task computes it once, and callers that only admit
- * (the CLI, benchmarks, tests) never pay for the queue-position read it needs.
+ * A job just admitted and its guidance, computed once ({@linkcode JobControl.admitted}) by a tool that
+ * answers with a JobReference or a task. `submit` itself returns the bare row: callers that only admit
+ * (the CLI, benchmarks, tests) never pay for the queue-position read guidance needs, and the row keeps
+ * the shape every stored row has (adding a property to it slowed admission measurably).
  */
-export type AdmittedJob = JobRow & { readonly guidance: JobGuidance };
+export interface AdmittedJob {
+  readonly row: JobRow;
+  readonly guidance: JobGuidance;
+}
 
 /** Who may see a job: `null` is the local authority (stdio, CLI); a string scopes to one HTTP token. */
 export type Authority = string | null;
@@ -90,7 +93,7 @@ export class JobControl {
    * @throws {AppError} `invalid_argument` (unknown kind, request too large), `overloaded`
    *   (admission bound reached; nothing written), `store_busy`.
    */
-  async submit(kind: string, request: unknown, options: { authority?: Authority } = {}): Promise<AdmittedJob> {
+  async submit(kind: string, request: unknown, options: { authority?: Authority } = {}): Promise<JobRow> {
     if (this.registry.get(kind) === undefined) {
       throw new AppError("invalid_argument", `Cannot submit job: unknown kind "${kind}"`, {
         data: { known_kinds: this.registry.names() },
@@ -116,11 +119,12 @@ export class JobControl {
     });
     this.#onSubmitted?.(row);
     this.waits.notify();
-    let guidance: JobGuidance | undefined;
-    return Object.defineProperty(row, "guidance", {
-      get: () => guidance ??= this.guidance(row),
-      enumerable: false,
-    }) as AdmittedJob;
+    return row;
+  }
+
+  /** A just-admitted row with its guidance, computed once here for the answer that reports it. */
+  admitted(row: JobRow): AdmittedJob {
+    return { row, guidance: this.guidance(row) };
   }
 
   /** A job visible to `authority`, or undefined (unknown, purged, or another authority's). */

@@ -53,10 +53,10 @@ export function jobReference(handle: JobHandle): JobReference {
  * tasks extension, else the JobReference as the tool result. One handle, one guidance computation.
  */
 export function submittedAnswer(job: AdmittedJob, tasksDeclared: boolean): ToolResult | Record<string, unknown> {
-  const handle = jobHandle(job, job.guidance);
+  const handle = jobHandle(job.row, job.guidance);
   const ref = jobReference(handle) as unknown as Record<string, unknown>;
   // The SDK checks a declared output schema against structuredContent before any result leaves a tool
   // (its check is private and runs for task results too), so the task handle also carries the
   // JobReference: the same job, in the vocabulary of clients that poll jobs.get.
-  return tasksDeclared ? { ...createTaskResult(job, handle), structuredContent: ref } : okResult(ref);
+  return tasksDeclared ? { ...createTaskResult(job.row, handle), structuredContent: ref } : okResult(ref);
 }

@@ -28,17 +28,13 @@ function admitted(guidance: JobGuidance, over: Partial<JobRow> = {}): AdmittedJo
     updated_at: T0,
     ...over,
   });
-  return Object.defineProperty(row, "guidance", {
-    value: guidance,
-    enumerable: false,
-    configurable: true,
-  }) as AdmittedJob;
+  return { row, guidance };
 }
 
 Deno.test("jobReference: every field, from the handle; the guidance is poll_after_ms and retry_after_ms", () => {
   const job = admitted({ pollMs: 1_250, ttlMs: 60_000 });
   const kind = "github.wait_pull_request_checks";
-  assert.deepEqual(jobReference(jobHandle(job, job.guidance)), {
+  assert.deepEqual(jobReference(jobHandle(job.row, job.guidance)), {
     id: ID,
     ref: `job:${ID}`,
     kind,
@@ -55,7 +51,7 @@ Deno.test("jobReference: every field, from the handle; the guidance is poll_afte
 
 Deno.test("jobReference: a handle without guidance (a terminal job) says 0 ms and keeps its status", () => {
   const job = admitted({ pollMs: undefined, ttlMs: 1 }, { status: "cancelled" });
-  const ref = jobReference(jobHandle(job, job.guidance));
+  const ref = jobReference(jobHandle(job.row, job.guidance));
   assert.equal(ref.status, "cancelled");
   assert.equal(ref.poll_after_ms, 0);
   assert.equal(ref.follow_up.retry_after_ms, 0);
@@ -69,7 +65,7 @@ Deno.test("submittedAnswer without tasks: the JobReference as a tool result (tex
     structuredContent: Record<string, unknown>;
     isError?: boolean;
   };
-  const ref = jobReference(jobHandle(job, job.guidance));
+  const ref = jobReference(jobHandle(job.row, job.guidance));
   assert.deepEqual(answer.structuredContent, ref);
   assert.deepEqual(answer.content, [{ type: "text", text: JSON.stringify(ref) }]);
   assert.equal("isError" in answer, false);
@@ -80,7 +76,7 @@ Deno.test("submittedAnswer with tasks: a CreateTaskResult whose structuredConten
   const job = admitted({ pollMs: 800, ttlMs: 60_000 });
   const answer = submittedAnswer(job, true) as Record<string, unknown>;
   const { structuredContent, ...task } = answer;
-  assert.deepEqual(structuredContent, jobReference(jobHandle(job, job.guidance)));
+  assert.deepEqual(structuredContent, jobReference(jobHandle(job.row, job.guidance)));
   CreateTaskResultV2Schema.parse(task);
   assert.deepEqual(task, {
     taskId: ID,

@@ -231,7 +231,7 @@ export function jobTool(
         throw err;
       }
       // Down once (admission; guidance computed once), up once: the task or the JobReference.
-      return submittedAnswer(row, ctx.tasksDeclared);
+      return submittedAnswer(control.admitted(row), ctx.tasksDeclared);
     },
   };
 }
