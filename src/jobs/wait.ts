@@ -83,6 +83,8 @@ export class JobWaits {
 
   /** An in-process event that may have changed a job: every waiter re-checks now. */
   notify(): void {
+    // Called on every admission, progress write and job end: nothing to do (and nothing to copy) with no waiter.
+    if (this.#waiters.size === 0) return;
     for (const w of [...this.#waiters]) w.check();
   }
 
