@@ -9,6 +9,17 @@
 
 const encoder = new TextEncoder();
 
+/**
+ * The UTF-8 byte length of `text` when it is over `bytesMax`, else `undefined`. A UTF-16 code unit
+ * encodes to at most 3 UTF-8 bytes, so a text of at most `bytesMax / 3` units is never encoded: the
+ * common case (a job's request or result checked against its bound) allocates nothing.
+ */
+export function utf8BytesIfOver(text: string, bytesMax: number): number | undefined {
+  if (text.length * 3 <= bytesMax) return undefined;
+  const bytes = encoder.encode(text).length;
+  return bytes > bytesMax ? bytes : undefined;
+}
+
 /** UTF-8 bytes of `value` serialized as JSON (`undefined` counts as `null`). */
 export function jsonBytes(value: unknown): number {
   return encoder.encode(JSON.stringify(value ?? null)).length;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { jsonBytes, shrinkJson } from "./json_bound.ts";
+import { jsonBytes, shrinkJson, utf8BytesIfOver } from "./json_bound.ts";
 
 Deno.test("jsonBytes() counts UTF-8 bytes of the JSON form; undefined counts as null", () => {
   assert.equal(jsonBytes("a"), 3);
@@ -61,4 +61,15 @@ Deno.test("shrinkJson() refuses a bytesMax that is not a non-negative integer", 
     );
   }
   assert.deepEqual(shrinkJson("", 2), { value: "", omittedBytes: 0 }, "0 and up are accepted");
+});
+
+Deno.test("utf8BytesIfOver(): undefined at the bound, the byte count past it, for 1-, 3- and 4-byte characters", () => {
+  assert.equal(utf8BytesIfOver("a".repeat(30), 30), undefined, "ASCII at the bound (encoded: 30 > 30/3 units)");
+  assert.equal(utf8BytesIfOver("a".repeat(31), 30), 31);
+  assert.equal(utf8BytesIfOver("€".repeat(10), 30), undefined, "3-byte characters at the bound (fast path)");
+  assert.equal(utf8BytesIfOver("€".repeat(11), 30), 33);
+  assert.equal(utf8BytesIfOver("😀".repeat(7), 28), undefined, "4-byte characters (2 units each) at the bound");
+  assert.equal(utf8BytesIfOver("😀".repeat(8), 28), 32);
+  assert.equal(utf8BytesIfOver("", 0), undefined);
+  assert.equal(utf8BytesIfOver("a", 0), 1);
 });

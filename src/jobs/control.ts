@@ -8,6 +8,7 @@
 import { type Clock, realMsPer } from "../base/clock.ts";
 import { AppError } from "../base/errors.ts";
 import { newJobId } from "../base/ids.ts";
+import { utf8BytesIfOver } from "../base/json_bound.ts";
 import {
   JOB_ADMITTED_MAX_DEFAULT,
   JOB_REQUEST_BYTES_MAX,
@@ -100,8 +101,8 @@ export class JobControl {
       });
     }
     const requestJson = JSON.stringify(request ?? null);
-    const bytes = new TextEncoder().encode(requestJson).length;
-    if (bytes > JOB_REQUEST_BYTES_MAX) {
+    const bytes = utf8BytesIfOver(requestJson, JOB_REQUEST_BYTES_MAX);
+    if (bytes !== undefined) {
       throw new AppError(
         "invalid_argument",
         `Cannot submit job: the request is ${bytes} bytes, over the ${JOB_REQUEST_BYTES_MAX}-byte limit`,

@@ -16,6 +16,7 @@
 
 import type { Clock } from "../base/clock.ts";
 import { AppError, toJobError } from "../base/errors.ts";
+import { utf8BytesIfOver } from "../base/json_bound.ts";
 import { JOB_EVENT_MESSAGE_CHARS_MAX, JOB_RESULT_BYTES_MAX, TERMINAL_WRITE_RETRY_MS } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import type { ClaimedJob, JobRows, TerminalWrite } from "../store/job_rows.ts";
@@ -43,8 +44,8 @@ export type HandlerEnd =
 /** The end of a handler that returned `result` (throws an AppError `internal` for an oversized result). */
 export function succeededTerminal(kind: Pick<AnyJobKind, "outcome">, result: unknown): TerminalWrite {
   const resultJson = JSON.stringify(result ?? null);
-  const bytes = new TextEncoder().encode(resultJson).length;
-  if (bytes > JOB_RESULT_BYTES_MAX) {
+  const bytes = utf8BytesIfOver(resultJson, JOB_RESULT_BYTES_MAX);
+  if (bytes !== undefined) {
     throw new AppError(
       "internal",
       `Cannot store job result: ${bytes} bytes is over the ${JOB_RESULT_BYTES_MAX}-byte limit`,
