@@ -1,7 +1,8 @@
 /**
- * longcall's entry point for `deno run`, `deno compile` and the bundle. The same module
- * is the network worker's entry (the server starts it with `new Worker(Deno.mainModule)`),
- * so a single file or binary carries both. Each role loads only its own code: the worker
+ * longcall's entry point for `deno run`, `deno compile` and the bundle. From source and in a
+ * compiled binary the same module is also the network worker's entry (the server starts it with
+ * `new Worker(Deno.mainModule)`); the bundle embeds src/cli/network_worker_entry.ts instead and
+ * starts it from memory (src/cli/worker_script.ts). Each role loads only its own code: the worker
  * never loads the MCP SDK, the CLI never loads the worker.
  *
  * @module

@@ -94,6 +94,15 @@ Deno.test("longcall: usage errors exit 2, --help and --version exit 0", async ()
     assert.match(help.stdout, /Usage: longcall/);
     assert.match(help.stdout, /Examples:/);
   }
+  // A command group's --help lists its commands (the top-level help points every command there).
+  for (const [group, subs] of [["jobs", ["list", "get", "cancel"]], ["checks", ["watch"]]] as const) {
+    const help = await longcall([group, "--help"]);
+    assert.equal(help.code, 0, `${group} --help`);
+    for (const sub of subs) assert.match(help.stdout, new RegExp(`  ${group} ${sub} `));
+  }
+  const bareGroup = await longcall(["jobs"]);
+  assert.equal(bareGroup.code, 2);
+  assert.match(bareGroup.stderr, /expected one of: list, get, cancel/);
   const version = await longcall(["--version"]);
   assert.equal(version.code, 0);
   assert.match(version.stdout, /^longcall \d+\.\d+\.\d+/);

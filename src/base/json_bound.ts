@@ -43,9 +43,11 @@ export function shrinkJson(value: unknown, bytesMax: number): Shrunk {
   if (!Number.isSafeInteger(bytesMax) || bytesMax < 0) {
     throw new RangeError(`Cannot shrink JSON: bytesMax must be a non-negative integer, current value is ${bytesMax}`);
   }
-  const original = jsonBytes(value);
-  if (original <= bytesMax) return { value, omittedBytes: 0 };
-  const shrunk = shrink(JSON.parse(JSON.stringify(value ?? null)), bytesMax);
+  const text = JSON.stringify(value ?? null);
+  // Within the bound (the common case): no encoding, no copy.
+  const original = utf8BytesIfOver(text, bytesMax);
+  if (original === undefined) return { value, omittedBytes: 0 };
+  const shrunk = shrink(JSON.parse(text), bytesMax);
   const result = shrunk === DROP ? smallest(value) : shrunk;
   return { value: result, omittedBytes: Math.max(0, original - jsonBytes(result)) };
 }

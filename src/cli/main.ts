@@ -78,6 +78,19 @@ export async function main(argv: string[]): Promise<number> {
   const found = resolve(cmds, argv);
   if (found === undefined) {
     const group = cmds.filter((c) => c.name.startsWith(`${argv[0]} `));
+    if (group.length > 0 && (argv[1] === "--help" || argv[1] === "-h")) {
+      // `longcall jobs --help`: the group's commands, as the top-level help lists them.
+      const width = Math.max(...group.map((c) => c.name.length)) + 2;
+      console.log(
+        [
+          `Commands of longcall ${argv[0]}:`,
+          ...group.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+          "",
+          "Run `longcall <command> --help` for a command's options and examples.",
+        ].join("\n"),
+      );
+      return EXIT_OK;
+    }
     if (group.length > 0) {
       console.error(`longcall ${argv[0]}: expected one of: ${group.map((c) => c.name.split(" ")[1]).join(", ")}`);
     } else {

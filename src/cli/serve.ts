@@ -28,7 +28,8 @@ import type { JobWaits } from "../jobs/wait.ts";
 import { createServerFactory } from "../mcp/server.ts";
 import type { ToolDef } from "../mcp/tools.ts";
 import type { TaskInputs } from "../tasks/adapter.ts";
-import { isLoopback, serveOnHttp, serveOnStdio } from "../mcp/transports.ts";
+import { isLoopbackHost } from "../base/net.ts";
+import { serveOnHttp, serveOnStdio } from "../mcp/transports.ts";
 import { ensureHttpToken } from "./http_token.ts";
 import { type Execution, type ExecutorOverrides, openRuntime, type RuntimeKinds } from "./runtime.ts";
 import type { Synchronous } from "../store/db.ts";
@@ -114,7 +115,7 @@ async function httpToken(flags: ServeFlags): Promise<string | undefined> {
       throw new UsageError("Cannot use --http-no-auth: LONGCALL_HTTP_TOKEN is set; unset one of them");
     }
     const { hostname } = parseListen(flags.listen);
-    if (!isLoopback(hostname)) {
+    if (!isLoopbackHost(hostname)) {
       throw new UsageError(`Cannot use --http-no-auth: it serves loopback only, current --listen is ${flags.listen}`);
     }
     console.error(

@@ -9,6 +9,7 @@
  */
 
 import { AppError } from "../base/errors.ts";
+import { isCommitSha } from "../base/names.ts";
 import { GITHUB_PER_PAGE_MAX } from "../base/limits.ts";
 import type { RateLimitState } from "./rate_limit.ts";
 import { refPath, repoPath } from "./repo_path.ts";
@@ -169,7 +170,7 @@ export async function listWorkflowRuns(
   headSha: string,
   options: EndpointOptions,
 ): Promise<{ workflow_runs: GitHubWorkflowRun[]; complete: boolean }> {
-  if (!/^[0-9a-f]{40}$/.test(headSha)) {
+  if (!isCommitSha(headSha)) {
     throw new TypeError(`Cannot list workflow runs of a commit: current value is ${JSON.stringify(headSha)}`);
   }
   const path = `${repoPath(owner, repo)}/actions/runs?head_sha=${headSha}&per_page=${GITHUB_PER_PAGE_MAX}`;

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { AppError } from "../base/errors.ts";
+import { AppError, boundedMessage } from "../base/errors.ts";
 import {
   GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
   WATCH_ANNOTATION_MESSAGE_CHARS_MAX,
@@ -148,7 +148,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
             }));
           } catch (err) {
             if (signal.aborted) throw err;
-            detail.annotations_error = err instanceof Error ? err.message : String(err);
+            detail.annotations_error = boundedMessage(err instanceof Error ? err.message : String(err));
           }
         }
         failures.push(detail);

@@ -97,7 +97,8 @@ export class JobWaits {
 
   /**
    * Waits up to `ms` until `check` reports a change or the end, `signal` aborts, or the waits
-   * close. The caller's first read must come AFTER `begin()` (see {@linkcode JobWaits.wait}).
+   * close. The change stamp is taken here before `check` first runs, so a commit between the
+   * caller's reads and the wait is never missed.
    */
   async wait(ms: number, check: WaitCheck, signal?: AbortSignal): Promise<WaitEnd> {
     if (!Number.isInteger(ms) || ms < 0) {

@@ -13,9 +13,6 @@ import { zodToInvalidArgument } from "../base/validation.ts";
 import { isStorageFault, storageUnavailable } from "../store/tx.ts";
 import { fitItems, surelyFits, toolResultBytesOfText } from "./fit_answer.ts";
 
-/** The Standard Schema shape the SDK reads (`~standard.validate` + `~standard.jsonSchema`). */
-export type AdvertisedSchema = z.ZodType;
-
 /** A tool result as the SDK's callback type wants it. */
 export interface ToolResult {
   [key: string]: unknown;

@@ -96,9 +96,6 @@ export interface HttpStats {
 /** The authority of every request served under `--http-no-auth`: its own scope, never the local one. */
 export const NO_AUTH_AUTHORITY = "http-no-auth";
 
-/** Whether an address is loopback (one rule for binding and connecting: src/base/net.ts). */
-export const isLoopback = isLoopbackHost;
-
 async function authorityFor(token: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`longcall-authority:${token}`));
   return [...new Uint8Array(digest)].slice(0, 16).map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -235,7 +232,7 @@ export function serveOnHttp(
   if (options.noAuth === true && options.token !== undefined) {
     throw new AppError("invalid_argument", "Cannot serve HTTP: a bearer token and --http-no-auth exclude each other");
   }
-  if (options.noAuth === true && !isLoopback(options.hostname)) {
+  if (options.noAuth === true && !isLoopbackHost(options.hostname)) {
     throw new AppError(
       "invalid_argument",
       `Cannot listen on ${options.hostname} without authentication: --http-no-auth is for loopback addresses only`,
@@ -248,10 +245,10 @@ export function serveOnHttp(
     maxRequestBodySize: MCP_MESSAGE_BYTES_MAX,
     onerror: (error) => options.log.warn("http transport error", { error: firstLine(error.message) }),
   });
-  const allowedHosts = isLoopback(options.hostname)
+  const allowedHosts = isLoopbackHost(options.hostname)
     ? localhostAllowedHostnames()
     : [...localhostAllowedHostnames(), options.hostname];
-  const allowedOrigins = isLoopback(options.hostname)
+  const allowedOrigins = isLoopbackHost(options.hostname)
     ? localhostAllowedOrigins()
     : [...localhostAllowedOrigins(), options.hostname];
   const token = options.token;

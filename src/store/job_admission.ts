@@ -53,9 +53,13 @@ export class JobAdmission {
           // One count per transaction: inside BEGIN IMMEDIATE nobody else can admit, so the
           // batch's own inserts are the only change to it.
           let admitted = this.#countAdmitted();
+          // Read at most once per batch, and only when one is refused: a full batch must not scan the recent runs
+          // once per refused submission while it holds the write lock.
+          let retryMs: number | undefined;
+          const overloadRetryMs = (now: number) => retryMs ??= this.#overloadRetryMs(now);
           return batch.map(({ input }): JobRow | AppError => {
             try {
-              const row = this.#insertOne(input, admitted);
+              const row = this.#insertOne(input, admitted, overloadRetryMs);
               admitted++;
               return row;
             } catch (err) {
@@ -71,14 +75,14 @@ export class JobAdmission {
     }
   }
 
-  #insertOne(input: JobInsert, admitted: number): JobRow {
+  #insertOne(input: JobInsert, admitted: number, overloadRetryMs: (now: number) => number): JobRow {
     if (admitted >= input.admittedMax) {
       throw new AppError(
         "overloaded",
         `Cannot admit job: ${admitted} jobs are already queued or running (limit ${input.admittedMax})`,
         {
           retryable: true,
-          retryAfterMs: this.#overloadRetryMs(input.now),
+          retryAfterMs: overloadRetryMs(input.now),
           data: { admitted, admitted_max: input.admittedMax },
         },
       );
