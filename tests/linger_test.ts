@@ -12,7 +12,7 @@
  */
 
 import assert from "node:assert/strict";
-import { LINGER_MS_MAX } from "../src/base/limits.ts";
+import { JOB_ADMITTED_MAX_MAX, LINGER_MS_MAX } from "../src/base/limits.ts";
 import { ENV_VARS } from "../src/cli/config.ts";
 import { type FakeGitHub, type ScenarioStep, startFakeGitHub } from "../testing/fake_github.ts";
 import {
@@ -641,4 +641,37 @@ Deno.test("spawn sites: every server started by tests/ and scripts/ turns the li
   }
   assert.ok(seen.includes("testing/hosts/plumbing.ts"), `the scan finds the known spawn sites: ${seen.join(", ")}`);
   assert.deepEqual(offenders, [], "spawn sites that may leave a lingering server behind");
+});
+
+Deno.test(`serve --admitted-max: 1 and ${JOB_ADMITTED_MAX_MAX} are accepted; 0 and ${JOB_ADMITTED_MAX_MAX + 1} are usage errors`, async () => {
+  await using dir = await tempDir();
+  const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
+  try {
+    for (const value of ["1", String(JOB_ADMITTED_MAX_MAX)]) {
+      const server = new RawStdioServer(
+        productServer(dir.path, dir.file(`ok-${value}.db`), fake, ["--linger-ms", "0", "--admitted-max", value]),
+      );
+      assert.ok("result" in await server.modern("tools/list"), `serves with --admitted-max ${value}`);
+      assert.equal((await server.close()).code, 0);
+    }
+    for (const value of ["0", String(JOB_ADMITTED_MAX_MAX + 1)]) {
+      const target = productServer(dir.path, dir.file("bad.db"), fake, ["--linger-ms", "0", `--admitted-max=${value}`]);
+      const out = await new Deno.Command(target.command, {
+        args: target.args,
+        cwd: REPO_ROOT,
+        env: target.env ?? {},
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr);
+      assert.equal(out.code, 2, `--admitted-max ${value}: ${stderr}`);
+      assert.match(
+        stderr,
+        new RegExp(`Cannot use --admitted-max: expected an integer from 1 to ${JOB_ADMITTED_MAX_MAX}`),
+      );
+    }
+  } finally {
+    await fake.close();
+  }
 });

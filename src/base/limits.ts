@@ -13,6 +13,12 @@
  * original system's per-executor bound was 256; ours is global so N processes cannot
  * admit N x 256. */
 export const JOB_ADMITTED_MAX_DEFAULT = 256;
+/** Largest `--admitted-max` a server accepts: far above any real queue, below what one admission count scan
+ * and the queue-position guidance stay cheap for. */
+export const JOB_ADMITTED_MAX_MAX = 100_000;
+/** Simulations against a fake GitHub only (`--simulate-time-rate`): job time runs at most this many times
+ * faster than real time. */
+export const SIMULATE_TIME_RATE_MAX = 1_000;
 /** Jobs one executor runs at once. Four keeps GitHub's secondary limits far away. */
 export const JOB_RUNNING_MAX_DEFAULT = 4;
 /** Heartbeat period of an executor's owner row. */
@@ -203,6 +209,7 @@ export const GITHUB_ETAG_ROWS_MAX = 10_000;
 
 /** PR checks watcher: defaults and bounds of the tool's inputs (issue #199 of the original). */
 export const WATCH_TIMEOUT_MS_DEFAULT = 30 * 60_000;
+export const WATCH_TIMEOUT_MS_MIN = 1_000;
 export const WATCH_TIMEOUT_MS_MAX = 24 * 60 * 60_000;
 export const WATCH_POLL_INTERVAL_MS_DEFAULT = 10_000;
 export const WATCH_POLL_INTERVAL_MS_MIN = 5_000;

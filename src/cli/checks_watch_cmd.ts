@@ -8,10 +8,14 @@
 
 import { parsePullRefText } from "../base/names.ts";
 import {
+  WATCH_FIRST_CHECK_GRACE_MS_DEFAULT,
   WATCH_FIRST_CHECK_GRACE_MS_MAX,
+  WATCH_POLL_INTERVAL_MS_DEFAULT,
   WATCH_POLL_INTERVAL_MS_MAX,
   WATCH_POLL_INTERVAL_MS_MIN,
+  WATCH_TIMEOUT_MS_DEFAULT,
   WATCH_TIMEOUT_MS_MAX,
+  WATCH_TIMEOUT_MS_MIN,
 } from "../base/limits.ts";
 import { WATCH_KIND, type WatchOutcome, type WatchResult } from "../github/watch_kind.ts";
 import { watchSpec } from "../github/watch_spec.ts";
@@ -56,7 +60,8 @@ export function checksWatchCommand(): Command {
     name: "checks watch",
     summary: "Wait for a pull request's CI (check runs and commit statuses) and exit like gh pr checks.",
     usage:
-      "longcall checks watch OWNER/REPO#N [--until change] [--fail-fast] [--required] [--timeout-ms N] [--poll-interval-ms N] [--json] [--db PATH]",
+      "longcall checks watch OWNER/REPO#N [--until change] [--fail-fast] [--required] [--sha SHA] [--timeout-ms N] " +
+      "[--poll-interval-ms N] [--first-check-grace-ms N] [--json] [--db PATH]",
     description: [
       "Polls GitHub with conditional requests (an unchanged PR costs free 304s with a token; GitHub counts",
       "anonymous 304s against 60/h), follows the head commit seen at the first poll, waits up to",
@@ -98,17 +103,21 @@ export function checksWatchCommand(): Command {
       },
       "timeout-ms": {
         type: "string",
-        help: `Give up (exit 8) after N ms (default 1800000 = 30 min, max ${WATCH_TIMEOUT_MS_MAX})`,
+        help: `Give up (exit 8) after N ms (default ${WATCH_TIMEOUT_MS_DEFAULT} = ${
+          WATCH_TIMEOUT_MS_DEFAULT / 60_000
+        } min, ${WATCH_TIMEOUT_MS_MIN}..${WATCH_TIMEOUT_MS_MAX})`,
         value: "N",
       },
       "poll-interval-ms": {
         type: "string",
-        help: `Time between polls (default 10000, ${WATCH_POLL_INTERVAL_MS_MIN}..${WATCH_POLL_INTERVAL_MS_MAX})`,
+        help:
+          `Time between polls (default ${WATCH_POLL_INTERVAL_MS_DEFAULT}, ${WATCH_POLL_INTERVAL_MS_MIN}..${WATCH_POLL_INTERVAL_MS_MAX})`,
         value: "N",
       },
       "first-check-grace-ms": {
         type: "string",
-        help: `Wait this long for the first check before no_checks (default 180000)`,
+        help:
+          `Wait this long for the first check before no_checks (default ${WATCH_FIRST_CHECK_GRACE_MS_DEFAULT}, 0..${WATCH_FIRST_CHECK_GRACE_MS_MAX})`,
         value: "N",
       },
       sha: { type: "string", help: "Head commit to watch (40 hex; default: the head at the first poll)", value: "SHA" },
@@ -134,7 +143,7 @@ export function checksWatchCommand(): Command {
         required_only: values.required === true,
       };
       if (values["timeout-ms"] !== undefined) {
-        input.timeout_ms = intOption(values["timeout-ms"], "timeout-ms", 1_000, WATCH_TIMEOUT_MS_MAX, 0);
+        input.timeout_ms = intOption(values["timeout-ms"], "timeout-ms", WATCH_TIMEOUT_MS_MIN, WATCH_TIMEOUT_MS_MAX, 0);
       }
       if (values["poll-interval-ms"] !== undefined) {
         input.poll_interval_ms = intOption(

@@ -1,9 +1,10 @@
 /**
- * Options and flag parsing shared by `checks watch`, `sync` and `search`.
+ * Options and flag parsing shared by `checks watch`, `sync`, `search` and `serve`.
  *
  * @module
  */
 
+import { SIMULATE_TIME_RATE_MAX } from "../base/limits.ts";
 import { intOption } from "./command.ts";
 import { UsageError } from "./exit.ts";
 
@@ -18,7 +19,7 @@ export const jsonOption = {
 } as const;
 export const rateOption = {
   type: "string",
-  help: "Simulations against a fake GitHub only: run the job's time N x faster (1..1000)",
+  help: `Simulations against a fake GitHub only: run the job's time N x faster (1..${SIMULATE_TIME_RATE_MAX})`,
   value: "N",
 } as const;
 
@@ -36,5 +37,5 @@ export function oneOf<T extends string>(value: unknown, allowed: readonly T[], f
 export function simulateRate(values: Values): number | undefined {
   return values["simulate-time-rate"] === undefined
     ? undefined
-    : intOption(values["simulate-time-rate"], "simulate-time-rate", 1, 1000, 1);
+    : intOption(values["simulate-time-rate"], "simulate-time-rate", 1, SIMULATE_TIME_RATE_MAX, 1);
 }

@@ -17,6 +17,9 @@ import {
   HTTP_BODY_TIMEOUT_MS,
   HTTP_PENDING_BODIES_MAX,
   HTTP_PENDING_BODIES_PER_CLIENT_MAX,
+  JOB_ADMITTED_MAX_DEFAULT,
+  JOB_ADMITTED_MAX_MAX,
+  JOB_RETENTION_MS_DEFAULT,
   JOB_RETENTION_MS_MAX,
   JOB_RETENTION_MS_MIN,
   JOB_WAIT_MS_MAX,
@@ -35,6 +38,7 @@ import { type Execution, type ExecutorOverrides, openRuntime, type RuntimeKinds 
 import type { Synchronous } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
+import { rateOption, simulateRate } from "./github_options.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
 import { EXIT_ERROR, EXIT_OK, UsageError } from "./exit.ts";
 
@@ -342,19 +346,24 @@ export function serveCommand(parts: () => ServerParts): Command {
       listen: { type: "string", help: "Address for --http (default 127.0.0.1:8765; port 0 = any)", value: "HOST:PORT" },
       "read-only": { type: "boolean", help: "List only read-only tools (no job submission, no cancel)" },
       db: { type: "string", help: "Database path (default $LONGCALL_DB or the user data dir)", value: "PATH" },
-      "admitted-max": { type: "string", help: "Queued + running jobs admitted at once (default 256)", value: "N" },
-      "retention-ms": { type: "string", help: "Keep finished jobs this long (default 24 h)", value: "MS" },
+      "admitted-max": {
+        type: "string",
+        help:
+          `Queued + running jobs admitted at once (default ${JOB_ADMITTED_MAX_DEFAULT}, 1..${JOB_ADMITTED_MAX_MAX})`,
+        value: "N",
+      },
+      "retention-ms": {
+        type: "string",
+        help: `Keep finished jobs this long (default ${JOB_RETENTION_MS_DEFAULT / 3_600_000} h)`,
+        value: "MS",
+      },
       synchronous: { type: "string", help: "SQLite durability: NORMAL (default) or FULL", value: "MODE" },
       "linger-ms": {
         type: "string",
         help: `Run owned jobs this long after the host goes away (default ${LINGER_MS_DEFAULT / 60_000} min; 0 = off)`,
         value: "MS",
       },
-      "simulate-time-rate": {
-        type: "string",
-        help: "Simulations against a fake GitHub only: run job time N x faster (1..1000)",
-        value: "N",
-      },
+      "simulate-time-rate": rateOption,
     },
     examples: [
       "longcall serve",
@@ -372,23 +381,28 @@ export function serveCommand(parts: () => ServerParts): Command {
       }
       const retention = values["retention-ms"] ?? envGet("LONGCALL_RETENTION_MS");
       const linger = values["linger-ms"] ?? envGet("LONGCALL_LINGER_MS");
+      const rate = simulateRate(values);
       return runServer({
         db: resolveDbPath(values.db as string | undefined),
         http: values.http === true,
         httpNoAuth: values["http-no-auth"] === true,
         listen: (values.listen as string | undefined) ?? "127.0.0.1:8765",
         readOnly: values["read-only"] === true,
-        ...(values["admitted-max"] === undefined
-          ? {}
-          : { admittedMax: intOption(values["admitted-max"], "admitted-max", 1, 100_000, 256) }),
+        ...(values["admitted-max"] === undefined ? {} : {
+          admittedMax: intOption(
+            values["admitted-max"],
+            "admitted-max",
+            1,
+            JOB_ADMITTED_MAX_MAX,
+            JOB_ADMITTED_MAX_DEFAULT,
+          ),
+        }),
         ...(retention === undefined ? {} : {
           retentionMs: intOption(retention, "retention-ms", JOB_RETENTION_MS_MIN, JOB_RETENTION_MS_MAX, 0),
         }),
         ...(sync === undefined ? {} : { synchronous: sync as Synchronous }),
         lingerMs: intOption(linger, "linger-ms", 0, LINGER_MS_MAX, LINGER_MS_DEFAULT),
-        ...(values["simulate-time-rate"] === undefined
-          ? {}
-          : { timeRate: intOption(values["simulate-time-rate"], "simulate-time-rate", 1, 1000, 1) }),
+        ...(rate === undefined ? {} : { timeRate: rate }),
       }, parts());
     },
   };

@@ -18,6 +18,7 @@ import {
   WATCH_POLL_INTERVAL_MS_MIN,
   WATCH_TIMEOUT_MS_DEFAULT,
   WATCH_TIMEOUT_MS_MAX,
+  WATCH_TIMEOUT_MS_MIN,
 } from "../base/limits.ts";
 import { GITHUB_OWNER_PATTERN, GITHUB_REPO_PATTERN } from "../base/names.ts";
 import { type JobSpec, OPEN_WORLD_READ } from "../jobs/spec.ts";
@@ -40,7 +41,7 @@ export const WatchInput = z.object({
     .describe("Head commit to watch (40 hex). Default: the head seen at the first poll"),
   until: z.enum(["terminal", "change"]).default("terminal")
     .describe("terminal: wait for a verdict; change: return at the first material CI change"),
-  timeout_ms: z.number().int().min(1_000).max(WATCH_TIMEOUT_MS_MAX).default(WATCH_TIMEOUT_MS_DEFAULT)
+  timeout_ms: z.number().int().min(WATCH_TIMEOUT_MS_MIN).max(WATCH_TIMEOUT_MS_MAX).default(WATCH_TIMEOUT_MS_DEFAULT)
     .describe(`Give up after this long (default 30 min, max 24 h)`),
   poll_interval_ms: z.number().int().min(WATCH_POLL_INTERVAL_MS_MIN).max(WATCH_POLL_INTERVAL_MS_MAX)
     .default(WATCH_POLL_INTERVAL_MS_DEFAULT).describe("Time between GitHub polls (default 10 s, 5 s .. 5 min)"),
