@@ -25,18 +25,24 @@ export function repoPath(owner: string, repo: string): string {
 }
 
 /**
- * A ref (SHA, branch or tag) as a path, each segment percent-encoded.
- *
- * @throws {TypeError} when the ref is empty, longer than {@linkcode GITHUB_REF_CHARS_MAX} characters, holds whitespace, a control
- *   character or one of `~^:?*[\`, or has an empty, `.` or `..` segment.
+ * Whether `ref` can name a git ref (SHA, branch or tag) in a request path: not empty, at most
+ * {@linkcode GITHUB_REF_CHARS_MAX} characters, no whitespace, control character or one of `~^:?*[\`, and no
+ * empty, `.` or `..` segment.
  */
-export function refPath(ref: string): string {
+export function isGitRef(ref: unknown): ref is string {
   // deno-lint-ignore no-control-regex
   if (typeof ref !== "string" || ref === "" || ref.length > GITHUB_REF_CHARS_MAX || /[\s\x00-\x1f~^:?*[\\]/.test(ref)) {
-    throw new TypeError(`Cannot use a git ref: current value is ${JSON.stringify(ref)}`);
+    return false;
   }
-  if (ref.split("/").some((s) => s === "" || s === "." || s === "..")) {
-    throw new TypeError(`Cannot use a git ref: current value is ${JSON.stringify(ref)}`);
-  }
+  return !ref.split("/").some((s) => s === "" || s === "." || s === "..");
+}
+
+/**
+ * A ref (SHA, branch or tag) as a path, each segment percent-encoded.
+ *
+ * @throws {TypeError} when {@linkcode isGitRef} refuses it.
+ */
+export function refPath(ref: string): string {
+  if (!isGitRef(ref)) throw new TypeError(`Cannot use a git ref: current value is ${JSON.stringify(ref)}`);
   return ref.split("/").map(encodeURIComponent).join("/");
 }

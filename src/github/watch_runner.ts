@@ -33,6 +33,7 @@ import {
   summarizeSuites,
   verdictDetail,
 } from "./checks_state.ts";
+import { isGitRef } from "./repo_path.ts";
 import { budgetView, pacedWaitMs, type RateWindow } from "./watch_pacing.ts";
 import {
   type AnonymousCost,
@@ -246,7 +247,8 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
             `Cannot watch only the required checks of ${req.owner}/${req.repo}: this observer cannot read branch rules`,
           );
         }
-        required = await gh.requiredChecks(req.owner, req.repo, obs.base_ref ?? "", signal, bounded());
+        const base = requireRef(obs.base_ref, "the pull request's base branch");
+        required = await gh.requiredChecks(req.owner, req.repo, base, signal, bounded());
       }
     } catch (err) {
       // GitHub will not answer before the deadline: the watch ends as it would then, with the
@@ -394,6 +396,18 @@ export function anonymousCostOf(
       `counted 304s here); about ${perHour} counted requests/h at this poll interval against ${limit}/h. ` +
       "Set GITHUB_TOKEN (or GH_TOKEN) so unchanged polls are free.",
   };
+}
+
+/** `value` when it can name a git ref ({@linkcode isGitRef}); else a github_invalid error naming `what`. */
+export function requireRef(value: unknown, what: string): string {
+  if (isGitRef(value)) return value;
+  throw new AppError(
+    "github_invalid",
+    `Cannot use ${what} GitHub answered: expected a git ref, current value is ${
+      JSON.stringify(typeof value === "string" ? value.slice(0, 80) : value)
+    }`,
+    { retryable: false },
+  );
 }
 
 /** A commit SHA read from GitHub, or the typed `github_invalid` error (never an internal TypeError later). */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { AppError } from "../base/errors.ts";
 import { GITHUB_ANONYMOUS_LIMIT_PER_HOUR } from "../base/limits.ts";
-import { anonymousCostOf, clip, requireSha } from "./watch_runner.ts";
+import { anonymousCostOf, clip, requireRef, requireSha } from "./watch_runner.ts";
 
 const SHA = "0123456789abcdef0123456789abcdef01234567";
 
@@ -50,6 +50,26 @@ Deno.test("requireSha: a long string in the message is cut at 80 characters", ()
     assert.ok(err.message.endsWith(`current value is "${"y".repeat(80)}"`), "80 kept whole");
     return true;
   });
+});
+
+// ---------------------------------------------------------------- requireRef
+
+Deno.test("requireRef: a branch name is returned as it is", () => {
+  assert.equal(requireRef("main", "the base branch"), "main");
+  assert.equal(requireRef("release/v1.2", "the base branch"), "release/v1.2");
+});
+
+Deno.test("requireRef: an empty, missing or malformed base branch is github_invalid, not an internal error", () => {
+  for (const bad of ["", "a..b/..", "a b", "x/", null, undefined, 7]) {
+    assert.throws(() => requireRef(bad, "the pull request's base branch"), (err: unknown) => {
+      assert.ok(err instanceof AppError, String(err));
+      assert.equal(err.code, "github_invalid");
+      assert.equal(err.retryable, false);
+      assert.match(err.message, /^Cannot use the pull request's base branch GitHub answered: expected a git ref/);
+      assert.ok(err.message.includes(`current value is ${JSON.stringify(bad)}`), err.message);
+      return true;
+    }, JSON.stringify(bad));
+  }
 });
 
 // ---------------------------------------------------------------- anonymousCostOf

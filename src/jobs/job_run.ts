@@ -139,11 +139,14 @@ export async function runJob(host: JobRunHost, kind: AnyJobKind, job: RunningJob
   await progress.flush();
   // Progress a storage fault kept from its own write goes out with the end, in the same statement.
   const unwritten = progress.unwritten();
-  await finish(host, job, unwritten === undefined ? terminal : { ...terminal, progress: unwritten });
+  await finishRun(host, job, unwritten === undefined ? terminal : { ...terminal, progress: unwritten });
 }
 
-/** The fenced terminal write, retried while the lease holds; a persisted cancellation wins over a late end. */
-async function finish(host: JobRunHost, job: RunningJob, terminal: TerminalWrite): Promise<void> {
+/**
+ * The fenced terminal write, retried on the host's clock while the lease holds; a persisted cancellation wins over a
+ * late end.
+ */
+export async function finishRun(host: JobRunHost, job: RunningJob, terminal: TerminalWrite): Promise<void> {
   const { row, ownerId } = job;
   let written: boolean;
   for (;;) {
@@ -157,7 +160,7 @@ async function finish(host: JobRunHost, job: RunningJob, terminal: TerminalWrite
       if (!isTransientStoreFault(err) || !host.ownsLease(job)) throw err;
       host.log.warn("database unavailable; retrying a job's terminal write", { id: row.id, error: String(err) });
       const pause = TERMINAL_WRITE_RETRY_MS / 2 + Math.random() * TERMINAL_WRITE_RETRY_MS / 2;
-      await new Promise((resolve) => setTimeout(resolve, pause));
+      await host.clock.sleep(pause);
       if (!host.ownsLease(job)) throw err;
     }
   }

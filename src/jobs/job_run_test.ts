@@ -5,10 +5,20 @@
  */
 
 import assert from "node:assert/strict";
+import { ManualClock } from "../base/clock.ts";
 import { AppError } from "../base/errors.ts";
-import { JOB_RESULT_BYTES_MAX } from "../base/limits.ts";
+import { JOB_RESULT_BYTES_MAX, TERMINAL_WRITE_RETRY_MS } from "../base/limits.ts";
+import type { Logger } from "../base/log.ts";
+import { openTempStore, tempDir } from "../../testing/temp.ts";
 import { JobAbort } from "./job_abort.ts";
-import { isTransientStoreFault, succeededTerminal, thrownEnd } from "./job_run.ts";
+import {
+  finishRun,
+  isTransientStoreFault,
+  type JobRunHost,
+  type RunningJob,
+  succeededTerminal,
+  thrownEnd,
+} from "./job_run.ts";
 
 Deno.test("succeededTerminal: stores the result as JSON (undefined as null) with the kind's outcome word or `succeeded`", () => {
   assert.deepEqual(succeededTerminal({}, { n: 1 }), {
@@ -68,4 +78,59 @@ Deno.test("isTransientStoreFault: store_busy and storage_unavailable are retried
   assert.equal(isTransientStoreFault(new AppError("storage_unavailable", "disk full")), true);
   assert.equal(isTransientStoreFault(new AppError("internal", "bug")), false);
   assert.equal(isTransientStoreFault(new Error("database is locked")), false);
+});
+
+Deno.test("finishRun: a terminal write refused as store_busy is retried on the host's clock, not before its pause", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("jobs.db"));
+  const clock = new ManualClock();
+  const attempts: number[] = [];
+  const ended: string[] = [];
+  const warnings: string[] = [];
+  const log: Logger = {
+    debug: () => {},
+    info: () => {},
+    warn: (message) => void warnings.push(message),
+    error: () => {},
+    child: () => log,
+  };
+  let leaseHeld = true;
+  const host: JobRunHost = {
+    rows: store.rows,
+    clock,
+    handlerClock: clock,
+    log,
+    onTerminal: (id) => void ended.push(id),
+    onProgress: undefined,
+    writeTerminal: () => {
+      attempts.push(clock.now());
+      if (attempts.length === 1) return Promise.reject(new AppError("store_busy", "database is locked"));
+      return Promise.resolve(true);
+    },
+    ownsLease: () => leaseHeld,
+    interrupted: () => {},
+  };
+  const job: RunningJob = {
+    row: { id: "j1", kind: "k", request: "{}", attempt: 1, phase: null },
+    ownerId: "o1",
+    controller: new AbortController(),
+    done: Promise.resolve(),
+  };
+  const start = clock.now();
+  const finished = finishRun(host, job, succeededTerminal({}, { ok: true }));
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  assert.deepEqual(attempts, [start], "one attempt, then a pause that only the clock can end");
+  assert.deepEqual(warnings, ["database unavailable; retrying a job's terminal write"]);
+  clock.advance(TERMINAL_WRITE_RETRY_MS / 2 - 1); // the pause is at least half the retry interval
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  assert.equal(attempts.length, 1, "no retry before half the interval");
+  clock.advance(TERMINAL_WRITE_RETRY_MS / 2 + 1); // past the longest pause: the retry follows with no real time
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  assert.equal(attempts.length, 2);
+  await finished;
+  assert.deepEqual(ended, ["j1"]);
+  leaseHeld = false; // past the lease a failed write is not retried: the job is reconciliation's
+  attempts.length = 0;
+  await assert.rejects(finishRun(host, job, succeededTerminal({}, 1)), (err) => err instanceof AppError);
+  assert.equal(attempts.length, 1);
 });
