@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { ManualClock } from "../base/clock.ts";
-import { MCP_MESSAGE_BYTES_MAX } from "../base/limits.ts";
+import { MCP_MESSAGE_BYTES_MAX, STDIO_ID_PROBE_BYTES } from "../base/limits.ts";
 import { JSONRPC_INVALID_REQUEST, JSONRPC_PARSE_ERROR, LineTransport, probeId } from "./stdio_framing.ts";
 
 type Json = Record<string, unknown>;
@@ -88,6 +88,24 @@ Deno.test("LineTransport: an over-long line arriving in many reads is skipped wh
   assert.deepEqual(t.delivered, []);
   assert.equal(t.written[0]?.["id"], 9, "the id read from the line's head");
   assert.match((t.written[0]?.["error"] as { message: string }).message, /this one \(300 bytes\) was skipped/);
+});
+
+Deno.test("LineTransport: an over-long line's id is read within STDIO_ID_PROBE_BYTES of either end, not one byte further", async () => {
+  const padding = "x".repeat(400); // far over the 64-byte line bound
+  // Head: `{"jsonrpc":"2.0","id":"<id>",` ends exactly at the probe bound, then one byte past it.
+  const headPrefix = '{"jsonrpc":"2.0","id":"';
+  const headAt = "h".repeat(STDIO_ID_PROBE_BYTES - headPrefix.length - 2);
+  const headPast = headAt + "h";
+  // Tail: `,"id":"<id>"}` starts exactly at the probe bound from the end, then one byte before it.
+  const tailAt = "t".repeat(STDIO_ID_PROBE_BYTES - ',"id":"'.length - 2);
+  const tailPast = tailAt + "t";
+  const headLine = (id: string) => `${headPrefix}${id}","method":"m","params":{"p":"${padding}"}}\n`;
+  const tailLine = (id: string) => `{"jsonrpc":"2.0","method":"m","params":{"p":"${padding}"},"id":"${id}"}\n`;
+  const t = chunkTransport([headLine(headAt), headLine(headPast), tailLine(tailAt), tailLine(tailPast)], 64);
+  await run(t);
+  assert.deepEqual(t.delivered, []);
+  assert.deepEqual(t.written.map((m) => m["id"]), [headAt, null, tailAt, null]);
+  for (const m of t.written) assert.equal((m["error"] as { code: number }).code, JSONRPC_INVALID_REQUEST);
 });
 
 Deno.test("LineTransport: not JSON and not UTF-8 are -32700 with id null; not JSON-RPC is -32600 with the reason", async () => {
