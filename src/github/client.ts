@@ -61,17 +61,11 @@ import type {
   GitHubWorkflowRun,
 } from "./types.ts";
 
-export { type RateLimitState, RequestBudget } from "./rate_limit.ts";
+export { RequestBudget } from "./rate_limit.ts";
 export { type EtagCache, MemoryEtagCache, SqliteEtagCache } from "./etag_cache.ts";
-export type {
-  BranchProtectionResult,
-  CheckRunsResult,
-  CheckSuitesResult,
-  CombinedStatusResult,
-} from "./check_endpoints.ts";
-export type { EndpointOptions, GetOptions, GetResult, GitHubStats, PageResult, PaginateOptions } from "./requester.ts";
+export type { CheckRunsResult } from "./check_endpoints.ts";
+export type { EndpointOptions } from "./requester.ts";
 export { isResponseTooLarge, RESPONSE_TOO_LARGE } from "./transport.ts";
-export { refPath, repoPath } from "./repo_path.ts";
 
 /** GitHub's public API. */
 export const GITHUB_API_URL_DEFAULT = "https://api.github.com";

@@ -8,14 +8,10 @@
  * @module
  */
 
-import { SYNC_RATE_LIMIT_WAIT_MS_MAX, SYNC_REQUESTS_DEFAULT } from "../base/limits.ts";
 import { type AnyJobPolicy, defineJobPolicy } from "../jobs/kinds.ts";
 import type { SyncRequest } from "./sync_spec.ts";
 
 export const SYNC_KIND = "github.sync_threads";
-export { SYNC_RATE_LIMIT_WAIT_MS_MAX, SYNC_REQUESTS_DEFAULT };
-
-export type { SyncRequest };
 
 /** One repository's outcome. */
 export interface SyncItem {
