@@ -15,5 +15,10 @@ if (inWorker()) {
   const held = holdWorkerMessages();
   (await import("./cli/network_worker.ts")).runNetworkWorker(held);
 } else if (import.meta.main) {
-  await (await import("./cli/main.ts")).run();
+  // Loaded when asked for (see CliModules in src/cli/main.ts): `serve` imports the MCP layer once
+  // its network worker exists, and no command but `serve` when serving.
+  await (await import("./cli/main.ts")).run({
+    mcp: () => import("./mcp/serving.ts"),
+    commands: () => import("./cli/commands.ts"),
+  });
 }
