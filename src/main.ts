@@ -15,5 +15,12 @@ if (inWorker()) {
   const held = holdWorkerMessages();
   (await import("./cli/network_worker.ts")).runNetworkWorker(held);
 } else if (import.meta.main) {
-  await (await import("./cli/main.ts")).run();
+  // Loaded when asked for (see CliModules in src/cli/main.ts): `serve` imports the MCP layer once
+  // its network worker exists, and no command but `serve` when serving. The MCP layer is this entry's
+  // one import outside cli/ (a dynamic one, handed to cli/main.ts as a loader); the bundle's generated
+  // entry (scripts/build.ts) hands over the same two modules imported statically.
+  await (await import("./cli/main.ts")).run({
+    mcp: () => import("./mcp/serving.ts"),
+    commands: () => import("./cli/commands.ts"),
+  });
 }

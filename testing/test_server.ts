@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 import { githubConfigFromEnv } from "../src/cli/product_kinds.ts";
 import { productTools } from "../src/mcp/product_tools.ts";
 import { runServer } from "../src/cli/serve.ts";
+import * as mcp from "../src/mcp/serving.ts";
 import type { JobControl } from "../src/jobs/control.ts";
 import { jobsTools, jobTool, type ToolDef } from "../src/mcp/tools.ts";
 import { testRegistry } from "./test_kinds.ts";
@@ -111,11 +112,13 @@ if (import.meta.main) {
     values.product === true
       ? {
         kinds: { product: { github: githubConfigFromEnv() } },
+        mcp,
         executor,
         tools: ({ control, store }) => productTools(control, store),
       }
       : {
         kinds: { registry: () => testRegistry() },
+        mcp,
         executor,
         tools: ({ control }) => [...jobsTools(control), ...testJobTools(control)],
       },

@@ -14,6 +14,7 @@
 import { z } from "zod";
 import { parseArgs } from "node:util";
 import { runServer } from "../../src/cli/serve.ts";
+import * as mcp from "../../src/mcp/serving.ts";
 import { okResult } from "../../src/mcp/tool_kit.ts";
 import { jobsTools, LOCAL_READ, type ToolDef } from "../../src/mcp/tools.ts";
 import { testJobTools } from "../../testing/test_server.ts";
@@ -53,6 +54,7 @@ if (import.meta.main) {
     ...(values["admitted-max"] === undefined ? {} : { admittedMax: Number(values["admitted-max"]) }),
   }, {
     kinds: { registry: () => testRegistry() },
+    mcp,
     executor,
     tools: ({ control }) => [...jobsTools(control), benchEcho, ...testJobTools(control)],
   });

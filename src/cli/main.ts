@@ -8,31 +8,41 @@ import { AppError } from "../base/errors.ts";
 import { VERSION } from "../base/version.ts";
 import { type Command, commandHelp, parseCommandArgs } from "./command.ts";
 import { EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, UsageError } from "./exit.ts";
-import { githubCommands } from "./github_cmd.ts";
-import { jobsCommands } from "./jobs_cmd.ts";
-import { productTools } from "../mcp/product_tools.ts";
 import { githubConfigFromEnv } from "./product_kinds.ts";
-import { JobKindRegistry } from "../jobs/kinds.ts";
 import { serveCommand } from "./serve.ts";
-import { permissionsCommand } from "./permissions_cmd.ts";
-import { setupCommand } from "./setup_cmd.ts";
+import type * as Serving from "../mcp/serving.ts";
+import type * as Commands from "./commands.ts";
 
-function commands(): Command[] {
-  return [
-    serveCommand(() => {
-      const github = githubConfigFromEnv();
-      return {
-        kinds: { product: { github } },
-        tools: ({ control, store }) => productTools(control, store),
-        networkWorker: { moduleUrl: Deno.mainModule },
-      };
-    }),
-    // Reading and cancelling jobs needs no kind: only submission does.
-    ...jobsCommands(new JobKindRegistry()),
-    ...githubCommands(),
-    permissionsCommand(),
-    setupCommand(),
-  ];
+/**
+ * How the CLI's heavier modules load, chosen by its entry. From source (src/main.ts) they are
+ * dynamic imports: `serve` loads the MCP layer only once its network worker exists (their loads
+ * overlap) and never loads the other commands. The bundle's generated entry (scripts/build.ts)
+ * imports both statically: a dynamic import inside the bundle would wrap every module it reaches
+ * in a lazy initializer, which costs more at start-up than the overlap saves.
+ */
+export interface CliModules {
+  /** src/mcp/serving.ts: the MCP server, its transports and the product's tools. */
+  mcp(): Promise<typeof Serving>;
+  /** src/cli/commands.ts: every command but serve. */
+  commands(): Promise<typeof Commands>;
+}
+
+function serve(modules: CliModules): Command {
+  return serveCommand(() => {
+    const github = githubConfigFromEnv();
+    return {
+      kinds: { product: { github } },
+      mcp: modules.mcp,
+      tools: async ({ control, store }) => (await modules.mcp()).productTools(control, store),
+      networkWorker: { moduleUrl: Deno.mainModule },
+    };
+  });
+}
+
+/** The commands `argv` may name: `serve` alone loads none of the others' modules. */
+async function commands(argv: readonly string[], modules: CliModules): Promise<Command[]> {
+  if (argv[0] === "serve") return [serve(modules)];
+  return [serve(modules), ...(await modules.commands()).otherCommands()];
 }
 
 function topHelp(cmds: Command[]): string {
@@ -65,8 +75,8 @@ function resolve(cmds: Command[], argv: string[]): { cmd: Command; rest: string[
 }
 
 /** Runs longcall with `argv` and returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
-  const cmds = commands();
+export async function main(argv: string[], modules: CliModules): Promise<number> {
+  const cmds = await commands(argv, modules);
   if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     console.log(topHelp(cmds));
     return argv.length === 0 ? EXIT_USAGE : EXIT_OK;
@@ -120,7 +130,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** Entry used by src/main.ts: runs with the process arguments and exits. */
-export async function run(argv: string[] = Deno.args): Promise<never> {
-  Deno.exit(await main(argv));
+/** Entry used by src/main.ts and the bundle: runs with the process arguments and exits. */
+export async function run(modules: CliModules, argv: string[] = Deno.args): Promise<never> {
+  Deno.exit(await main(argv, modules));
 }

@@ -28,11 +28,10 @@ import {
 } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
 import type { JobWaits } from "../jobs/wait.ts";
-import { createServerFactory } from "../mcp/server.ts";
+import type * as Serving from "../mcp/serving.ts";
 import type { ToolDef } from "../mcp/tools.ts";
 import type { TaskInputs } from "../tasks/adapter.ts";
 import { isLoopbackHost } from "../base/net.ts";
-import { serveOnHttp, serveOnStdio } from "../mcp/transports.ts";
 import { ensureHttpToken } from "./http_token.ts";
 import { type Execution, type ExecutorOverrides, openRuntime, type RuntimeKinds } from "./runtime.ts";
 import type { Synchronous } from "../store/db.ts";
@@ -42,12 +41,23 @@ import { rateOption, simulateRate } from "./github_options.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
 import { EXIT_ERROR, EXIT_OK, UsageError } from "./exit.ts";
 
+/** The MCP layer a server runs on: src/mcp/serving.ts (the factory and the transports). */
+export type McpServing = Pick<typeof Serving, "createServerFactory" | "serveOnHttp" | "serveOnStdio">;
+
 /** Everything a server process needs besides its flags. */
 export interface ServerParts {
   /** The job kinds this process admits and runs (the runtime opens them over its store). */
   kinds: RuntimeKinds;
-  /** Tools for this process, built once the store and control side exist. */
-  tools(ctx: { control: JobControl; store: Store; log: Logger }): ToolDef[];
+  /**
+   * The MCP layer (`import * as mcp from "src/mcp/serving.ts"`), or a loader of it, called once the
+   * runtime (and its network worker) exists: from source its modules then load while the worker's do.
+   */
+  mcp: McpServing | (() => Promise<McpServing>);
+  /**
+   * Tools for this process, built once the store and control side exist (and after `mcp` has
+   * loaded; a promise lets their modules load late too).
+   */
+  tools(ctx: { control: JobControl; store: Store; log: Logger }): ToolDef[] | Promise<ToolDef[]>;
   /** Executor overrides (tests shorten heartbeats and leases). */
   executor?: ExecutorOverrides;
   /**
@@ -178,17 +188,26 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   let workerReady: Promise<void> | undefined;
   if (worker !== undefined) workerReady = execution.start();
   else await execution.start();
-  const factory = createServerFactory({
-    control,
-    tools: parts.tools({ control, store, log }),
-    log,
-    readOnly: flags.readOnly,
-    ...(parts.taskInputs === undefined ? {} : { taskInputs: parts.taskInputs }),
-  });
+  // The MCP layer loads only now, after the network worker was created (see ServerParts.mcp).
+  let mcp: McpServing;
+  let factory: ReturnType<McpServing["createServerFactory"]>;
+  try {
+    mcp = typeof parts.mcp === "function" ? await parts.mcp() : parts.mcp;
+    factory = mcp.createServerFactory({
+      control,
+      tools: await parts.tools({ control, store, log }),
+      log,
+      readOnly: flags.readOnly,
+      ...(parts.taskInputs === undefined ? {} : { taskInputs: parts.taskInputs }),
+    });
+  } catch (err) {
+    await runtime.close();
+    throw err;
+  }
   // No request is handled before this thread has narrowed its permissions: HTTP binds first
   // (binding needs net) but holds every request at a gate; stdio starts reading afterwards.
   const narrowed = Promise.withResolvers<void>();
-  let httpServing: ReturnType<typeof serveOnHttp> | undefined;
+  let httpServing: ReturnType<McpServing["serveOnHttp"]> | undefined;
   if (flags.http) {
     const { hostname, port } = parseListen(flags.listen);
     let token: string | undefined;
@@ -198,7 +217,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       await runtime.close();
       throw err;
     }
-    httpServing = serveOnHttp(factory, {
+    httpServing = mcp.serveOnHttp(factory, {
       hostname,
       port,
       token,
@@ -229,7 +248,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     await narrowServingThread();
   }
   narrowed.resolve();
-  const serving = httpServing ?? serveOnStdio(factory, log);
+  const serving = httpServing ?? mcp.serveOnStdio(factory, log);
   log.info("serving", { transport: flags.http ? "http" : "stdio", db: flags.db, read_only: flags.readOnly });
 
   let exitCode = EXIT_OK;

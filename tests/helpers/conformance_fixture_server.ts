@@ -41,6 +41,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { AppError } from "../../src/base/errors.ts";
 import { runServer } from "../../src/cli/serve.ts";
+import * as mcp from "../../src/mcp/serving.ts";
 import { type AnyJobKind, defineJobKind, type JobContext, JobKindRegistry } from "../../src/jobs/kinds.ts";
 import type { JobControl } from "../../src/jobs/control.ts";
 import { errorResult, type ToolResult } from "../../src/mcp/tool_kit.ts";
@@ -333,6 +334,7 @@ if (import.meta.main) {
     readOnly: false,
   }, {
     kinds: { registry: () => new JobKindRegistry(fixtureKinds(desk)) },
+    mcp,
     executor: { onTerminal: watch.onTerminal },
     tools: ({ control }) => fixtureTools(control, watch),
     taskInputs: desk,
