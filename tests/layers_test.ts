@@ -44,7 +44,7 @@ async function problemsIn(files: Record<string, string>): Promise<string[]> {
   const dir = await Deno.makeTempDir();
   try {
     for (const [path, text] of Object.entries(files)) {
-      await Deno.mkdir(`${dir}/src/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+      await Deno.mkdir(`${dir}/src/${path.slice(0, Math.max(0, path.lastIndexOf("/")))}`, { recursive: true });
       await Deno.writeTextFile(`${dir}/src/${path}`, text);
     }
     return await checkLayers(`${dir}/src`);
@@ -74,6 +74,21 @@ Deno.test("checkLayers() lets only serve.ts and main.ts of cli/ import mcp/", as
   assert.match(problems.join("\n"), /cli\/runtime\.ts: cli may not import mcp/);
   assert.match(problems.join("\n"), /cli\/jobs_cmd\.ts: cli may not import mcp/);
   assert.match(problems.join("\n"), /cli\/network_worker\.ts: cli may not import mcp/);
+});
+
+Deno.test("checkLayers() lets src/main.ts load only mcp/serving.ts of mcp/, and sees import() as an import", async () => {
+  const problems = await problemsIn({
+    "mcp/serving.ts": "export const s = 1;\n",
+    "mcp/server.ts": "export const t = 1;\n",
+    "cli/main.ts": "export const run = (m: unknown) => m;\n",
+    "main.ts": 'const m = () => import("./mcp/serving.ts");\nconst n = () => import( "./mcp/server.ts");\n' +
+      'import { run } from "./cli/main.ts";\nrun([m, n]);\n',
+    // A dynamic import is an import like any other: cli/ modules other than serve.ts and main.ts may not.
+    "cli/jobs_cmd.ts": 'export const late = () => import("../mcp/server.ts");\n',
+  });
+  assert.equal(problems.length, 2, problems.join("\n"));
+  assert.match(problems.join("\n"), /^main\.ts: main may import only mcp\/serving\.ts of mcp \(\.\/mcp\/server\.ts\)/m);
+  assert.match(problems.join("\n"), /^cli\/jobs_cmd\.ts: cli may not import mcp \(\.\.\/mcp\/server\.ts\)/m);
 });
 
 Deno.test("checkLayers() reports stdout written outside the terminal commands and the stdio framing", async () => {
