@@ -23,7 +23,7 @@
 
 import { fileURLToPath } from "node:url";
 import { launchFlags } from "../../src/cli/permissions.ts";
-import { bundleTo } from "../build.ts";
+import { BUNDLE_FLAGS, bundleTo } from "../build.ts";
 import {
   connectTaskHost,
   connectV2,
@@ -473,7 +473,8 @@ async function rssSideBySide(a: { args: string[]; call: Call }, b: { args: strin
 
 async function bundle(entry: string, out: string): Promise<void> {
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--platform", "deno", "--quiet", "-o", out, entry],
+    // The shipped bundle's own flags (minified), so both sides of a bundle ratio are built alike.
+    args: ["bundle", ...BUNDLE_FLAGS, "-o", out, entry],
     cwd: ROOT,
     stdout: "null",
     stderr: "piped",
@@ -680,7 +681,8 @@ function section(
     `with launchFlags() from src/cli/permissions.ts (\`${flags.join(" ")}\`); ${START_RUNS} alternating runs ` +
     "each after one unmeasured run; RSS is VmRSS of the child right after the answer. The longcall bundle is " +
     "the shipped one (scripts/build.ts `bundleTo`: minified, the network worker bundled on its own and embedded, " +
-    "started from a blob: URL); the hello bundle is `deno bundle --platform deno` of scripts/bench/hello_server.ts. " +
+    "started from a blob: URL); the hello bundle is " +
+    `\`deno bundle ${BUNDLE_FLAGS.join(" ")}\` of scripts/bench/hello_server.ts (the same flags). ` +
     `Idle RSS: the bundle (1-id calls) and bundled hello run side by side, their ${calls} calls alternating, ` +
     "then a second of idling; the 100-id run follows on its own. The floor row runs the same way: " +
     "scripts/bench/hello_worker_server.ts (the hello server plus one Worker that runs only a message " +
@@ -702,9 +704,9 @@ function section(
         `${sourceRatio.toFixed(2)}x of ${START_SOURCE_VS_HELLO_GOAL}x; ${
           ms0(bundled.productMs - bundled.helloMs)
         } ms over hello from the bundle). ` +
-        "The bundle is minified (scripts/build.ts BUNDLE_FLAGS: 1.2 MB instead of 2.1 MB; the hello bundle is not " +
-        "minified: minified the same way it starts about 14 ms sooner, 109 vs 123 ms median in 16 alternated runs " +
-        "at load 1.1-1.5, so against it the ratio is about 0.15x higher), its serving thread does not wait for the " +
+        "The bundle is minified (scripts/build.ts BUNDLE_FLAGS: 1.2 MB instead of 2.1 MB; hello is bundled with the " +
+        "same flags, and minified it starts about 14 ms sooner too, 109 vs 123 ms median in 16 alternated runs " +
+        "at load 1.1-1.5, so minifying gains both sides nearly alike), its serving thread does not wait for the " +
         "worker's code (it starts from memory and is narrowed at once), the worker loads no zod, the advertised " +
         "JSON Schemas are precomputed when the bundle is built (scripts/tool_schemas.ts), and the output schemas " +
         "are built only when a conversion needs them (src/base/once.ts; never in the bundle). In those 16 runs the " +
