@@ -385,7 +385,13 @@ export class Executor {
         { ownerId, kinds: this.#registry.names(), max: refill },
         this.#clock.now(),
       );
-      batch.forEach((p, i) => p.resolve(landed[i] === true));
+      batch.forEach((p, i) => {
+        // A landed job is terminal: its slot is free now, not when its run's promise chain settles
+        // (several turns later). Otherwise the next batch ending meanwhile would count the finished
+        // jobs as running and refill no slot, leaving the claims to a transaction of their own.
+        if (landed[i] === true && this.#running.get(p.job.row.id) === p.job) this.#running.delete(p.job.row.id);
+        p.resolve(landed[i] === true);
+      });
       if (claimed.length > 0) await this.#startClaimed(claimed, ownerId);
     } catch (err) {
       for (const p of batch) p.reject(err);
