@@ -63,26 +63,50 @@ export class JobClaims {
    */
   jobClaimBatchInWrite(c: ClaimRequest, now: number): ClaimedJob[] {
     if (c.kinds.length === 0 || c.max <= 0) return [];
-    // Up to CLAIM_KINDS_INLINE_MAX kinds are compared inline (`kind = ?3 OR kind = ?4 ...`): the
-    // json_each form builds a temporary table of the kinds on every execution, once per claimed job.
-    const inline = c.kinds.length <= CLAIM_KINDS_INLINE_MAX;
-    const kindTerm = inline
-      ? `(${c.kinds.map((_, i) => `kind = ?${i + 3}`).join(" OR ")})`
-      : "kind IN (SELECT value FROM json_each(?3))";
-    const args = inline ? c.kinds : [JSON.stringify(c.kinds)];
-    const claim = this.conn.stmt(
-      `UPDATE jobs SET status = 'running', owner_id = ?1, started_at = ?2, updated_at = ?2, attempt = attempt + 1
-       WHERE id = (SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' AND ${kindTerm}
-                   ORDER BY created_at, rowid LIMIT 1)
-         AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?1 AND heartbeat_at + lease_ms > ?2)
-       RETURNING id, kind, request, attempt, phase`,
-    );
+    const { sql, args } = this.#claimSql(c.kinds);
+    const claim = this.conn.stmt(sql);
     const out: ClaimedJob[] = [];
     while (out.length < c.max) {
       const raw = claim.get(c.ownerId, now, ...args) as (ClaimedJob & { request: string }) | undefined;
       if (raw === undefined) break;
-      out.push({ ...raw, request: JSON.parse(raw.request) });
+      out.push({
+        id: raw.id,
+        kind: raw.kind,
+        request: JSON.parse(raw.request),
+        attempt: raw.attempt,
+        phase: raw.phase,
+      });
     }
     return out;
+  }
+
+  #claimKinds: readonly string[] = [];
+  #claimSqlOf: { sql: string; args: readonly string[] } | undefined;
+
+  /**
+   * The claim statement for these kinds, rebuilt only when they change: an executor claims with the
+   * same kinds every time, and a statement text built anew is hashed again by the statement cache
+   * on every lookup (a fifth of the claim's JavaScript time).
+   */
+  #claimSql(kinds: readonly string[]): { sql: string; args: readonly string[] } {
+    const same = this.#claimSqlOf !== undefined && kinds.length === this.#claimKinds.length &&
+      kinds.every((k, i) => k === this.#claimKinds[i]);
+    if (same) return this.#claimSqlOf!;
+    // Up to CLAIM_KINDS_INLINE_MAX kinds are compared inline (`kind = ?3 OR kind = ?4 ...`): the
+    // json_each form builds a temporary table of the kinds on every execution, once per claimed job.
+    const inline = kinds.length <= CLAIM_KINDS_INLINE_MAX;
+    const kindTerm = inline
+      ? `(${kinds.map((_, i) => `kind = ?${i + 3}`).join(" OR ")})`
+      : "kind IN (SELECT value FROM json_each(?3))";
+    this.#claimKinds = [...kinds];
+    this.#claimSqlOf = {
+      sql: `UPDATE jobs SET status = 'running', owner_id = ?1, started_at = ?2, updated_at = ?2, attempt = attempt + 1
+       WHERE id = (SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' AND ${kindTerm}
+                   ORDER BY created_at, rowid LIMIT 1)
+         AND EXISTS (SELECT 1 FROM job_owners WHERE owner_id = ?1 AND heartbeat_at + lease_ms > ?2)
+       RETURNING id, kind, request, attempt, phase`,
+      args: inline ? [...kinds] : [JSON.stringify(kinds)],
+    };
+    return this.#claimSqlOf;
   }
 }
