@@ -152,6 +152,10 @@ export class Executor {
       this.#claimAgain = true;
       return;
     }
+    // Every slot taken: nothing to claim, and the next job to end wakes us again. (Under a backlog of
+    // quick jobs most ends find their slot refilled by their own terminal batch; scheduling a claim
+    // loop and re-arming the poll timer for each of them cost more than the claim itself.)
+    if (this.#running.size >= this.#config.runningMax) return;
     // Claim after the current microtasks: jobs that end together free their slots first,
     // so one transaction claims for all of them.
     this.#claiming = true;
@@ -368,8 +372,9 @@ export class Executor {
     const batch = this.#terminalQueue;
     this.#terminalQueue = [];
     // The slots these jobs free are refilled in the same transaction (unless a claim is already
-    // under way or we are stopping): one commit per finished batch instead of two.
-    const refill = this.#state === "started" && !this.#claiming
+    // under way, we are stopping, or the event loop has not turned for a slice: then the jobs' ends
+    // wake a claim that yields first, see wake()): one commit per finished batch instead of two.
+    const refill = this.#state === "started" && !this.#claiming && !this.#slice.starving()
       ? Math.max(0, this.#config.runningMax - (this.#running.size - batch.length))
       : 0;
     const ownerId = this.#owner.ownerId;
