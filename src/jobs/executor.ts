@@ -393,8 +393,12 @@ export class Executor {
       batch.forEach((p, i) => {
         // A landed job is terminal: its slot is free now, not when its run's promise chain settles
         // (several turns later). Otherwise the next batch ending meanwhile would count the finished
-        // jobs as running and refill no slot, leaving the claims to a transaction of their own.
-        if (landed[i] === true && this.#running.get(p.job.row.id) === p.job) this.#running.delete(p.job.row.id);
+        // jobs as running and refill no slot, leaving the claims to a transaction of their own. Only
+        // while claiming: a lingering or stopping executor keeps counting a job until its run ends
+        // (its idle promise and shutdown wait for the run, onTerminal included, as before).
+        if (landed[i] === true && this.#state === "started" && this.#running.get(p.job.row.id) === p.job) {
+          this.#running.delete(p.job.row.id);
+        }
         p.resolve(landed[i] === true);
       });
       if (claimed.length > 0) await this.#startClaimed(claimed, ownerId);
