@@ -49,3 +49,33 @@ for (const count of [1, CLAIM_KINDS_INLINE_MAX, CLAIM_KINDS_INLINE_MAX + 1]) {
     assert.equal(rows.jobGet(other)?.status, "queued");
   });
 }
+
+Deno.test("JobRows.jobClaimBatchIfOwnerLive: the claim follows the kinds of each call on one connection", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const rows = store.rows;
+  const ownerId = newOwnerId();
+  await rows.ownerRegister(ownerId, 1, T0, 60_000);
+  const many = Array.from({ length: CLAIM_KINDS_INLINE_MAX + 1 }, (_, i) => `m${i}`);
+  const a = await insert(rows, "a", T0);
+  const b = await insert(rows, "b", T0 + 1);
+  const c = await insert(rows, "c", T0 + 2);
+  const m = await insert(rows, many.at(-1) as string, T0 + 3);
+  const d = await insert(rows, "d", T0 + 4);
+  const claim = async (kinds: string[]) =>
+    (await rows.jobClaimBatchIfOwnerLive(ownerId, kinds, T0 + 100, 5)).map((j) => j.id);
+  // The same kinds list again, a list of other kinds, a longer one, the json_each form, and back
+  // to the inline form: each call claims only what it names.
+  assert.deepEqual(await claim(["b"]), [b]);
+  assert.deepEqual(await claim(["b"]), []);
+  assert.deepEqual(await claim(["c", "a"]), [a, c]);
+  assert.deepEqual(await claim(many), [m]);
+  const kinds = ["d"];
+  assert.deepEqual(await claim(kinds), [d]);
+  // The same array changed in place names other kinds: they are claimed, not the ones it named before.
+  const e = await insert(rows, "e", T0 + 5);
+  const d2 = await insert(rows, "d", T0 + 6);
+  kinds[0] = "e";
+  assert.deepEqual(await claim(kinds), [e]);
+  assert.equal(rows.jobGet(d2)?.status, "queued");
+});

@@ -152,6 +152,10 @@ export class Executor {
       this.#claimAgain = true;
       return;
     }
+    // Every slot taken: nothing to claim, and the next job to end wakes us again. (Under a backlog of
+    // quick jobs most ends find their slot refilled by their own terminal batch; scheduling a claim
+    // loop and re-arming the poll timer for each of them cost more than the claim itself.)
+    if (this.#running.size >= this.#config.runningMax) return;
     // Claim after the current microtasks: jobs that end together free their slots first,
     // so one transaction claims for all of them.
     this.#claiming = true;
@@ -368,8 +372,9 @@ export class Executor {
     const batch = this.#terminalQueue;
     this.#terminalQueue = [];
     // The slots these jobs free are refilled in the same transaction (unless a claim is already
-    // under way or we are stopping): one commit per finished batch instead of two.
-    const refill = this.#state === "started" && !this.#claiming
+    // under way, we are stopping, or the event loop has not turned for a slice: then the jobs' ends
+    // wake a claim that yields first, see wake()): one commit per finished batch instead of two.
+    const refill = this.#state === "started" && !this.#claiming && !this.#slice.starving()
       ? Math.max(0, this.#config.runningMax - (this.#running.size - batch.length))
       : 0;
     const ownerId = this.#owner.ownerId;
@@ -385,7 +390,17 @@ export class Executor {
         { ownerId, kinds: this.#registry.names(), max: refill },
         this.#clock.now(),
       );
-      batch.forEach((p, i) => p.resolve(landed[i] === true));
+      batch.forEach((p, i) => {
+        // A landed job is terminal: its slot is free now, not when its run's promise chain settles
+        // (several turns later). Otherwise the next batch ending meanwhile would count the finished
+        // jobs as running and refill no slot, leaving the claims to a transaction of their own. Only
+        // while claiming: a lingering or stopping executor keeps counting a job until its run ends
+        // (its idle promise and shutdown wait for the run, onTerminal included, as before).
+        if (landed[i] === true && this.#state === "started" && this.#running.get(p.job.row.id) === p.job) {
+          this.#running.delete(p.job.row.id);
+        }
+        p.resolve(landed[i] === true);
+      });
       if (claimed.length > 0) await this.#startClaimed(claimed, ownerId);
     } catch (err) {
       for (const p of batch) p.reject(err);
