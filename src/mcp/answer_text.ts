@@ -1,0 +1,58 @@
+/**
+ * The JSON text a tool result already carries for its structured answer, so the stdio transport can
+ * write the answer's bytes without serializing the answer a second time. `okResult`
+ * (src/mcp/tool_kit.ts) serializes each answer once for its text content and records large ones here;
+ * the stdio framing (src/mcp/stdio_framing.ts) asks for the text of the `structuredContent` it is about
+ * to write. The SDK hands the transport either that same object (2026-07-28 era) or its own shallow
+ * copy (the 2025 era's result validation rebuilds the top-level record with the same values), so an
+ * answer is found by its first object-valued member and accepted only when every member is the very
+ * value it had: then `JSON.stringify(structuredContent)` is exactly the recorded text. Answers are never
+ * changed after `okResult` (the projections are pure and the SDK only copies).
+ *
+ * @module
+ */
+
+/** Answers whose JSON text is shorter than this are serialized again (recording them would cost more). */
+const RECORDED_TEXT_CHARS_MIN = 4_096;
+
+interface Recorded {
+  answer: Readonly<Record<string, unknown>>;
+  text: string;
+}
+
+/** By the answer's first object-valued member (kept by the SDK's shallow copy); weak, so never a leak. */
+const recorded = new WeakMap<object, Recorded>();
+
+function firstObjectMember(answer: Readonly<Record<string, unknown>>): object | undefined {
+  for (const key in answer) {
+    const value = answer[key];
+    if (value !== null && typeof value === "object") return value;
+  }
+  return undefined;
+}
+
+/** Records `text` (`JSON.stringify(answer)`) as the JSON of `answer`. */
+export function recordAnswerText(answer: Readonly<Record<string, unknown>>, text: string): void {
+  if (text.length < RECORDED_TEXT_CHARS_MIN) return;
+  const key = firstObjectMember(answer);
+  if (key !== undefined) recorded.set(key, { answer, text });
+}
+
+/**
+ * The recorded JSON text of `structured` (the answer itself or a shallow copy with the same members in
+ * the same order), or undefined when none is recorded or any member differs.
+ */
+export function answerTextOf(structured: Readonly<Record<string, unknown>>): string | undefined {
+  const key = firstObjectMember(structured);
+  const entry = key === undefined ? undefined : recorded.get(key);
+  if (entry === undefined) return undefined;
+  if (entry.answer === structured) return entry.text;
+  const keys = Object.keys(structured);
+  const original = Object.keys(entry.answer);
+  if (keys.length !== original.length) return undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    if (k !== original[i] || structured[k] !== entry.answer[k]) return undefined;
+  }
+  return entry.text;
+}
