@@ -18,6 +18,8 @@ const RECORDED_TEXT_CHARS_MIN = 4_096;
 interface Recorded {
   answer: Readonly<Record<string, unknown>>;
   text: string;
+  /** The tool result carrying the answer, emptied once its line is written ({@linkcode releaseAnswer}). */
+  result: { content: unknown[]; structuredContent?: unknown } | undefined;
 }
 
 /** By the answer's first object-valued member (kept by the SDK's shallow copy); weak, so never a leak. */
@@ -31,11 +33,33 @@ function firstObjectMember(answer: Readonly<Record<string, unknown>>): object | 
   return undefined;
 }
 
-/** Records `text` (`JSON.stringify(answer)`) as the JSON of `answer`. */
-export function recordAnswerText(answer: Readonly<Record<string, unknown>>, text: string): void {
+/** Records `text` (`JSON.stringify(answer)`) as the JSON of `answer`, carried by the tool result `result`. */
+export function recordAnswerText(
+  answer: Readonly<Record<string, unknown>>,
+  text: string,
+  result?: { content: unknown[]; structuredContent?: unknown },
+): void {
   if (text.length < RECORDED_TEXT_CHARS_MIN) return;
   const key = firstObjectMember(answer);
-  if (key !== undefined) recorded.set(key, { answer, text });
+  if (key !== undefined) recorded.set(key, { answer, text, result });
+}
+
+/**
+ * After the line of `structured` (as {@linkcode answerTextOf} found it) is written: forgets it and empties
+ * the tool result `okResult` returned for it, which the SDK no longer reads (it validated the result into
+ * its own copy, and that copy is what was written). The SDK's wire validation of a tools/call result (a zod
+ * refinement and transform) leaves its input reachable until a minor collection has run, so the original
+ * result would otherwise keep the answer and its text alive into the old generation.
+ */
+export function releaseAnswer(structured: Readonly<Record<string, unknown>>): void {
+  const key = firstObjectMember(structured);
+  const entry = key === undefined ? undefined : recorded.get(key);
+  if (entry === undefined || key === undefined) return;
+  recorded.delete(key);
+  if (entry.result !== undefined) {
+    entry.result.content = [];
+    delete entry.result.structuredContent;
+  }
 }
 
 /**

@@ -22,7 +22,7 @@
 
 import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { type Clock, systemClock } from "../base/clock.ts";
-import { answerTextOf } from "./answer_text.ts";
+import { answerTextOf, releaseAnswer } from "./answer_text.ts";
 import {
   MCP_MESSAGE_BYTES_MAX,
   STDIO_DRAIN_AFTER_EOF_MS,
@@ -341,25 +341,41 @@ let lineScratch = new Uint8Array(0);
  * token standing for it, so the bytes are the same.
  */
 export function messageLine(message: JSONRPCMessage): Uint8Array {
-  const parts = splicedParts(message) ?? [JSON.stringify(message)];
+  const structured = structuredOf(message);
+  const splice = structured === undefined ? undefined : splicedParts(message, structured);
+  // Only a spliced answer (one found with exactly its recorded members) is released once its line is made.
+  const spliced = splice === undefined ? undefined : structured;
+  const parts = splice ?? [JSON.stringify(message)];
   parts.push("\n");
   let chars = 0;
   for (const part of parts) chars += part.length;
-  if (chars > STDIO_LINE_SCRATCH_CHARS_MAX) return lineEncoder.encode(parts.join(""));
+  if (chars > STDIO_LINE_SCRATCH_CHARS_MAX) {
+    const long = lineEncoder.encode(parts.join(""));
+    if (spliced !== undefined) releaseAnswer(spliced);
+    return long;
+  }
   // At most three UTF-8 bytes per UTF-16 unit.
   if (lineScratch.length < chars * 3) lineScratch = new Uint8Array(chars * 3);
   let length = 0;
   for (const part of parts) length += lineEncoder.encodeInto(part, lineScratch.subarray(length)).written;
-  return lineScratch.slice(0, length);
+  const line = lineScratch.slice(0, length);
+  if (spliced !== undefined) releaseAnswer(spliced);
+  return line;
 }
 
-/** The message's JSON in three parts around its structuredContent's recorded text, if it has one. */
-function splicedParts(message: JSONRPCMessage): string[] | undefined {
+/** A result message's structuredContent, if it is an object. */
+function structuredOf(message: JSONRPCMessage): Record<string, unknown> | undefined {
   const result = (message as { result?: unknown }).result;
   if (result === null || typeof result !== "object") return undefined;
   const structured = (result as { structuredContent?: unknown }).structuredContent;
   if (structured === null || typeof structured !== "object" || Array.isArray(structured)) return undefined;
-  const text = answerTextOf(structured as Record<string, unknown>);
+  return structured as Record<string, unknown>;
+}
+
+/** The message's JSON in three parts around its structuredContent's recorded text, if it has one. */
+function splicedParts(message: JSONRPCMessage, structured: Record<string, unknown>): string[] | undefined {
+  const result = (message as { result: Record<string, unknown> }).result;
+  const text = answerTextOf(structured);
   if (text === undefined) return undefined;
   // Spreading keeps every key where it was; only the structuredContent's value is replaced.
   const envelope = JSON.stringify({ ...message, result: { ...result, structuredContent: STRUCTURED_TOKEN } });

@@ -322,3 +322,38 @@ Deno.test(`messageLine(): lines at and past STDIO_LINE_SCRATCH_CHARS_MAX (${STDI
   const short = { jsonrpc: "2.0", id: 2, result: {} };
   assert.deepEqual(messageLine(short as unknown as JSONRPCMessage), sdkLine(short));
 });
+
+Deno.test("messageLine(): once its line is made, okResult's own result is emptied and its answer forgotten", () => {
+  const items = Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, item_status: "complete", value: { n: i } }));
+  const result = okResult({ batch_status: "complete", items });
+  const structured = result.structuredContent as Record<string, unknown>;
+  // What the SDK writes: its validated copy of the result (the 2025 era), not okResult's object.
+  const response = {
+    result: { content: [...result.content], structuredContent: { ...structured } },
+    jsonrpc: "2.0",
+    id: 7,
+  };
+  const expected = sdkLine(response);
+  assert.deepEqual(messageLine(response as unknown as JSONRPCMessage), expected);
+  assert.deepEqual(result.content, [], "the original result no longer holds the text");
+  assert.equal("structuredContent" in result, false, "nor the answer");
+  assert.equal(answerTextOf(structured), undefined, "the answer is forgotten");
+  assert.deepEqual(
+    messageLine(response as unknown as JSONRPCMessage),
+    expected,
+    "written again, it is serialized whole",
+  );
+});
+
+Deno.test("messageLine(): a message that only shares an answer's members in another form releases nothing", () => {
+  const items = Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, item_status: "complete", value: { n: i } }));
+  const result = okResult({ batch_status: "complete", items });
+  const other = {
+    jsonrpc: "2.0",
+    id: 8,
+    result: { content: [], structuredContent: { items, batch_status: "complete" } },
+  };
+  assert.deepEqual(messageLine(other as unknown as JSONRPCMessage), sdkLine(other));
+  assert.equal(result.content.length, 1, "the recorded result is untouched");
+  assert.ok(answerTextOf(result.structuredContent as Record<string, unknown>) !== undefined, "and still recorded");
+});

@@ -47,8 +47,9 @@ export function okResult(structured: Record<string, unknown>): ToolResult {
     text = JSON.stringify(answer);
   }
   // The stdio transport writes this text for the structuredContent too (src/mcp/answer_text.ts).
-  recordAnswerText(answer, text);
-  return { content: [{ type: "text", text }], structuredContent: answer };
+  const result: ToolResult = { content: [{ type: "text", text }], structuredContent: answer };
+  recordAnswerText(answer, text, result);
+  return result;
 }
 
 /**
