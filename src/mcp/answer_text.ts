@@ -41,7 +41,10 @@ export function recordAnswerText(
 ): void {
   if (text.length < RECORDED_TEXT_CHARS_MIN) return;
   const key = firstObjectMember(answer);
-  if (key !== undefined) recorded.set(key, { answer, text, result });
+  if (key === undefined) return;
+  // An answer object returned again before the first one's line was written (or members shared with one):
+  // a line cannot tell which result it came from, so neither result is ever emptied.
+  recorded.set(key, { answer, text, result: recorded.has(key) ? undefined : result });
 }
 
 /**

@@ -357,3 +357,15 @@ Deno.test("messageLine(): a message that only shares an answer's members in anot
   assert.equal(result.content.length, 1, "the recorded result is untouched");
   assert.ok(answerTextOf(result.structuredContent as Record<string, unknown>) !== undefined, "and still recorded");
 });
+
+Deno.test("messageLine(): an answer returned twice before its first line is written empties neither result", () => {
+  const items = Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, item_status: "complete", value: { n: i } }));
+  const answer = { batch_status: "complete", items };
+  const first = okResult(answer);
+  const second = okResult(answer); // e.g. a tool answering two concurrent calls with one cached answer
+  const response = { result: { ...first, structuredContent: { ...answer } }, jsonrpc: "2.0", id: 9 };
+  assert.deepEqual(messageLine(response as unknown as JSONRPCMessage), sdkLine(response));
+  assert.equal(first.content.length, 1);
+  assert.equal(second.content.length, 1, "the second result, not written yet, keeps its content");
+  assert.equal(second.structuredContent, answer);
+});
