@@ -7,7 +7,9 @@
  * copy (the 2025 era's result validation rebuilds the top-level record with the same values), so an
  * answer is found by its first object-valued member and accepted only when every member is the very
  * value it had: then `JSON.stringify(structuredContent)` is exactly the recorded text. Answers are never
- * changed after `okResult` (the projections are pure and the SDK only copies).
+ * changed after `okResult` (the projections are pure and the SDK only copies). Once the line is made,
+ * {@linkcode releaseAnswer} empties the result `okResult` returned, which the SDK's result validation would
+ * otherwise keep reachable past the next minor collection (see there).
  *
  * @module
  */
