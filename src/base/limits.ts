@@ -357,3 +357,10 @@ export const STDIO_DRAIN_AFTER_EOF_MS = 2_000;
 /** Characters of a git ref put in a request path (`refPath`): git has no limit of its own, but a
  * branch or tag name is one file name under `.git/refs/`, which filesystems cap at 255 bytes. */
 export const GITHUB_REF_CHARS_MAX = 255;
+
+// ---------------------------------------------------------------- batch reads: stdio lines (issue 14, jobs.get 100 ids)
+
+/** UTF-16 units of an outgoing stdio line encoded through the transport's reused scratch buffer (three
+ * bytes per unit at most, so the buffer stays under 1 MiB): a result within MCP_RESULT_BYTES_MAX twice
+ * plus its envelope fits; a longer line (a large tools/list, a task result) is encoded on its own. */
+export const STDIO_LINE_SCRATCH_CHARS_MAX = 320 * 1024;

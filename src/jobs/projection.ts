@@ -225,13 +225,18 @@ export function jobGetItems(
   format: "concise" | "detailed",
 ): JobBatchItem[] {
   // One read for the whole batch, and guidance inputs (queue, recent run times) read once; then
-  // guidance once per item.
-  const ids = keys.map(idOf);
-  const rows = control.getMany([...new Set(ids.filter(isJobId))], authority, format === "detailed" ? "all" : "concise");
+  // guidance once per item. Each key's id is matched against the id pattern once (null: invalid).
+  const ids = keys.map((key) => {
+    const id = idOf(key);
+    return isJobId(id) ? id : null;
+  });
+  const valid = new Set<string>();
+  for (const id of ids) if (id !== null) valid.add(id);
+  const rows = control.getMany([...valid], authority, format === "detailed" ? "all" : "concise");
   const guidance = control.guidanceFor();
   return keys.map((key, i) => {
-    const id = ids[i] as string;
-    if (!isJobId(id)) return INVALID(key);
+    const id = ids[i];
+    if (id == null) return INVALID(key);
     const row = rows.get(id);
     if (row === undefined) {
       return { key, item_status: "unavailable", reason: "not_found", message: `No job ${id} is visible here` };

@@ -43,6 +43,27 @@ export function surelyFits(text: string, bytesMax = MCP_RESULT_BYTES_MAX): boole
   return ENVELOPE_BYTES + 3 * text.length <= bytesMax && !NOT_PRINTABLE_ASCII.test(text);
 }
 
+/** Scratch for {@linkcode surelyFitsJson}: a text whose UTF-8 is longer cannot surely fit (one per module). */
+let fitScratch: Uint8Array | undefined;
+
+/**
+ * {@linkcode surelyFits} for a text made by `JSON.stringify` (the structured answer's JSON, as `okResult`
+ * has it), in one native copy instead of a scan: such a text has no control character and no lone
+ * surrogate (JSON.stringify escapes both), so escaping it again only doubles `"` and `\`, and its
+ * escaped copy is at most twice its UTF-8 bytes. The envelope plus three times those bytes bounds
+ * {@linkcode toolResultBytesOfText}; the UTF-8 bytes are counted by encoding into a scratch buffer just
+ * large enough for a text that fits (a 100-id `jobs.get` answer: about 1 us instead of 25 us).
+ */
+export function surelyFitsJson(text: string, bytesMax = MCP_RESULT_BYTES_MAX): boolean {
+  const room = Math.floor((bytesMax - ENVELOPE_BYTES) / 3);
+  if (room < 0) return false;
+  // Every UTF-16 unit is at least one UTF-8 byte: a longer text cannot fit in `room`.
+  if (text.length > room) return false;
+  if (fitScratch === undefined || fitScratch.length < room) fitScratch = new Uint8Array(room);
+  const { read } = encoder.encodeInto(text, fitScratch.subarray(0, room));
+  return read === text.length;
+}
+
 /** Bytes reserved per entry for the flags `,"truncated":true,"omitted_bytes":N`. */
 const FLAG_BYTES = 48;
 /** Attempts at a tighter budget when escaping makes the text copy larger than estimated. */

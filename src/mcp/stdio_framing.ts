@@ -20,14 +20,15 @@
  * @module
  */
 
-import {
-  type JSONRPCMessage,
-  parseJSONRPCMessage,
-  serializeMessage,
-  type Transport,
-} from "@modelcontextprotocol/server";
+import { type JSONRPCMessage, parseJSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { type Clock, systemClock } from "../base/clock.ts";
-import { MCP_MESSAGE_BYTES_MAX, STDIO_DRAIN_AFTER_EOF_MS, STDIO_ID_PROBE_BYTES } from "../base/limits.ts";
+import { answerTextOf, releaseAnswer } from "./answer_text.ts";
+import {
+  MCP_MESSAGE_BYTES_MAX,
+  STDIO_DRAIN_AFTER_EOF_MS,
+  STDIO_ID_PROBE_BYTES,
+  STDIO_LINE_SCRATCH_CHARS_MAX,
+} from "../base/limits.ts";
 
 /** JSON-RPC 2.0 error codes this framing answers with. */
 export const JSONRPC_PARSE_ERROR = -32700;
@@ -302,7 +303,7 @@ export class LineTransport implements Transport {
       ? (message as { id?: unknown }).id
       : undefined;
     if (isId(answered) && this.#unanswered.delete(answered) && this.#unanswered.size === 0) this.#drained?.();
-    const bytes = new TextEncoder().encode(serializeMessage(message));
+    const bytes = messageLine(message);
     const write = this.#writes.then(() => this.#io.write(bytes));
     this.#writes = write.catch((err) => {
       // stdout is gone: nothing more can be answered.
@@ -321,6 +322,66 @@ export class LineTransport implements Transport {
     this.#closed.resolve();
     this.onclose?.();
   }
+}
+
+/** Stands for a result's structuredContent while the rest of its message is serialized. */
+const STRUCTURED_TOKEN = "\u0000longcall:structuredContent\u0000";
+/** Its JSON: the closing quote follows a digit, so inside an escaped string (where every quote follows a
+ * backslash) it never matches; it matches only a string equal to the token. */
+const STRUCTURED_TOKEN_JSON = JSON.stringify(STRUCTURED_TOKEN);
+const lineEncoder = new TextEncoder();
+/** Reused by every line: encoded into synchronously, then copied out at the line's exact length. */
+let lineScratch = new Uint8Array(0);
+
+/**
+ * The bytes of `serializeMessage(message)` (the SDK's framing: the JSON and a newline), encoded
+ * without first joining them into one string. A tool result whose structuredContent has its JSON
+ * recorded (src/mcp/answer_text.ts: `okResult` made it for the text content) gets that text in place
+ * of a second serialization of the answer; the rest of the message is serialized as usual around a
+ * token standing for it, so the bytes are the same.
+ */
+export function messageLine(message: JSONRPCMessage): Uint8Array {
+  const structured = structuredOf(message);
+  const splice = structured === undefined ? undefined : splicedParts(message, structured);
+  // Only a spliced answer (one found with exactly its recorded members) is released once its line is made.
+  const spliced = splice === undefined ? undefined : structured;
+  const parts = splice ?? [JSON.stringify(message)];
+  parts.push("\n");
+  let chars = 0;
+  for (const part of parts) chars += part.length;
+  if (chars > STDIO_LINE_SCRATCH_CHARS_MAX) {
+    const long = lineEncoder.encode(parts.join(""));
+    if (spliced !== undefined) releaseAnswer(spliced);
+    return long;
+  }
+  // At most three UTF-8 bytes per UTF-16 unit.
+  if (lineScratch.length < chars * 3) lineScratch = new Uint8Array(chars * 3);
+  let length = 0;
+  for (const part of parts) length += lineEncoder.encodeInto(part, lineScratch.subarray(length)).written;
+  const line = lineScratch.slice(0, length);
+  if (spliced !== undefined) releaseAnswer(spliced);
+  return line;
+}
+
+/** A result message's structuredContent, if it is an object. */
+function structuredOf(message: JSONRPCMessage): Record<string, unknown> | undefined {
+  const result = (message as { result?: unknown }).result;
+  if (result === null || typeof result !== "object") return undefined;
+  const structured = (result as { structuredContent?: unknown }).structuredContent;
+  if (structured === null || typeof structured !== "object" || Array.isArray(structured)) return undefined;
+  return structured as Record<string, unknown>;
+}
+
+/** The message's JSON in three parts around its structuredContent's recorded text, if it has one. */
+function splicedParts(message: JSONRPCMessage, structured: Record<string, unknown>): string[] | undefined {
+  const result = (message as { result: Record<string, unknown> }).result;
+  const text = answerTextOf(structured);
+  if (text === undefined) return undefined;
+  // Spreading keeps every key where it was; only the structuredContent's value is replaced.
+  const envelope = JSON.stringify({ ...message, result: { ...result, structuredContent: STRUCTURED_TOKEN } });
+  const at = envelope.indexOf(STRUCTURED_TOKEN_JSON);
+  if (at < 0 || envelope.indexOf(STRUCTURED_TOKEN_JSON, at + 1) >= 0) return undefined;
+  return [envelope.slice(0, at), text, envelope.slice(at + STRUCTURED_TOKEN_JSON.length)];
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {

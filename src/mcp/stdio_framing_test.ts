@@ -1,14 +1,17 @@
 /**
  * LineTransport (src/mcp/stdio_framing.ts) over in-memory streams: the line splitter and its
- * answers, the line bound at and past the limit, the end-of-input drain, and probeId. The same
+ * answers, the line bound at and past the limit, the end-of-input drain, probeId, and messageLine (the
+ * bytes of an answer line, written without serializing a recorded answer twice). The same
  * wire against a real server child: tests/stdio_framing_test.ts.
  */
 
 import assert from "node:assert/strict";
-import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { type JSONRPCMessage, serializeMessage } from "@modelcontextprotocol/server";
 import { ManualClock } from "../base/clock.ts";
-import { MCP_MESSAGE_BYTES_MAX, STDIO_ID_PROBE_BYTES } from "../base/limits.ts";
-import { JSONRPC_INVALID_REQUEST, JSONRPC_PARSE_ERROR, LineTransport, probeId } from "./stdio_framing.ts";
+import { MCP_MESSAGE_BYTES_MAX, STDIO_ID_PROBE_BYTES, STDIO_LINE_SCRATCH_CHARS_MAX } from "../base/limits.ts";
+import { answerTextOf } from "./answer_text.ts";
+import { JSONRPC_INVALID_REQUEST, JSONRPC_PARSE_ERROR, LineTransport, messageLine, probeId } from "./stdio_framing.ts";
+import { okResult } from "./tool_kit.ts";
 
 type Json = Record<string, unknown>;
 
@@ -270,4 +273,117 @@ Deno.test("LineTransport: a request the client cancelled is not waited for at th
   assert.equal(clock.pendingSleeps, 0, "no drain wait was started");
   assert.deepEqual(seen, ["tools/call", "notifications/cancelled"], "both still reach the server");
   assert.deepEqual(written, []);
+});
+
+/** What the SDK's framing writes for `message`: its JSON and a newline, encoded at once. */
+const sdkLine = (message: unknown) => new TextEncoder().encode(serializeMessage(message as JSONRPCMessage));
+
+/** A jobs.get-like tool result made by okResult (its answer's JSON recorded), in a response. */
+function batchResponse(extra: Record<string, unknown> = {}) {
+  const items = Array.from({ length: 100 }, (_, i) => ({
+    key: `k${i}`,
+    item_status: "complete",
+    value: {
+      id: `k${i}`,
+      summary: `q" b\\ n\n c\u0001 é 🙂 \ud800 ${i}`,
+      completed_items: i,
+      cancellation_requested: false,
+    },
+  }));
+  const result = okResult({ batch_status: "complete", items });
+  return { result: { ...result, ...extra }, jsonrpc: "2.0", id: 42 };
+}
+
+Deno.test("messageLine(): a recorded answer is written as its text, byte for byte what serializing the message gives", () => {
+  const response = batchResponse();
+  assert.ok(answerTextOf(response.result.structuredContent as Record<string, unknown>) !== undefined, "recorded");
+  assert.deepEqual(messageLine(response as unknown as JSONRPCMessage), sdkLine(response));
+  // The 2025 era's result validation hands over a shallow copy of the result and of its structuredContent.
+  const copied = {
+    ...response,
+    result: { ...response.result, structuredContent: { ...response.result.structuredContent } },
+  };
+  assert.deepEqual(messageLine(copied as unknown as JSONRPCMessage), sdkLine(copied));
+  // Members around the structuredContent (the 2026 era's _meta, before and after it) keep their places.
+  const meta = { "io.modelcontextprotocol/serverInfo": { name: "longcall", version: "1" } };
+  const before = { ...response, result: { _meta: meta, ...response.result } };
+  const after = batchResponse({ _meta: meta });
+  for (const m of [before, after]) assert.deepEqual(messageLine(m as unknown as JSONRPCMessage), sdkLine(m));
+});
+
+Deno.test("messageLine(): an answer changed after okResult, or a string equal to the token, is serialized in full", () => {
+  const response = batchResponse();
+  const changed = {
+    ...response,
+    result: {
+      ...response.result,
+      structuredContent: { ...response.result.structuredContent, batch_status: "partial" },
+    },
+  };
+  assert.equal(answerTextOf(changed.result.structuredContent), undefined);
+  assert.deepEqual(messageLine(changed as unknown as JSONRPCMessage), sdkLine(changed));
+  const token = "\u0000longcall:structuredContent\u0000";
+  const colliding = batchResponse({ _meta: { note: token } });
+  assert.deepEqual(messageLine(colliding as unknown as JSONRPCMessage), sdkLine(colliding));
+  const plain = { jsonrpc: "2.0", id: "x", result: { tools: [{ name: token }] } };
+  assert.deepEqual(messageLine(plain as unknown as JSONRPCMessage), sdkLine(plain));
+});
+
+Deno.test(`messageLine(): lines at and past STDIO_LINE_SCRATCH_CHARS_MAX (${STDIO_LINE_SCRATCH_CHARS_MAX} units) are the SDK's bytes`, () => {
+  const base = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { s: "" } }).length + 1; // with the newline
+  for (const chars of [STDIO_LINE_SCRATCH_CHARS_MAX, STDIO_LINE_SCRATCH_CHARS_MAX + 1]) {
+    const message = { jsonrpc: "2.0", id: 1, result: { s: "é".repeat(chars - base) } };
+    assert.equal(serializeMessage(message as unknown as JSONRPCMessage).length, chars);
+    assert.deepEqual(messageLine(message as unknown as JSONRPCMessage), sdkLine(message));
+  }
+  // A short line after a long one: the reused scratch never leaks bytes of the previous line.
+  const short = { jsonrpc: "2.0", id: 2, result: {} };
+  assert.deepEqual(messageLine(short as unknown as JSONRPCMessage), sdkLine(short));
+});
+
+Deno.test("messageLine(): once its line is made, okResult's own result is emptied and its answer forgotten", () => {
+  const items = Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, item_status: "complete", value: { n: i } }));
+  const result = okResult({ batch_status: "complete", items });
+  const structured = result.structuredContent as Record<string, unknown>;
+  // What the SDK writes: its validated copy of the result (the 2025 era), not okResult's object.
+  const response = {
+    result: { content: [...result.content], structuredContent: { ...structured } },
+    jsonrpc: "2.0",
+    id: 7,
+  };
+  const expected = sdkLine(response);
+  assert.deepEqual(messageLine(response as unknown as JSONRPCMessage), expected);
+  assert.deepEqual(result.content, [], "the original result no longer holds the text");
+  assert.equal("structuredContent" in result, false, "nor the answer");
+  assert.equal(answerTextOf(structured), undefined, "the answer is forgotten");
+  assert.deepEqual(
+    messageLine(response as unknown as JSONRPCMessage),
+    expected,
+    "written again, it is serialized whole",
+  );
+});
+
+Deno.test("messageLine(): a message that only shares an answer's members in another form releases nothing", () => {
+  const items = Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, item_status: "complete", value: { n: i } }));
+  const result = okResult({ batch_status: "complete", items });
+  const other = {
+    jsonrpc: "2.0",
+    id: 8,
+    result: { content: [], structuredContent: { items, batch_status: "complete" } },
+  };
+  assert.deepEqual(messageLine(other as unknown as JSONRPCMessage), sdkLine(other));
+  assert.equal(result.content.length, 1, "the recorded result is untouched");
+  assert.ok(answerTextOf(result.structuredContent as Record<string, unknown>) !== undefined, "and still recorded");
+});
+
+Deno.test("messageLine(): an answer returned twice before its first line is written empties neither result", () => {
+  const items = Array.from({ length: 100 }, (_, i) => ({ key: `k${i}`, item_status: "complete", value: { n: i } }));
+  const answer = { batch_status: "complete", items };
+  const first = okResult(answer);
+  const second = okResult(answer); // e.g. a tool answering two concurrent calls with one cached answer
+  const response = { result: { ...first, structuredContent: { ...answer } }, jsonrpc: "2.0", id: 9 };
+  assert.deepEqual(messageLine(response as unknown as JSONRPCMessage), sdkLine(response));
+  assert.equal(first.content.length, 1);
+  assert.equal(second.content.length, 1, "the second result, not written yet, keeps its content");
+  assert.equal(second.structuredContent, answer);
 });

@@ -11,7 +11,8 @@ import { AppError, type JobError } from "../base/errors.ts";
 import { MCP_RESULT_BYTES_MAX } from "../base/limits.ts";
 import { zodToInvalidArgument } from "../base/validation.ts";
 import { isStorageFault, storageUnavailable } from "../store/tx.ts";
-import { fitItems, surelyFits, toolResultBytesOfText } from "./fit_answer.ts";
+import { recordAnswerText } from "./answer_text.ts";
+import { fitItems, surelyFitsJson, toolResultBytesOfText } from "./fit_answer.ts";
 
 /** A tool result as the SDK's callback type wants it. */
 export interface ToolResult {
@@ -33,7 +34,7 @@ export function okResult(structured: Record<string, unknown>): ToolResult {
   // Serialized once: the text content is this JSON, and the size check reads it instead of
   // serializing the answer again (and counts bytes only when a cheap bound cannot tell).
   let text = JSON.stringify(answer);
-  const bytes = surelyFits(text) ? 0 : toolResultBytesOfText(text);
+  const bytes = surelyFitsJson(text) ? 0 : toolResultBytesOfText(text);
   if (bytes > MCP_RESULT_BYTES_MAX) {
     const fitted = fitItems(structured);
     if (fitted === undefined) {
@@ -45,7 +46,10 @@ export function okResult(structured: Record<string, unknown>): ToolResult {
     answer = fitted;
     text = JSON.stringify(answer);
   }
-  return { content: [{ type: "text", text }], structuredContent: answer };
+  // The stdio transport writes this text for the structuredContent too (src/mcp/answer_text.ts).
+  const result: ToolResult = { content: [{ type: "text", text }], structuredContent: answer };
+  recordAnswerText(answer, text, result);
+  return result;
 }
 
 /**

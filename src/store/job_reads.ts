@@ -19,11 +19,15 @@ import {
 } from "./job_row.ts";
 import type { Connection } from "./tx.ts";
 
-/** The batch reads' own statements (their text is theirs alone: the cached statements return arrays). */
-const BATCH_SQL = {
-  concise: `SELECT ${BATCH_COLUMNS("concise")} FROM jobs WHERE id IN (SELECT value FROM json_each(?))`,
-  all: `SELECT ${BATCH_COLUMNS("all")} FROM jobs WHERE id IN (SELECT value FROM json_each(?))`,
-};
+/**
+ * The batch reads' own statements (their text is theirs alone: the cached statements return arrays).
+ * The ids drive the loop (a join from `json_each` to the primary key, one seek per id) instead of
+ * `id IN (SELECT ...)`, which first builds an ephemeral index of the ids. The subquery names only
+ * `wanted`, so the columns of `jobs` stay unambiguous (json_each has an `id` column too).
+ */
+const batchSql = (columns: "concise" | "all") =>
+  `SELECT ${BATCH_COLUMNS(columns)} FROM (SELECT value AS wanted FROM json_each(?)) JOIN jobs ON jobs.id = wanted`;
+const BATCH_SQL = { concise: batchSql("concise"), all: batchSql("all") };
 
 /** Read-only SQL over `jobs` and `job_events`. */
 export class JobReads {
@@ -43,8 +47,8 @@ export class JobReads {
   }
 
   /**
-   * Several jobs by id in one statement (at most {@linkcode IDS_PER_CALL_MAX}); unknown ids are
-   * absent from the map. `concise` leaves the request and result unread and unparsed (as
+   * Several jobs by id in one statement (at most {@linkcode IDS_PER_CALL_MAX}; a repeated id is read
+   * once per occurrence, the map keeps one); unknown ids are absent from the map. `concise` leaves the request and result unread and unparsed (as
    * `null`): the concise `jobs.get` view shows neither.
    */
   jobGetMany(ids: readonly string[], columns: "concise" | "all"): Map<string, JobRow> {
