@@ -361,6 +361,11 @@ export const GITHUB_REF_CHARS_MAX = 255;
 // ---------------------------------------------------------------- batch reads: stdio lines (issue 14, jobs.get 100 ids)
 
 /** UTF-16 units of an outgoing stdio line encoded through the transport's reused scratch buffer (three
- * bytes per unit at most, so the buffer stays under 1 MiB): a result within MCP_RESULT_BYTES_MAX twice
- * plus its envelope fits; a longer line (a large tools/list, a task result) is encoded on its own. */
+ * bytes per unit at most, so the buffer stays under 1 MiB): a result within MCP_RESULT_BYTES_MAX (which
+ * already counts its text copy) plus its envelope fits; a longer line (a large tools/list, a task result)
+ * is encoded on its own. */
 export const STDIO_LINE_SCRATCH_CHARS_MAX = 320 * 1024;
+/** UTF-16 units of an answer's JSON text from which `okResult` records it for the stdio line
+ * (src/mcp/answer_text.ts): below it serializing the answer again costs less than recording and
+ * matching it (a 1-id jobs.get answer is about 900 units, a 100-id one about 89,000). */
+export const ANSWER_TEXT_RECORDED_CHARS_MIN = 4_096;

@@ -76,7 +76,14 @@ function resolve(cmds: Command[], argv: string[]): { cmd: Command; rest: string[
 
 /** Runs longcall with `argv` and returns the exit code. */
 export async function main(argv: string[], modules: CliModules): Promise<number> {
-  const cmds = await commands(argv, modules);
+  let cmds: Command[];
+  try {
+    cmds = await commands(argv, modules);
+  } catch (err) {
+    // A module that cannot load (a broken install): said in one line, not as an uncaught error.
+    console.error(`longcall: internal error: cannot load its commands: ${err instanceof Error ? err.message : err}`);
+    return EXIT_ERROR;
+  }
   if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     console.log(topHelp(cmds));
     return argv.length === 0 ? EXIT_USAGE : EXIT_OK;

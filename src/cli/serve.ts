@@ -186,11 +186,16 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   // permissions were fixed when it was created; narrowing waits only for its code to load).
   // Jobs admitted meanwhile stay queued until it claims them. If it cannot start, the server stops.
   let workerReady: Promise<void> | undefined;
-  if (worker !== undefined) workerReady = execution.start();
-  else await execution.start();
+  if (worker !== undefined) {
+    workerReady = execution.start();
+    // A start that fails while the MCP layer loads is acted on below (once serving is set up), never
+    // an unhandled rejection meanwhile.
+    workerReady.catch(() => {});
+  } else await execution.start();
   // The MCP layer loads only now, after the network worker was created (see ServerParts.mcp).
   let mcp: McpServing;
   let factory: ReturnType<McpServing["createServerFactory"]>;
+  let token: string | undefined;
   try {
     mcp = typeof parts.mcp === "function" ? await parts.mcp() : parts.mcp;
     factory = mcp.createServerFactory({
@@ -200,6 +205,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       readOnly: flags.readOnly,
       ...(parts.taskInputs === undefined ? {} : { taskInputs: parts.taskInputs }),
     });
+    if (flags.http) token = await httpToken(flags);
   } catch (err) {
     await runtime.close();
     throw err;
@@ -210,13 +216,6 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   let httpServing: ReturnType<McpServing["serveOnHttp"]> | undefined;
   if (flags.http) {
     const { hostname, port } = parseListen(flags.listen);
-    let token: string | undefined;
-    try {
-      token = await httpToken(flags);
-    } catch (err) {
-      await runtime.close();
-      throw err;
-    }
     httpServing = mcp.serveOnHttp(factory, {
       hostname,
       port,

@@ -235,8 +235,8 @@ export function jobGetItems(
   const rows = control.getMany([...valid], authority, format === "detailed" ? "all" : "concise");
   const guidance = control.guidanceFor();
   return keys.map((key, i) => {
-    const id = ids[i];
-    if (id == null) return INVALID(key);
+    const id = ids[i] as string | null; // one per key
+    if (id === null) return INVALID(key);
     const row = rows.get(id);
     if (row === undefined) {
       return { key, item_status: "unavailable", reason: "not_found", message: `No job ${id} is visible here` };

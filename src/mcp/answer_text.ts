@@ -14,15 +14,14 @@
  * @module
  */
 
-/** Answers whose JSON text is shorter than this are serialized again (recording them would cost more). */
-const RECORDED_TEXT_CHARS_MIN = 4_096;
-
 interface Recorded {
   answer: Readonly<Record<string, unknown>>;
   text: string;
   /** The tool result carrying the answer, emptied once its line is written ({@linkcode releaseAnswer}). */
   result: { content: unknown[]; structuredContent?: unknown } | undefined;
 }
+
+import { ANSWER_TEXT_RECORDED_CHARS_MIN } from "../base/limits.ts";
 
 /** By the answer's first object-valued member (kept by the SDK's shallow copy); weak, so never a leak. */
 const recorded = new WeakMap<object, Recorded>();
@@ -41,7 +40,7 @@ export function recordAnswerText(
   text: string,
   result?: { content: unknown[]; structuredContent?: unknown },
 ): void {
-  if (text.length < RECORDED_TEXT_CHARS_MIN) return;
+  if (text.length < ANSWER_TEXT_RECORDED_CHARS_MIN) return;
   const key = firstObjectMember(answer);
   if (key === undefined) return;
   // An answer object returned again before the first one's line was written (or members shared with one):

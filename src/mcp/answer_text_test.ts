@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { ANSWER_TEXT_RECORDED_CHARS_MIN } from "../base/limits.ts";
 import { answerTextOf, recordAnswerText } from "./answer_text.ts";
 
 /** An answer shaped like a jobs.get batch, large enough to be recorded. */
@@ -45,4 +46,21 @@ Deno.test("recordAnswerText(): a short text or an answer without an object membe
   const big = batch();
   recordAnswerText(big, JSON.stringify(big));
   assert.equal(answerTextOf(big), JSON.stringify(big), "at and above the size it is recorded");
+});
+
+Deno.test("recordAnswerText(): a text of ANSWER_TEXT_RECORDED_CHARS_MIN units is recorded, one unit shorter is not", () => {
+  const of = (units: number) => {
+    const answer: Record<string, unknown> = { value: { s: "" } };
+    const base = JSON.stringify(answer).length;
+    answer["value"] = { s: "z".repeat(units - base) };
+    const text = JSON.stringify(answer);
+    assert.equal(text.length, units);
+    return { answer, text };
+  };
+  const at = of(ANSWER_TEXT_RECORDED_CHARS_MIN);
+  recordAnswerText(at.answer, at.text);
+  assert.equal(answerTextOf(at.answer), at.text);
+  const below = of(ANSWER_TEXT_RECORDED_CHARS_MIN - 1);
+  recordAnswerText(below.answer, below.text);
+  assert.equal(answerTextOf(below.answer), undefined);
 });

@@ -349,16 +349,15 @@ export function messageLine(message: JSONRPCMessage): Uint8Array {
   parts.push("\n");
   let chars = 0;
   for (const part of parts) chars += part.length;
-  if (chars > STDIO_LINE_SCRATCH_CHARS_MAX) {
-    const long = lineEncoder.encode(parts.join(""));
-    if (spliced !== undefined) releaseAnswer(spliced);
-    return long;
+  let line: Uint8Array;
+  if (chars > STDIO_LINE_SCRATCH_CHARS_MAX) line = lineEncoder.encode(parts.join(""));
+  else {
+    // At most three UTF-8 bytes per UTF-16 unit.
+    if (lineScratch.length < chars * 3) lineScratch = new Uint8Array(chars * 3);
+    let length = 0;
+    for (const part of parts) length += lineEncoder.encodeInto(part, lineScratch.subarray(length)).written;
+    line = lineScratch.slice(0, length);
   }
-  // At most three UTF-8 bytes per UTF-16 unit.
-  if (lineScratch.length < chars * 3) lineScratch = new Uint8Array(chars * 3);
-  let length = 0;
-  for (const part of parts) length += lineEncoder.encodeInto(part, lineScratch.subarray(length)).written;
-  const line = lineScratch.slice(0, length);
   if (spliced !== undefined) releaseAnswer(spliced);
   return line;
 }

@@ -28,6 +28,10 @@ export interface ToolResult {
  * bytes matter). The whole result (both copies) stays within {@linkcode MCP_RESULT_BYTES_MAX}:
  * an answer with an `items` list is fitted by shortening its largest items, each flagged
  * `truncated: true` with `omitted_bytes` (see src/mcp/fit_answer.ts), never failed whole.
+ *
+ * The result is single-use: hand it to the SDK once and keep no reference. Over stdio a large
+ * answer's result is emptied once its line is written (src/mcp/answer_text.ts `releaseAnswer`), so a
+ * tool that cached and returned it again would return an empty result.
  */
 export function okResult(structured: Record<string, unknown>): ToolResult {
   let answer = structured;

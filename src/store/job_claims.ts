@@ -1,7 +1,8 @@
 /**
  * The claim: a live owner takes the oldest queued jobs of its kinds (FIFO), `queued -> running`,
- * in one transaction, fenced by its own lease. The same statement runs inside the executor's
- * combined terminal-writes-and-claim transaction (job_run_writes.ts).
+ * in one transaction, fenced by its own lease: per job a SELECT of the next queued row, then its take
+ * by rowid. The same statements run inside the executor's combined terminal-writes-and-claim
+ * transaction (job_run_writes.ts).
  *
  * @module
  */

@@ -48,8 +48,8 @@ export class JobReads {
 
   /**
    * Several jobs by id in one statement (at most {@linkcode IDS_PER_CALL_MAX}; a repeated id is read
-   * once per occurrence, the map keeps one); unknown ids are absent from the map. `concise` leaves the request and result unread and unparsed (as
-   * `null`): the concise `jobs.get` view shows neither.
+   * once per occurrence, the map keeps one); unknown ids are absent from the map. `concise` leaves the
+   * request and result unread and unparsed (as `null`): the concise `jobs.get` view shows neither.
    */
   jobGetMany(ids: readonly string[], columns: "concise" | "all"): Map<string, JobRow> {
     if (ids.length > IDS_PER_CALL_MAX) {

@@ -1,0 +1,47 @@
+/**
+ * The CLI entry's module loading (src/cli/main.ts): `serve` alone loads none of the other commands, and a
+ * module that cannot load is one line on stderr and exit 1, not an uncaught error.
+ */
+
+import assert from "node:assert/strict";
+import { EXIT_ERROR, EXIT_OK } from "./exit.ts";
+import { type CliModules, main } from "./main.ts";
+
+/** Runs `main` with console.error captured. */
+async function mainCapturing(argv: string[], modules: CliModules): Promise<{ code: number; errors: string[] }> {
+  const errors: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void errors.push(args.map(String).join(" "));
+  try {
+    return { code: await main(argv, modules), errors };
+  } finally {
+    console.error = original;
+  }
+}
+
+const unloadable: CliModules = {
+  mcp: () => Promise.reject(new Error("Module not found: serving.ts")),
+  commands: () => Promise.reject(new Error("Module not found: commands.ts")),
+};
+
+Deno.test("main: a command module that cannot load is one stderr line and exit 1", async () => {
+  const { code, errors } = await mainCapturing(["jobs", "list"], unloadable);
+  assert.equal(code, EXIT_ERROR);
+  assert.deepEqual(errors, ["longcall: internal error: cannot load its commands: Module not found: commands.ts"]);
+});
+
+Deno.test("main: serve --help loads neither the MCP layer nor the other commands", async () => {
+  const loads: string[] = [];
+  const counting: CliModules = {
+    mcp: () => (loads.push("mcp"), unloadable.mcp()),
+    commands: () => (loads.push("commands"), unloadable.commands()),
+  };
+  const log = console.log;
+  console.log = () => {};
+  try {
+    assert.equal(await main(["serve", "--help"], counting), EXIT_OK);
+  } finally {
+    console.log = log;
+  }
+  assert.deepEqual(loads, []);
+});
