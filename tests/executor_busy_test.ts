@@ -7,20 +7,8 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { STORE_BUSY_BACKOFF_MS_MAX, STORE_BUSY_RETRIES_MAX, STORE_BUSY_TIMEOUT_MS } from "../src/base/limits.ts";
-import type { Logger } from "../src/base/log.ts";
+import { recordingLogger } from "../testing/recording_logger.ts";
 import { openHarness, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
-
-/** A logger that records the messages of its warnings (and its children's), and prints nothing. */
-function recordingLogger(warnings: string[]): Logger {
-  const log: Logger = {
-    debug: () => {},
-    info: () => {},
-    warn: (message) => void warnings.push(message),
-    error: () => {},
-    child: () => log,
-  };
-  return log;
-}
 
 Deno.test("Executor keeps a finished result through a lock longer than the store's retries, then writes it", async () => {
   await using dir = await tempDir();

@@ -12,13 +12,14 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
-if (import.meta.main) {
-  serveStdio(() => {
-    const mcp = new McpServer({ name: "hello", version: "0.0.0" }, { capabilities: { tools: {} } });
-    mcp.registerTool("hello", {
-      description: "Say hello",
-      inputSchema: z.object({ name: z.string() }),
-    }, ({ name }) => ({ content: [{ type: "text", text: `Hello, ${name}!` }] }));
-    return mcp;
-  });
+/** The hello server for one connection. */
+export function helloServer(): McpServer {
+  const mcp = new McpServer({ name: "hello", version: "0.0.0" }, { capabilities: { tools: {} } });
+  mcp.registerTool("hello", {
+    description: "Say hello",
+    inputSchema: z.object({ name: z.string() }),
+  }, ({ name }) => ({ content: [{ type: "text", text: `Hello, ${name}!` }] }));
+  return mcp;
 }
+
+if (import.meta.main) serveStdio(helloServer);

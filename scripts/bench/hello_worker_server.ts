@@ -10,9 +10,8 @@
  * @module
  */
 
-import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { z } from "zod";
+import { helloServer } from "./hello_server.ts";
 
 if (import.meta.main) {
   const code = URL.createObjectURL(
@@ -25,11 +24,7 @@ if (import.meta.main) {
   } as WorkerOptions);
   idle.postMessage("start");
   serveStdio(() => {
-    const mcp = new McpServer({ name: "hello", version: "0.0.0" }, { capabilities: { tools: {} } });
-    mcp.registerTool("hello", {
-      description: "Say hello",
-      inputSchema: z.object({ name: z.string() }),
-    }, ({ name }) => ({ content: [{ type: "text", text: `Hello, ${name}!` }] }));
+    const mcp = helloServer();
     // The worker would keep the process alive: it ends with the connection, as the hello server does.
     mcp.server.onclose = () => idle.terminate();
     return mcp;

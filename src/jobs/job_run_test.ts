@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../base/clock.ts";
 import { AppError } from "../base/errors.ts";
 import { JOB_RESULT_BYTES_MAX, TERMINAL_WRITE_RETRY_MS } from "../base/limits.ts";
-import type { Logger } from "../base/log.ts";
+import { recordingLogger } from "../../testing/recording_logger.ts";
 import { openTempStore, tempDir } from "../../testing/temp.ts";
 import { JobAbort } from "./job_abort.ts";
 import {
@@ -87,13 +87,7 @@ Deno.test("finishRun: a terminal write refused as store_busy is retried on the h
   const attempts: number[] = [];
   const ended: string[] = [];
   const warnings: string[] = [];
-  const log: Logger = {
-    debug: () => {},
-    info: () => {},
-    warn: (message) => void warnings.push(message),
-    error: () => {},
-    child: () => log,
-  };
+  const log = recordingLogger(warnings);
   let leaseHeld = true;
   const host: JobRunHost = {
     rows: store.rows,
