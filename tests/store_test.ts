@@ -587,6 +587,56 @@ Deno.test("openStore: a database another process keeps write-locked past the sta
   }
 });
 
+Deno.test("openStore: a new file another process holds a lock on is switched to WAL once the lock clears (SQLite does not wait for it)", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("fresh.db");
+  // Another process opened the same new file a moment earlier and holds its reserved lock (still in rollback
+  // mode): reading is allowed, but the switch to WAL is refused at once, without SQLite's busy handler.
+  const holder = dir.file("hold.ts");
+  await Deno.writeTextFile(
+    holder,
+    `import { DatabaseSync } from "node:sqlite";
+const db = new DatabaseSync(Deno.args[0]);
+db.exec("BEGIN IMMEDIATE");
+console.log("locked");
+await new Promise((resolve) => setTimeout(resolve, 800));
+db.exec("COMMIT");
+db.close();
+`,
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", `--allow-read=${dir.path}`, `--allow-write=${dir.path}`, holder, path],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  while (!seen.includes("locked")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the lock holder ended before locking: ${seen}`);
+    seen += value;
+  }
+  try {
+    // Retried for its open's busy wait only: 50 ms is not enough, and the open says why.
+    assert.throws(
+      () => openStore(path, { migrationBusyTimeoutMs: 50 }),
+      (err: unknown) => err instanceof AppError && err.code === "store_busy" && err.retryable,
+    );
+    // The default wait outlasts the lock: the open retries the switch and succeeds.
+    const store = openStore(path);
+    try {
+      const mode = storeConnection(store).stmt("PRAGMA journal_mode").get() as { journal_mode: string };
+      assert.equal(mode.journal_mode, "wal");
+      assert.equal(store.rows.jobCountAdmitted(), 0, "migrated");
+    } finally {
+      store.close();
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+    await child.status;
+  }
+});
+
 Deno.test("openStore: the header and the schema are read in one snapshot, so a migration committed in between is not 'foreign'", async () => {
   await using dir = await tempDir();
   // Another process migrates and commits while this one checks the identity: the check must see either the

@@ -97,6 +97,10 @@ export const STORE_BUSY_TIMEOUT_MS = 20;
  * is harmless then): long enough for another process's migration on a loaded machine. Past it the open fails
  * with `store_busy`, never as an internal error. */
 export const STORE_OPEN_BUSY_TIMEOUT_MS = 15_000;
+/** Longest pause between attempts to switch a new database file to WAL, which SQLite does not retry
+ * through its busy handler (another process opening the same new file at once holds a lock for a
+ * moment); the attempts stop at the open's busy timeout. */
+export const STORE_WAL_SWITCH_PAUSE_MS_MAX = 50;
 /** Async retries of a busy transaction before `store_busy`. */
 export const STORE_BUSY_RETRIES_MAX = 60;
 /** First async backoff delay; doubles with jitter up to the cap. */

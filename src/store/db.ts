@@ -14,6 +14,7 @@ import {
   STORE_JOURNAL_SIZE_LIMIT_BYTES,
   STORE_OPEN_BUSY_TIMEOUT_MS,
   STORE_WAL_AUTOCHECKPOINT_PAGES,
+  STORE_WAL_SWITCH_PAUSE_MS_MAX,
 } from "../base/limits.ts";
 import { APPLICATION_ID, MIGRATIONS } from "./migrations.ts";
 import {
@@ -91,8 +92,9 @@ export function openDatabase(
   } catch (err) {
     throw openError(path, err);
   }
+  const openBusyMs = options.migrationBusyTimeoutMs ?? STORE_OPEN_BUSY_TIMEOUT_MS;
   try {
-    db.exec(`PRAGMA busy_timeout = ${options.migrationBusyTimeoutMs ?? STORE_OPEN_BUSY_TIMEOUT_MS}`);
+    db.exec(`PRAGMA busy_timeout = ${openBusyMs}`);
     // Refuse a foreign or newer database before anything writes to it: switching the
     // journal mode to WAL rewrites the file header. One read transaction, so the header and the
     // schema are read from one snapshot (another process may commit its migration in between).
@@ -102,7 +104,7 @@ export function openDatabase(
     } finally {
       db.exec("COMMIT");
     }
-    if (path !== ":memory:") db.exec("PRAGMA journal_mode = WAL");
+    if (path !== ":memory:") switchToWal(db, openBusyMs);
     db.exec(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
     db.exec("PRAGMA foreign_keys = ON");
     db.exec(`PRAGMA wal_autocheckpoint = ${STORE_WAL_AUTOCHECKPOINT_PAGES}`);
@@ -113,6 +115,26 @@ export function openDatabase(
   } catch (err) {
     db.close();
     throw openError(path, err);
+  }
+}
+
+/**
+ * `PRAGMA journal_mode = WAL`, retried for up to `busyMs`: SQLite answers it SQLITE_BUSY at once, without its
+ * busy handler, while another connection holds a lock on a file still in rollback mode (two servers opening
+ * the same new database together). Blocking is harmless here: the process does not serve yet.
+ */
+function switchToWal(db: DatabaseSync, busyMs: number): void {
+  const deadline = Date.now() + busyMs;
+  for (let pause = 1;; pause = Math.min(pause * 2, STORE_WAL_SWITCH_PAUSE_MS_MAX)) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (err) {
+      const code = sqliteErrcode(err) ?? sqliteCodeFromMessage(err);
+      const left = deadline - Date.now();
+      if ((code !== SQLITE_BUSY && code !== SQLITE_LOCKED) || left <= 0) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(pause, left));
+    }
   }
 }
 
