@@ -33,7 +33,7 @@ function serve(modules: CliModules): Command {
     return {
       kinds: { product: { github } },
       mcp: modules.mcp,
-      tools: async ({ control, store }) => (await modules.mcp()).productTools(control, store),
+      tools: ({ control, store, mcp }) => mcp.productTools(control, store),
       networkWorker: { moduleUrl: Deno.mainModule },
     };
   });

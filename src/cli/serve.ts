@@ -41,8 +41,8 @@ import { rateOption, simulateRate } from "./github_options.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
 import { EXIT_ERROR, EXIT_OK, UsageError } from "./exit.ts";
 
-/** The MCP layer a server runs on: src/mcp/serving.ts (the factory and the transports). */
-export type McpServing = Pick<typeof Serving, "createServerFactory" | "serveOnHttp" | "serveOnStdio">;
+/** The MCP layer a server runs on: src/mcp/serving.ts (the factory, the transports and the product's tools). */
+export type McpServing = typeof Serving;
 
 /** Everything a server process needs besides its flags. */
 export interface ServerParts {
@@ -54,10 +54,10 @@ export interface ServerParts {
    */
   mcp: McpServing | (() => Promise<McpServing>);
   /**
-   * Tools for this process, built once the store and control side exist (and after `mcp` has
-   * loaded; a promise lets their modules load late too).
+   * Tools for this process, built once the store and control side exist and `mcp` has loaded (handed
+   * in, so the product's tools come from the same module); a promise lets their modules load late too.
    */
-  tools(ctx: { control: JobControl; store: Store; log: Logger }): ToolDef[] | Promise<ToolDef[]>;
+  tools(ctx: { control: JobControl; store: Store; log: Logger; mcp: McpServing }): ToolDef[] | Promise<ToolDef[]>;
   /** Executor overrides (tests shorten heartbeats and leases). */
   executor?: ExecutorOverrides;
   /**
@@ -200,7 +200,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     mcp = typeof parts.mcp === "function" ? await parts.mcp() : parts.mcp;
     factory = mcp.createServerFactory({
       control,
-      tools: await parts.tools({ control, store, log }),
+      tools: await parts.tools({ control, store, log, mcp }),
       log,
       readOnly: flags.readOnly,
       ...(parts.taskInputs === undefined ? {} : { taskInputs: parts.taskInputs }),
