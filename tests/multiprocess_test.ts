@@ -107,7 +107,7 @@ Deno.test("multi-process: 4 processes x 2,000 jobs -> every job run exactly once
   const db = dir.file("jobs.db");
   const effects = dir.file("effects.txt");
   using store = openTempStore(db);
-  const startAt = Date.now() + 1_000;
+  const go = dir.file("go"); // every child ready before any submits (see the admission-bound test)
   const children = Array.from({ length: 4 }, () =>
     spawnExecutorChild({
       db,
@@ -118,9 +118,11 @@ Deno.test("multi-process: 4 processes x 2,000 jobs -> every job run exactly once
       submit: 2_000,
       kind: "side_effect",
       input: { path: effects, token: "{{nonce}}-{{i}}", ms: 0 },
-      startAt,
+      startFile: go,
     }));
   try {
+    await Promise.all(children.map((c) => c.ready));
+    await Deno.writeTextFile(go, "");
     const submitted = await Promise.all(children.map((c) => c.submitted));
     for (const s of submitted) assert.deepEqual(s, { submitted: 2_000, refused: 0 });
     await waitFor("every job terminal", () => store.rows.jobCountAdmitted() === 0, 60_000, 50);
@@ -154,7 +156,9 @@ Deno.test("multi-process: the global admission bound holds under 4 concurrent su
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   using store = openTempStore(db);
-  const startAt = Date.now() + 800;
+  // A barrier, not a wall-clock start: every child is ready (its store open) before any submits, however
+  // long a loaded machine takes to start them.
+  const go = dir.file("go");
   const children = Array.from({ length: 4 }, () =>
     spawnExecutorChild({
       db,
@@ -164,9 +168,11 @@ Deno.test("multi-process: the global admission bound holds under 4 concurrent su
       submit: 60,
       kind: "echo",
       input: { i: "{{i}}" },
-      startAt,
+      startFile: go,
     }));
   try {
+    await Promise.all(children.map((c) => c.ready));
+    await Deno.writeTextFile(go, "");
     const results = await Promise.all(children.map((c) => c.submitted));
     const admitted = results.reduce((n, r) => n + r.submitted, 0);
     const refused = results.reduce((n, r) => n + r.refused, 0);

@@ -7,7 +7,7 @@
  * deno run --no-prompt --allow-read=DIR --allow-write=DIR tests/helpers/executor_child.ts --db PATH \
  *   [--running-max N] [--heartbeat-ms N] [--lease-ms N] [--reconcile-ms N] [--cancel-poll-ms N] \
  *   [--claim-poll-ms N] [--grace-ms N] [--admitted-max N] [--submit N --kind K --input JSON] \
- *   [--start-at EPOCH_MS] [--retry-overloaded-ms N] [--no-execute] [--verbose]
+ *   [--start-file PATH] [--retry-overloaded-ms N] [--no-execute] [--verbose]
  * ```
  *
  * It opens the store, starts an Executor with the test kinds (unless `--no-execute`), prints
@@ -53,8 +53,8 @@ export interface ChildOptions {
   verbose?: boolean;
   /** On `overloaded`, wait `retryOverloadedMs` and submit again instead of printing a refusal. */
   retryOverloadedMs?: number;
-  /** Epoch ms at which to start submitting (lines several children up for a concurrent burst). */
-  startAt?: number;
+  /** Start submitting only once this file exists (a barrier the test opens after every child is ready). */
+  startFile?: string;
 }
 
 /** A line the child printed. */
@@ -111,7 +111,7 @@ export function childArgs(o: ChildOptions): string[] {
   num("--grace-ms", o.graceMs);
   num("--admitted-max", o.admittedMax);
   num("--submit", o.submit);
-  num("--start-at", o.startAt);
+  if (o.startFile !== undefined) args.push("--start-file", o.startFile);
   num("--retry-overloaded-ms", o.retryOverloadedMs);
   if (o.kind !== undefined) args.push("--kind", o.kind);
   if (o.input !== undefined) args.push("--input", JSON.stringify(o.input));
@@ -230,7 +230,7 @@ async function main(): Promise<void> {
       "grace-ms": { type: "string" },
       "admitted-max": { type: "string" },
       submit: { type: "string" },
-      "start-at": { type: "string" },
+      "start-file": { type: "string" },
       "retry-overloaded-ms": { type: "string" },
       kind: { type: "string" },
       input: { type: "string" },
@@ -282,10 +282,19 @@ async function main(): Promise<void> {
   print({ ready: true, pid: Deno.pid, owner: execution.executor?.ownerId ?? null });
 
   const count = num(values.submit) ?? 0;
-  const startAt = num(values["start-at"]);
   const retryOverloadedMs = num(values["retry-overloaded-ms"]);
-  if (startAt !== undefined && startAt > Date.now()) {
-    await new Promise((resolve) => setTimeout(resolve, startAt - Date.now()));
+  const startFile = values["start-file"];
+  if (startFile !== undefined) {
+    const giveUpAt = Date.now() + 30_000;
+    for (;;) {
+      try {
+        await Deno.stat(startFile);
+        break;
+      } catch {
+        if (Date.now() > giveUpAt) throw new Error(`no start file ${startFile} within 30 s`);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    }
   }
   if (count > 0) {
     const kind = values.kind ?? "echo";
