@@ -130,10 +130,8 @@ export class JobControl {
 
   /** A job visible to `authority`, or undefined (unknown, purged, or another authority's). */
   get(id: string, authority: Authority = null): JobRow | undefined {
-    const row = this.rows.jobGet(id);
-    if (row === undefined || !visibleTo(row, authority)) return undefined;
-    if (row.expires_at !== null && row.expires_at <= this.clock.now()) return undefined;
-    return row;
+    const found = this.find(id, authority);
+    return "row" in found ? found.row : undefined;
   }
 
   /**
@@ -143,7 +141,7 @@ export class JobControl {
   find(id: string, authority: Authority = null): { row: JobRow } | { missing: "expired" | "not_found" } {
     const row = this.rows.jobGet(id);
     if (row === undefined || !visibleTo(row, authority)) return { missing: "not_found" };
-    if (row.expires_at !== null && row.expires_at <= this.clock.now()) return { missing: "expired" };
+    if (expired(row, this.clock.now())) return { missing: "expired" };
     return { row };
   }
 
@@ -156,7 +154,7 @@ export class JobControl {
     const now = this.clock.now();
     const rows = this.rows.jobGetMany(ids, columns);
     for (const [id, row] of rows) {
-      if (!visibleTo(row, authority) || (row.expires_at !== null && row.expires_at <= now)) rows.delete(id);
+      if (!visibleTo(row, authority) || expired(row, now)) rows.delete(id);
     }
     return rows;
   }
@@ -275,6 +273,11 @@ export class JobControl {
   ttlMs(row: JobRow): number {
     return ttlMsOf(row, this.clock.now());
   }
+}
+
+/** Whether a job's retention has ended at `now` (its row may still await the purge). */
+function expired(row: JobRow, now: number): boolean {
+  return row.expires_at !== null && row.expires_at <= now;
 }
 
 /** The local authority (whoever can read the database anyway) sees every job; an HTTP

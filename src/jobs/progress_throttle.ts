@@ -2,8 +2,8 @@
  * Throttled progress writes for one running job: at most one write per
  * {@linkcode JOB_PROGRESS_WRITE_MS_MIN} (phase changes are written at once), fields bounded and
  * normalized, poll guidance converted from the handler's clock to real time, and progress a failed
- * write kept for the next write or the job's end. The write itself is the caller's (the executor
- * binds it to the job's fenced progress write), so this module holds no store.
+ * write kept for the next write or the job's end. The write itself is the caller's (`runJob` in
+ * job_run.ts binds it to the job's fenced progress write), so this module holds no store.
  *
  * @module
  */

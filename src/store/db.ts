@@ -25,8 +25,7 @@ import {
   SQLITE_IOERR,
   SQLITE_LOCKED,
   SQLITE_NOTADB,
-  sqliteCodeFromMessage,
-  sqliteErrcode,
+  sqlitePrimaryCode,
 } from "./sqlite_codes.ts";
 
 export type { DatabaseSync };
@@ -130,7 +129,7 @@ function switchToWal(db: DatabaseSync, busyMs: number): void {
       db.exec("PRAGMA journal_mode = WAL");
       return;
     } catch (err) {
-      const code = sqliteErrcode(err) ?? sqliteCodeFromMessage(err);
+      const code = sqlitePrimaryCode(err);
       const left = deadline - Date.now();
       if ((code !== SQLITE_BUSY && code !== SQLITE_LOCKED) || left <= 0) throw err;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(pause, left));
@@ -141,8 +140,7 @@ function switchToWal(db: DatabaseSync, busyMs: number): void {
 /** Start-up errors that say which file and what is wrong with it (never a bare "internal error"). */
 function openError(path: string, err: unknown): unknown {
   if (err instanceof AppError) return err;
-  // `db.exec` errors carry no errcode, only SQLite's message: it is mapped back to the code.
-  const primary = sqliteErrcode(err) ?? sqliteCodeFromMessage(err);
+  const primary = sqlitePrimaryCode(err);
   const detail = (err as { errstr?: unknown })?.errstr ?? (err instanceof Error ? err.message : String(err));
   if (primary === SQLITE_NOTADB) {
     return new AppError(

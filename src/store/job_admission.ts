@@ -8,7 +8,7 @@
 
 import { AppError } from "../base/errors.ts";
 import { JOB_INSERT_BATCH_MAX, JOB_RECENT_RUNS_SAMPLE } from "../base/limits.ts";
-import type { JobRow } from "./job_row.ts";
+import { ACTIVE, type JobRow } from "./job_row.ts";
 import type { Connection } from "./tx.ts";
 
 export interface JobInsert {
@@ -129,7 +129,7 @@ export class JobAdmission {
 
   #countAdmitted(): number {
     const r = this.conn.stmt(
-      "SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')",
+      `SELECT count(*) AS n FROM jobs WHERE ${ACTIVE}`,
     ).get() as {
       n: number;
     };

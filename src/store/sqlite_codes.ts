@@ -42,3 +42,9 @@ export function sqliteCodeFromMessage(err: unknown): number | undefined {
   }
   return undefined;
 }
+
+/** The primary result code of an SQLite error: its `errcode`, else the one its message names (`db.exec`
+ * errors carry only the message), else `undefined`. */
+export function sqlitePrimaryCode(err: unknown): number | undefined {
+  return sqliteErrcode(err) ?? sqliteCodeFromMessage(err);
+}
