@@ -20,6 +20,22 @@ import { tempDir, waitForStatus } from "../testing/temp.ts";
 const MAIN = `${REPO_ROOT}src/main.ts`;
 const CLEAN_ENV = { GITHUB_TOKEN: "", GH_TOKEN: "", LONGCALL_GITHUB_TOKEN_FILE: "", LONGCALL_HTTP_TOKEN: "" };
 
+Deno.test("openRuntime: close() ends a waiting bounded read at once, with shutdown", async () => {
+  await using dir = await tempDir("longcall-runtime-");
+  const clock = new ManualClock(); // never advanced: only close() can end the wait
+  const runtime = openRuntime({
+    db: dir.file("a.db"),
+    kinds: { registry: () => testRegistry() },
+    log: silentLogger,
+    execution: "none",
+    clock,
+  });
+  const job = await runtime.control.submit("echo", { hello: 1 });
+  const waiting = runtime.control.wait([job.id], null, { ms: 60_000, until: "terminal" });
+  await runtime.close();
+  assert.equal((await waiting).ended, "shutdown");
+});
+
 Deno.test("openRuntime: in_process runs admitted jobs; close() stops the executor and closes the store once", async () => {
   await using dir = await tempDir("longcall-runtime-");
   const runtime = openRuntime({

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { truncateChars } from "./text.ts";
 import { shrinkJson } from "./json_bound.ts";
 import { JOB_ERROR_DATA_BYTES_MAX, JOB_ERROR_MESSAGE_CHARS_MAX } from "./limits.ts";
 
@@ -92,11 +93,7 @@ export function toJobError(err: unknown): JobError {
 export function boundedMessage(message: string): string {
   if (message.length <= JOB_ERROR_MESSAGE_CHARS_MAX) return message;
   const note = ` [${message.length} characters; shortened]`;
-  let end = JOB_ERROR_MESSAGE_CHARS_MAX - note.length;
-  // Never split a surrogate pair.
-  const code = message.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end--;
-  return message.slice(0, end) + note;
+  return truncateChars(message, JOB_ERROR_MESSAGE_CHARS_MAX - note.length).text + note;
 }
 
 /** Typed error data within {@linkcode JOB_ERROR_DATA_BYTES_MAX} JSON bytes, shortened into the same shape past it. */

@@ -15,9 +15,10 @@ import { envGet, logLevel } from "./config.ts";
 import { EXIT_CANCELLED, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_USAGE } from "./exit.ts";
 import { githubConfigFromEnv } from "./product_kinds.ts";
 import { openRuntime } from "./runtime.ts";
+import { TERMINAL_STATUSES } from "../store/job_rows.ts";
 
 /** Job states that end a job. */
-export const TERMINAL: ReadonlySet<string> = new Set(["succeeded", "failed", "cancelled"]);
+export const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 const WAIT_TICK_MS = 100;
 
 /** The CLI's own log level: quiet (warn) unless LONGCALL_LOG says otherwise. */

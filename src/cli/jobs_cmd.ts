@@ -46,9 +46,7 @@ async function withControl<T>(
   try {
     return await fn(runtime.control);
   } finally {
-    // A bounded read (`jobs get --wait-ms`) may have started the waits' change probe.
-    runtime.waits.close();
-    await runtime.close();
+    await runtime.close(); // also ends the waits' change probe a bounded read (`jobs get --wait-ms`) started
   }
 }
 

@@ -107,7 +107,8 @@ export interface Runtime {
   readonly log: Logger;
   /** The clock handlers run on. */
   readonly handlerClock: Clock;
-  /** Stops the execution side (if started) and closes the store. Idempotent. */
+  /** Closes the waits (waiting reads answer at once), stops the execution side (if started) and closes the
+   * store. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -252,6 +253,8 @@ export function openRuntime(config: RuntimeConfig): Runtime {
       handlerClock,
       close: () =>
         closed ??= (async () => {
+          // Waiting jobs.get calls answer now (with their current view) instead of at their deadline.
+          waits.close();
           try {
             await execution.stop();
           } finally {

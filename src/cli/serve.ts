@@ -1,5 +1,5 @@
 /**
- * `longcall serve`: wires the store, the control side, the executor and the MCP server,
+ * `longcall serve`: opens the runtime (src/cli/runtime.ts) and the MCP server,
  * and owns graceful shutdown (SIGINT, SIGTERM): answer waiting `jobs.get` calls, stop serving,
  * stop claiming, abort running jobs, record them as interrupted after a bounded grace, delete the
  * owner row, close the database. Queued jobs stay queued for the next process.
@@ -55,9 +55,9 @@ export interface ServerParts {
   mcp: McpServing | (() => Promise<McpServing>);
   /**
    * Tools for this process, built once the store and control side exist and `mcp` has loaded (handed
-   * in, so the product's tools come from the same module); a promise lets their modules load late too.
+   * in, so the product's tools come from the same module).
    */
-  tools(ctx: { control: JobControl; store: Store; log: Logger; mcp: McpServing }): ToolDef[] | Promise<ToolDef[]>;
+  tools(ctx: { control: JobControl; store: Store; log: Logger; mcp: McpServing }): ToolDef[];
   /** Executor overrides (tests shorten heartbeats and leases). */
   executor?: ExecutorOverrides;
   /**
@@ -200,7 +200,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     mcp = typeof parts.mcp === "function" ? await parts.mcp() : parts.mcp;
     factory = mcp.createServerFactory({
       control,
-      tools: await parts.tools({ control, store, log, mcp }),
+      tools: parts.tools({ control, store, log, mcp }),
       log,
       readOnly: flags.readOnly,
       ...(parts.taskInputs === undefined ? {} : { taskInputs: parts.taskInputs }),

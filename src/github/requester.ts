@@ -35,15 +35,8 @@ export interface GetOptions {
   onRateLimitWait?: (untilMs: number) => void;
 }
 
-/** Common per-call options of the endpoints (the same as {@linkcode GetOptions}). */
-export interface EndpointOptions {
-  signal: AbortSignal;
-  budget?: RequestBudget;
-  conditional?: boolean;
-  maxRateLimitWaitMs?: number;
-  /** Called before waiting out a rate limit, with the instant (clock ms) requests resume: poll guidance. */
-  onRateLimitWait?: (untilMs: number) => void;
-}
+/** Common per-call options of the endpoints. */
+export type EndpointOptions = GetOptions;
 
 /** A successful GET: fresh (200) or validated from the cache (304). */
 export interface GetResult<T> {

@@ -19,6 +19,7 @@ import {
   WATCH_TRANSITIONS_MAX,
 } from "../base/limits.ts";
 import { isCommitSha } from "../base/names.ts";
+import { truncateChars } from "../base/text.ts";
 import type { AnyJobKind, JobContext } from "../jobs/kinds.ts";
 import {
   type CheckEntry,
@@ -65,10 +66,10 @@ export function watchRunner(deps: WatchDeps): AnyJobKind {
  * (the others, facts about the pull request or a failure, by an immediate re-read). */
 const SETTLED_OUTCOMES: ReadonlySet<WatchOutcome> = new Set(["succeeded", "action_required"]);
 
-/** `text` cut to at most `max` characters, and whether it was cut; null stays null. */
+/** `text` cut to at most `max` characters (never splitting a surrogate pair), and whether it was cut; null stays
+ * null. */
 export function clip(text: string | null | undefined, max: number): { text: string | null; truncated: boolean } {
-  if (text === null || text === undefined) return { text: null, truncated: false };
-  return text.length > max ? { text: text.slice(0, max), truncated: true } : { text, truncated: false };
+  return text === null || text === undefined ? { text: null, truncated: false } : truncateChars(text, max);
 }
 
 async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise<WatchResult> {

@@ -14,6 +14,11 @@ Deno.test("clip: text at the bound is kept whole; one character more is cut to t
   assert.deepEqual(clip("abc", 0), { text: "", truncated: true });
 });
 
+Deno.test("clip: a cut never leaves half a surrogate pair (a lone surrogate would not survive UTF-8)", () => {
+  assert.deepEqual(clip("a😀", 2), { text: "a", truncated: true });
+  assert.deepEqual(clip("a😀", 3), { text: "a😀", truncated: false });
+});
+
 Deno.test("clip: null and undefined give null, never truncated", () => {
   assert.deepEqual(clip(null, 3), { text: null, truncated: false });
   assert.deepEqual(clip(undefined, 3), { text: null, truncated: false });

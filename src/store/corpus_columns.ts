@@ -34,15 +34,6 @@ export function requireTime(value: number | null, name: string, what: string): v
   }
 }
 
-/** Cuts `text` to at most `max` UTF-16 units without splitting a surrogate pair. */
-export function truncateChars(text: string, max: number): { text: string; truncated: boolean } {
-  if (text.length <= max) return { text, truncated: false };
-  let end = max;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return { text: text.slice(0, end), truncated: true };
-}
-
 /** A TEXT column. */
 export function str(raw: Raw, key: string): string {
   const v = raw[key];

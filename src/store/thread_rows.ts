@@ -8,6 +8,7 @@
  * @module
  */
 
+import { truncateChars } from "../base/text.ts";
 import { assert } from "../base/errors.ts";
 import {
   STORE_FAULT_RETRY_MS_EXECUTION,
@@ -27,7 +28,6 @@ import {
   str,
   strings,
   strOrNull,
-  truncateChars,
 } from "./corpus_columns.ts";
 import type { ThreadKey, ThreadKind, ThreadObservation, ThreadRow, ThreadState } from "./corpus_types.ts";
 import type { Connection } from "./tx.ts";
