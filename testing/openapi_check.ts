@@ -82,11 +82,7 @@ export interface OpenApiCheck {
 }
 
 /** Schema errors quoted per problem. */
-let ERRORS_SHOWN_MAX = 8;
-/** Quotes more schema errors per problem (debugging). */
-export function showErrors(n: number): void {
-  ERRORS_SHOWN_MAX = n;
-}
+const ERRORS_SHOWN_MAX = 8;
 
 const SPEC = "@octokit/openapi/generated/api.github.com.json";
 const REF_ROOT = "gh";

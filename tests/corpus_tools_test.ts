@@ -156,6 +156,20 @@ Deno.test("corpus tools refuse, at the schema, each argument the corpus function
       invalid: "$.threads",
     });
     assert.deepEqual(await outcome(threads, { threads: [] }), { invalid: "$.threads" });
+    // The refusal carries an example of a valid call, for every list-taking corpus tool.
+    for (
+      const [name, args] of [
+        ["corpus.get_threads", { threads: [] }],
+        ["corpus.get_repositories", { repositories: [] }],
+        ["corpus.get_pull_request_checks", { pull_requests: [] }],
+      ] as const
+    ) {
+      await assert.rejects(
+        async () => await tool(name).call(args, { authority: null, tasksDeclared: false }),
+        (err) => err instanceof AppError && err.data?.["example"] !== undefined,
+        name,
+      );
+    }
     assert.deepEqual(await outcome(threads, { threads: "o/r#1" }), { invalid: "$.threads" });
     assert.deepEqual(await outcome(threads, { threads: ["o/r#1"], view: "huge" }), { invalid: "$.view" });
     assert.deepEqual(

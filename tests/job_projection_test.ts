@@ -19,7 +19,7 @@ import type { JobReference } from "../src/mcp/job_reference.ts";
 import { jobTool } from "../src/mcp/tools.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import { getTaskResult } from "../src/tasks/task_projection.ts";
-import { openHarness, tempDir } from "../testing/temp.ts";
+import { openHarness, tempDir, waitFor } from "../testing/temp.ts";
 
 const FIRST_POLL_MS = 2_000;
 
@@ -157,9 +157,7 @@ Deno.test("JobRows.jobGetMany: rows equal jobGet's column for column (all); conc
   await using h = await openHarness(dir.file("jobs.db"), { extraKinds: [kind, failing] });
   const done = await h.control.submit("counted", { x: 1 });
   const failed = await h.control.submit("failing", {});
-  for (let i = 0; i < 2_000 && (!h.terminal.includes(done.id) || !h.terminal.includes(failed.id)); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await waitFor("both jobs ended", () => h.terminal.includes(done.id) && h.terminal.includes(failed.id));
   await h.executor!.stop();
   const queued = await h.control.submit("counted", { y: 2 }, { authority: "token-a" });
   const ids = [done.id, failed.id, queued.id];

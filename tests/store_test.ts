@@ -599,13 +599,16 @@ Deno.test("openStore: a new file another process holds a lock on is switched to 
 const db = new DatabaseSync(Deno.args[0]);
 db.exec("BEGIN IMMEDIATE");
 console.log("locked");
-await new Promise((resolve) => setTimeout(resolve, 800));
+// Held until told, then for 300 ms more: the parent is by then blocked in its open, retrying the switch.
+for await (const _ of Deno.stdin.readable) break;
+await new Promise((resolve) => setTimeout(resolve, 300));
 db.exec("COMMIT");
 db.close();
 `,
   );
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", `--allow-read=${dir.path}`, `--allow-write=${dir.path}`, holder, path],
+    stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -622,7 +625,10 @@ db.close();
       () => openStore(path, { migrationBusyTimeoutMs: 50 }),
       (err: unknown) => err instanceof AppError && err.code === "store_busy" && err.retryable,
     );
-    // The default wait outlasts the lock: the open retries the switch and succeeds.
+    // The default wait outlasts the lock: the open retries the switch and succeeds once it is released.
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("release\n"));
+    await writer.close();
     const store = openStore(path);
     try {
       const mode = storeConnection(store).stmt("PRAGMA journal_mode").get() as { journal_mode: string };

@@ -30,25 +30,13 @@ export function toolResultBytesOfText(text: string): number {
 
 const ENVELOPE_BYTES = '{"content":[{"type":"text","text":"","structuredContent":}]}'.length;
 
-/** Any character but printable ASCII (the only characters whose JSON escape is longer than two bytes). */
-const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
-
-/**
- * Whether a tool result carrying `text` (JSON text, as content and as structuredContent) surely fits
- * `bytesMax` without counting: printable ASCII is one byte per character and at most two once
- * escaped, so the envelope plus three times the length bounds {@linkcode toolResultBytesOfText}. One
- * native scan instead of two encodings and an escaped copy of the answer (a 100-id `jobs.get`).
- */
-export function surelyFits(text: string, bytesMax = MCP_RESULT_BYTES_MAX): boolean {
-  return ENVELOPE_BYTES + 3 * text.length <= bytesMax && !NOT_PRINTABLE_ASCII.test(text);
-}
-
 /** Scratch for {@linkcode surelyFitsJson}: a text whose UTF-8 is longer cannot surely fit (one per module). */
 let fitScratch: Uint8Array | undefined;
 
 /**
- * {@linkcode surelyFits} for a text made by `JSON.stringify` (the structured answer's JSON, as `okResult`
- * has it), in one native copy instead of a scan: such a text has no control character and no lone
+ * Whether a tool result carrying `text` (JSON text, as content and as structuredContent) surely fits
+ * `bytesMax` without counting its escaped copy, for a text made by `JSON.stringify` (the structured
+ * answer's JSON, as `okResult` has it), in one native copy: such a text has no control character and no lone
  * surrogate (JSON.stringify escapes both), so escaping it again only doubles `"` and `\`, and its
  * escaped copy is at most twice its UTF-8 bytes. The envelope plus three times those bytes bounds
  * {@linkcode toolResultBytesOfText}; the UTF-8 bytes are counted by encoding into a scratch buffer just

@@ -10,6 +10,7 @@
 
 import { getPullRequestChecks, getRepositories, getThreads } from "../corpus/get.ts";
 import { GetPullRequestChecksArgs, GetRepositoriesArgs, GetThreadsArgs, SearchThreadsArgs } from "../corpus/inputs.ts";
+import { EXAMPLE_REPOSITORY, EXAMPLE_THREAD_REF } from "../corpus/refs.ts";
 import { searchThreads } from "../corpus/search.ts";
 import { syncSpec } from "../github/sync_spec.ts";
 import { watchSpec } from "../github/watch_spec.ts";
@@ -49,7 +50,10 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       inputSchema: GetThreadsArgs,
       outputSchema: getThreadsOutput,
       annotations: { title: "Read threads from the corpus", ...LOCAL_READ },
-      call: (args) => Promise.resolve(okResult({ ...getThreads(corpus, parseArgs(GetThreadsArgs, args)) })),
+      call: (args) =>
+        Promise.resolve(
+          okResult({ ...getThreads(corpus, parseArgs(GetThreadsArgs, args, { threads: [EXAMPLE_THREAD_REF] })) }),
+        ),
     },
     {
       name: "corpus.get_repositories",
@@ -57,7 +61,12 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       inputSchema: GetRepositoriesArgs,
       outputSchema: getRepositoriesOutput,
       annotations: { title: "Read repositories from the corpus", ...LOCAL_READ },
-      call: (args) => Promise.resolve(okResult({ ...getRepositories(corpus, parseArgs(GetRepositoriesArgs, args)) })),
+      call: (args) =>
+        Promise.resolve(
+          okResult({
+            ...getRepositories(corpus, parseArgs(GetRepositoriesArgs, args, { repositories: [EXAMPLE_REPOSITORY] })),
+          }),
+        ),
     },
     {
       name: "corpus.get_pull_request_checks",
@@ -67,7 +76,14 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       outputSchema: getPullRequestChecksOutput,
       annotations: { title: "Read stored pull request checks", ...LOCAL_READ },
       call: (args) =>
-        Promise.resolve(okResult({ ...getPullRequestChecks(corpus, parseArgs(GetPullRequestChecksArgs, args)) })),
+        Promise.resolve(
+          okResult({
+            ...getPullRequestChecks(
+              corpus,
+              parseArgs(GetPullRequestChecksArgs, args, { pull_requests: [EXAMPLE_THREAD_REF] }),
+            ),
+          }),
+        ),
     },
   ];
 }

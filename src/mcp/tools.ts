@@ -128,7 +128,7 @@ const jobsGetOutput = once(() =>
 );
 
 /** What every job-submitting tool returns at once to a client that did not declare tasks: the JobReference. */
-export const jobReferenceOutput = once(() =>
+const jobReferenceOutput = once(() =>
   z.object({
     id: z.string(),
     ref: z.string(),

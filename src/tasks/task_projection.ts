@@ -119,7 +119,6 @@ export function detailedTask(
   row: JobRow,
   handle: JobHandle,
   inputs?: TaskInputs,
-  resultBytesMax = JOB_RESULT_VIEW_BYTES_MAX,
 ): DetailedTaskV2 {
   const b = base(handle);
   switch (row.status) {
@@ -145,9 +144,9 @@ export function detailedTask(
           },
         };
       }
-      return { ...b, status: "completed", result: toJson(terminalToolResult(row, resultBytesMax)) };
+      return { ...b, status: "completed", result: toJson(terminalToolResult(row)) };
     case "succeeded":
-      return { ...b, status: "completed", result: toJson(terminalToolResult(row, resultBytesMax)) };
+      return { ...b, status: "completed", result: toJson(terminalToolResult(row)) };
   }
 }
 
