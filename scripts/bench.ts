@@ -9,6 +9,7 @@
 
 import { parseArgs } from "node:util";
 import { updateReadme } from "./readme_tables.ts";
+import { revision } from "./revision.ts";
 import { benchCorpus } from "./bench/corpus.ts";
 import { benchGitHub } from "./bench/github.ts";
 import { benchMcp } from "./bench/mcp.ts";
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const loadBefore = await loadAverage();
     const section = await s.run();
-    const when = `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC in ${
+    const when = `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC at commit ${await revision()} in ${
       ((performance.now() - t0) / 1000).toFixed(0)
     } s; load average (1 min) ${loadBefore} before, ${await loadAverage()} after`;
     const text = renderSection(s.name, section, when);

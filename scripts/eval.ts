@@ -17,6 +17,7 @@
  */
 
 import { updateReadme } from "./readme_tables.ts";
+import { revision } from "./revision.ts";
 import { type HostKind, REPO_ROOT, type RunResult, runScenario, sameAnswer } from "../testing/hosts.ts";
 import { pct, seconds } from "./lib/report/format.ts";
 import { markdownReport } from "./lib/report/markdown_report.ts";
@@ -140,21 +141,6 @@ log("");
 const goal = goalCheck(pairs);
 for (const g of goal) log(`${g.met ? "met " : "MISS"}  ${g.what}: ${g.measured} (target ${g.target})`);
 log(`total ${seconds(totalMs)}`);
-
-/** The commit the run measured, and whether src/, scripts/, testing/ or tests/ differed from it. */
-async function revision(): Promise<string> {
-  try {
-    const git = (gitArgs: string[]) =>
-      new Deno.Command("git", { args: gitArgs, cwd: REPO_ROOT, stdout: "piped", stderr: "null" }).output();
-    const head = await git(["rev-parse", "--short", "HEAD"]);
-    if (!head.success) return "unknown";
-    const dirty = await git(["status", "--porcelain", "--", "src", "scripts", "testing", "tests"]);
-    const sha = new TextDecoder().decode(head.stdout).trim();
-    return dirty.stdout.length > 0 ? `${sha} with uncommitted changes` : sha;
-  } catch {
-    return "unknown";
-  }
-}
 
 if (args.write) {
   const report = markdownReport(pairs, {

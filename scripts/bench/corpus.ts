@@ -14,6 +14,7 @@ import { openStore } from "../../src/store/store.ts";
 import type { ThreadObservation } from "../../src/store/corpus_types.ts";
 import { SearchThreadsArgs, type SearchThreadsInput } from "../../src/corpus/inputs.ts";
 import { searchThreads } from "../../src/corpus/search.ts";
+import { type BenchSection, percentile } from "./store/harness.ts";
 
 const THREADS = 50_000;
 const REPOSITORIES = 20;
@@ -113,17 +114,6 @@ export function makeThreads(
     });
   }
   return out;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? NaN;
-}
-
-/** One benchmark section: title and rows for docs/benchmarks.md. */
-export interface BenchSection {
-  title: string;
-  rows: Array<{ metric: string; value: string; goal?: string; met?: boolean }>;
 }
 
 /** Builds a 50,000-thread corpus in a temp database and measures ingest and search. */

@@ -23,18 +23,12 @@ import { silentLogger } from "../../src/base/log.ts";
 import { openRuntime } from "../../src/cli/runtime.ts";
 import { syncSpec } from "../../src/github/sync_spec.ts";
 import { parseJobInput } from "../../src/jobs/spec.ts";
+import type { BenchSection } from "./store/harness.ts";
 import { GitHubClient } from "../../src/github/client.ts";
 import { SYNC_KIND, type SyncResult } from "../../src/github/sync_kind.ts";
 import { WATCH_KIND, type WatchResult } from "../../src/github/watch_kind.ts";
 import { type FakeCheck, SCENARIO_PULL, type ScenarioStep, startFakeGitHub } from "../../testing/fake_github.ts";
 import { openGitHubHarness, runJob } from "../../testing/github_jobs.ts";
-
-/** A benchmark section (the shape scripts/bench.ts renders). */
-export interface BenchSection {
-  title: string;
-  rows: Array<{ metric: string; value: string; goal?: string; met?: boolean }>;
-  notes?: string[];
-}
 
 const WATCH_MS = 30 * 60_000;
 const POLL_MS = 10_000;

@@ -33,7 +33,7 @@ import {
   type V2Connection,
 } from "../../testing/mcp_clients.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
-import type { BenchSection } from "./store.ts";
+import { type BenchSection, median, percentile, sleep } from "./store/harness.ts";
 
 export type { BenchSection };
 
@@ -64,19 +64,12 @@ const RSS_100_GOAL_BYTES = 140 * 1024 * 1024;
 
 // ---------------------------------------------------------------- helpers
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function percentile(samples: readonly number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
-}
-
-const median = (samples: readonly number[]) => percentile(samples, 0.5);
+/** The `p` quantile of samples in any order. */
+const quantile = (samples: readonly number[], p: number) => percentile([...samples].sort((a, b) => a - b), p);
 const ms2 = (n: number) => n.toFixed(2);
 const ms0 = (n: number) => n.toFixed(0);
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const pp = (samples: readonly number[]) => `${ms2(percentile(samples, 0.5))} / ${ms2(percentile(samples, 0.99))} ms`;
+const pp = (samples: readonly number[]) => `${ms2(quantile(samples, 0.5))} / ${ms2(quantile(samples, 0.99))} ms`;
 
 /**
  * A /proc file's text. Deno asks for all permissions to read /proc entries such as another
@@ -570,10 +563,10 @@ interface Results {
 function section(
   { lat, source, bundled, rss1, rss100, rssHello, rssFloor, load, loadEnd, flags }: Results,
 ): BenchSection {
-  const p99 = (s: number[]) => percentile(s, 0.99);
+  const p99 = (s: number[]) => quantile(s, 0.99);
   const getVsEcho = p99(lat.get1) / p99(lat.legacyEcho);
   const batchVsOne = p99(lat.get100) / p99(lat.get1);
-  const batchVsOneP50 = median(lat.get100) / median(lat.get1);
+  const batchVsOneP50 = quantile(lat.get100, 0.5) / quantile(lat.get1, 0.5);
   const tasksVsEcho = p99(lat.tasksGet) / p99(lat.modernEcho);
   const sourceRatio = source.productMs / source.helloMs;
   const bundleRatio = bundled.productMs / bundled.helloMs;
@@ -674,8 +667,7 @@ function section(
       loadEnd || "unknown"
     } (the machine is shared; p99s of sub-millisecond calls ` +
     "are dominated by scheduling and GC pauses, which hit every call type alike, so the p99 ratios move " +
-    "between runs: over five development runs jobs.get 1 id / bench.echo went from about 1.0x to 2.3x and " +
-    "100 ids / 1 id from about 2.3x to 4.4x at p99, while each p50 moved by about 0.1 ms).",
+    "between runs far more than the p50s: compare several runs before reading one).",
     `Round trips: scripts/bench/bench_server.ts (the real runServer wiring, executor in the serving thread, ` +
     `running bound ${RUNNING_MAX}) on one database holding ${
       (TERMINAL_JOBS + RUNNING_JOBS).toLocaleString("en-US")
@@ -731,7 +723,8 @@ function section(
       `Start-up misses its goal (bundle ${bundleRatio.toFixed(2)}x of ${START_BUNDLE_VS_HELLO_GOAL}x, source ` +
         `${sourceRatio.toFixed(2)}x of ${START_SOURCE_VS_HELLO_GOAL}x; ${
           ms0(bundled.productMs - bundled.helloMs)
-        } ms over hello from the bundle). ` +
+        } ms over hello from the bundle). Figures in this note other than those are development measurements of ` +
+        "2026-12-01 (alternated runs, per-thread schedstat and module marks), not re-run by this command. " +
         "The bundle is minified (scripts/build.ts BUNDLE_FLAGS: 1.2 MB instead of 2.1 MB; hello is bundled with the " +
         "same flags, and minified it starts about 14 ms sooner too, 109 vs 123 ms median in 16 alternated runs " +
         "at load 1.1-1.5, so minifying gains both sides nearly alike), its serving thread does not wait for the " +
@@ -764,13 +757,14 @@ function section(
         rssVsHello.toFixed(2)
       }x of ${IDLE_RSS_VS_HELLO_GOAL}x hello; 100 ids: ${mb(rss100.rss)} of ${mb(RSS_100_GOAL_BYTES)}). ` +
         `longcall starts ${mb(bundled.productRss - bundled.helloRss)} above hello: the network worker's isolate ` +
-        "(the price of running GitHub work under its own permission set; an idle extra isolate costs 15-17 MB " +
-        "here), its SQLite connection, and the serving thread's own code and schemas. Calls grow both processes " +
-        "alike as V8 keeps the heap it has grown; --max-semi-space-size=1 (in the launch flags) bounds the young " +
-        "generation of both isolates. The 100-id growth is garbage promoted into the old generation (see the " +
-        "jobs.get note: 72 -> 28 KB per call; yet after 1,000 calls, 6 runs alternating with the code before at " +
-        "load 1.3-2, 146.1 MB median with it and 144.4 MB without, one run at 98.3 MB: the old generation still " +
-        "grows until its first full collection) " +
+        `(the price of running GitHub work under its own permission set; in this run an idle extra isolate ` +
+        `costs ${mb(rssFloor.worker.rss - rssFloor.hello.rss)}, the floor row), its SQLite connection, and the ` +
+        "serving thread's own code and schemas. Calls grow both processes alike as V8 keeps the heap it has " +
+        "grown; --max-semi-space-size=1 (in the launch flags) bounds the young generation of both isolates. " +
+        "The figures below are development measurements of 2026-12-01 (alternated runs of the bundle before it " +
+        "was minified), not re-run by this command. The 100-id growth is garbage promoted into the old " +
+        "generation (the SDK's result check keeps each result reachable past a minor collection; longcall " +
+        "empties its own result once written, 72 -> 28 KB promoted per call) " +
         "times V8's old-generation growing factor: with the default " +
         "heap limit (about 4 GB on this 24 GB machine) V8 lets the old generation grow up to 4x between full " +
         "collections; any --max-old-space-size below 2,048 MB lowers that factor (1.3x at 256 MB, 1.8x at " +

@@ -27,8 +27,13 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
 }
 
-/** The median of a few rounds (the table shows medians of alternated rounds). */
-export const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] ?? NaN;
+/** The median of samples in any order (the mean of the two middle ones for an even count), NaN when none. */
+export function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((x, y) => x - y);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return NaN;
+  return sorted.length % 2 === 1 ? sorted[mid] as number : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
 
 /** A count or rate as a table cell: rounded, with thousands separators. */
 export const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
