@@ -1,8 +1,8 @@
 /**
  * The shipped bundle advertises its tools' JSON Schemas precomputed at build time
  * (scripts/tool_schemas.ts, embedded by scripts/build.ts; see src/mcp/advertised.ts): its
- * `tools/list` must be exactly what the server from source converts at run time, for a legacy
- * and a task-declaring client alike, and a second listing must not change.
+ * `tools/list` must be exactly what the server from source converts at run time (listed by the v1 SDK
+ * Client), and a second listing must not change.
  *
  *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/bundle_schemas_test.ts
  */

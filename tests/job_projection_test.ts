@@ -13,6 +13,7 @@ import { CreateTaskResultV2Schema } from "@modelcontextprotocol/ext-tasks/core/v
 import { z } from "zod";
 import { ManualClock } from "../src/base/clock.ts";
 import { POLL_INTERVAL_MS_MIN } from "../src/base/limits.ts";
+import { ttlMsOf } from "../src/jobs/guidance.ts";
 import { defineJobKind } from "../src/jobs/kinds.ts";
 import { jobGetItems, jobHandle } from "../src/jobs/projection.ts";
 import type { JobReference } from "../src/mcp/job_reference.ts";
@@ -83,7 +84,7 @@ Deno.test("jobTool.call: one guidance computation per submit, for the JobReferen
   assert.equal(task.status, "working");
   assert.equal(task.taskId, carried.id);
   assert.equal(task.pollIntervalMs, carried.poll_after_ms, "task and JobReference show the one guidance");
-  assert.equal(task.ttlMs, h.control.ttlMs(h.store.rows.jobGet(carried.id)!));
+  assert.equal(task.ttlMs, ttlMsOf(h.store.rows.jobGet(carried.id)!, 0), "the ttl at this instant (clock at 0)");
 
   // A rejected submission computes nothing.
   const bad = await tool.call({ extra: 1 }, { authority: null, tasksDeclared: false }) as { isError?: boolean };

@@ -371,17 +371,17 @@ Deno.test("JobControl.ttlMs: grows while a job runs and is fixed once it is term
   await using h = await openHarness(dir.file("a.db"), { clock, control: { retentionMs: 60_000 } });
   const job = await h.control.submit("sleep", { ms: 5_000 });
   const running = await waitForStatus(h.store, job.id, "running");
-  const t1 = h.control.ttlMs(running);
+  const t1 = h.control.guidance(running).ttlMs;
   assert.equal(t1, 60_000);
   clock.advance(1_000);
-  const t2 = h.control.ttlMs(h.store.rows.jobGet(job.id)!);
+  const t2 = h.control.guidance(h.store.rows.jobGet(job.id)!).ttlMs;
   assert.equal(t2, 61_000);
   clock.advance(4_000);
   const done = await waitForStatus(h.store, job.id, "succeeded");
-  const t3 = h.control.ttlMs(done);
+  const t3 = h.control.guidance(done).ttlMs;
   assert.equal(t3, done.completed_at! + 60_000 - done.created_at);
   clock.advance(3_000);
-  assert.equal(h.control.ttlMs(h.store.rows.jobGet(job.id)!), t3);
+  assert.equal(h.control.guidance(h.store.rows.jobGet(job.id)!).ttlMs, t3);
 });
 
 // ---------------------------------------------------------------- shutdown, reconcile, lease loss

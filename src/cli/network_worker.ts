@@ -79,7 +79,9 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
           });
           runtime = opened;
           await opened.execution.start();
-          post({ type: "ready", ownerId: opened.execution.executor?.ownerId ?? "" });
+          const executor = opened.execution.executor;
+          if (executor === undefined) throw new Error("the network worker's runtime has no executor");
+          post({ type: "ready", ownerId: executor.ownerId });
           break;
         }
         case "wake":

@@ -1,7 +1,7 @@
 /**
  * Pacing an anonymous watch: GitHub counts every anonymous request (304s included) against a
  * small hourly limit, so the watch stretches its poll waits to last until the limit's reset.
- * Pure functions over the observer's counters.
+ * Functions over the observer's counters (`budgetView` also moves the caller's rate window on).
  *
  * @module
  */

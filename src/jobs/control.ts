@@ -268,11 +268,6 @@ export class JobControl {
     const first = this.registry.get(row.kind)?.firstPollAfterMs?.(row.request);
     return first === undefined ? undefined : first * realMsPer(this.#handlerClock);
   }
-
-  /** Milliseconds from creation until a job's result may be purged (grows while it runs). */
-  ttlMs(row: JobRow): number {
-    return ttlMsOf(row, this.clock.now());
-  }
 }
 
 /** Whether a job's retention has ended at `now` (its row may still await the purge). */

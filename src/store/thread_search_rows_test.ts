@@ -98,3 +98,32 @@ Deno.test("ThreadSearchRows.threadsSearch: a limit below 1 or not an integer is 
     }
   });
 });
+
+Deno.test("ThreadSearchRows.threadsSearch: SEARCH_RANKED_MATCHES_MAX matches are all ranked; one more ranks only the newest", async () => {
+  for (const stored of [SEARCH_RANKED_MATCHES_MAX, SEARCH_RANKED_MATCHES_MAX + 1]) {
+    await withSearch(async (search, threads) => {
+      for (let from = 1; from <= stored; from += 100) {
+        const batch = Array.from({ length: Math.min(100, stored - from + 1) }, (_, i) => thread(from + i));
+        await threads.threadsUpsert("o/r", batch, T0);
+      }
+      const seen: number[] = [];
+      let after: ThreadsSearchParams["after"];
+      let ranking: string | undefined;
+      for (;;) {
+        const page = search.threadsSearch({ query: "flaky", limit: 100, ...(after === undefined ? {} : { after }) });
+        ranking = page.ranking;
+        seen.push(...page.rows.map((r) => r.number));
+        if (page.next === null) break;
+        after = page.next;
+      }
+      if (stored === SEARCH_RANKED_MATCHES_MAX) {
+        assert.equal(ranking, "all_matches");
+        assert.equal(new Set(seen).size, stored, "every match is ranked and paged");
+      } else {
+        assert.equal(ranking, "newest_matches");
+        assert.equal(new Set(seen).size, SEARCH_RANKED_MATCHES_MAX, "only the newest matches are ranked");
+        assert.ok(!seen.includes(1), "the oldest stored match is the one left out");
+      }
+    });
+  }
+});
