@@ -104,7 +104,7 @@ Deno.test("checkLayers() reports stdout written outside the terminal commands an
     "mcp/transports.ts": 'import { serveStdio } from "@modelcontextprotocol/server/stdio";\nexport { serveStdio };\n',
     "mcp/other.ts": 'import { serveStdio } from "@modelcontextprotocol/server/stdio";\nexport { serveStdio };\n',
   });
-  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  const flagged = flaggedFiles(problems);
   assert.deepEqual(
     flagged,
     ["cli/serve.ts", "corpus/b.ts", "github/c.ts", "jobs/a.ts", "mcp/other.ts"],
@@ -123,7 +123,7 @@ Deno.test("checkLayers() reports a signal handler outside serve.ts and follow_jo
     "jobs/e.ts": 'Deno.removeSignalListener("SIGTERM", () => {});\n',
     "github/f.ts": 'import process from "node:process";\nprocess.on("SIGINT", () => {});\n',
   });
-  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  const flagged = flaggedFiles(problems);
   assert.deepEqual(flagged, ["cli/jobs_cmd.ts", "github/f.ts", "jobs/e.ts"], problems.join("\n"));
   assert.match(problems.join("\n"), /a signal handler belongs to cli\/serve\.ts, cli\/follow_job\.ts/);
 });
@@ -131,7 +131,7 @@ Deno.test("checkLayers() reports a signal handler outside serve.ts and follow_jo
 Deno.test("checkLayers() reports new Worker( outside worker_executor.ts", async () => {
   const start = 'export const w = () => new Worker(new URL("./m.ts", import.meta.url), { type: "module" });\n';
   const problems = await problemsIn({ "cli/worker_executor.ts": start, "cli/serve.ts": start, "jobs/g.ts": start });
-  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  const flagged = flaggedFiles(problems);
   assert.deepEqual(flagged, ["cli/serve.ts", "jobs/g.ts"], problems.join("\n"));
   assert.match(problems.join("\n"), /new Worker\( belongs to cli\/worker_executor\.ts/);
 });
@@ -263,7 +263,7 @@ Deno.test("checkLayers() reports new WorkerExecutor( outside runtime.ts and stor
     "cli/main.ts": raw,
     "jobs/h.ts": raw,
   });
-  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  const flagged = flaggedFiles(problems);
   assert.deepEqual(flagged, ["cli/main.ts", "cli/serve.ts", "jobs/h.ts"], problems.join("\n"));
   assert.match(problems.join("\n"), /new WorkerExecutor\( belongs to cli\/runtime\.ts/);
   assert.match(problems.join("\n"), /the raw store connection belongs to store/);
@@ -280,7 +280,7 @@ Deno.test("checkLayers() lets the github commands and their printer write stdout
     "cli/status_line.ts": print,
     "cli/github_cmd.ts": print,
   });
-  const flagged = problems.map((p) => p.slice(0, p.indexOf(":"))).sort();
+  const flagged = flaggedFiles(problems);
   assert.deepEqual(flagged, ["cli/follow_job.ts", "cli/github_cmd.ts", "cli/status_line.ts"], problems.join("\n"));
 });
 

@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import { AppError } from "../../src/base/errors.ts";
 import { createLogger, silentLogger } from "../../src/base/log.ts";
 import { openRuntime } from "../../src/cli/runtime.ts";
+import { waitFor } from "../../testing/temp.ts";
 import { testRegistry } from "../../testing/test_kinds.ts";
 
 const CHILD_PATH = new URL("./executor_child.ts", import.meta.url).pathname;
@@ -285,16 +286,7 @@ async function main(): Promise<void> {
   const retryOverloadedMs = num(values["retry-overloaded-ms"]);
   const startFile = values["start-file"];
   if (startFile !== undefined) {
-    const giveUpAt = Date.now() + 30_000;
-    for (;;) {
-      try {
-        await Deno.stat(startFile);
-        break;
-      } catch {
-        if (Date.now() > giveUpAt) throw new Error(`no start file ${startFile} within 30 s`);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-      }
-    }
+    await waitFor(`the start file ${startFile}`, () => Deno.stat(startFile).then(() => true, () => false), 30_000, 2);
   }
   if (count > 0) {
     const kind = values.kind ?? "echo";
