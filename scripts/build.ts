@@ -51,8 +51,8 @@ export async function sha256(path: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-async function deno(args: string[]): Promise<{ code: number; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stdout: "inherit", stderr: "piped" })
+async function deno(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT, env, stdout: "inherit", stderr: "piped" })
     .output();
   const stderr = new TextDecoder().decode(out.stderr);
   await Deno.stderr.write(out.stderr);
@@ -120,6 +120,19 @@ export function bundleEntries(root: string = ROOT): Record<string, string> {
 export const BUNDLE_FLAGS = ["--platform", "deno", "--minify", "--quiet"] as const;
 
 /**
+ * The npm export conditions longcall's bundles are resolved with (`deno bundle` reads
+ * `DENO_CONDITIONS`; it has no flag for them). `browser` selects the MCP server SDK's own non-Node
+ * shims (`@modelcontextprotocol/server/_shims`, the package's documented `browser` export): a stub
+ * `process` instead of `node:process`, and the `@cfworker/json-schema` validator instead of ajv.
+ * Loading Node's process polyfill and ajv cost the serving thread about 15 ms at start-up, and
+ * longcall needs neither: its stdio wire reads `Deno.stdin` (src/mcp/stdio_framing.ts, handed
+ * to `serveStdio` through its `transport` option), and the SDK's JSON Schema validator serves only
+ * elicitation and JSON-Schema tools, which longcall has none of. No other package in the bundle has a
+ * `browser` export (tests/bundle_worker_test.ts proves the bundle loads neither and still serves).
+ */
+export const BUNDLE_CONDITIONS = "browser";
+
+/**
  * Bundles longcall into one file `out`, the network worker embedded (see {@linkcode bundleEntries}):
  * first src/cli/network_worker_entry.ts on its own (no MCP code), then the generated entry.
  */
@@ -137,14 +150,16 @@ export async function bundleTo(out: string): Promise<void> {
       "-o",
       `${tmp}/network_worker.js`,
       "src/cli/network_worker_entry.ts",
-    ]);
+    ], { DENO_CONDITIONS: BUNDLE_CONDITIONS });
     if (worker.code !== 0) throw new Error(`deno bundle of the network worker failed with exit code ${worker.code}`);
     // The advertised JSON Schemas, converted now instead of on the bundle's first tools/list (imported
     // here only: build.ts stays free of the product's modules for everything else).
     const { productToolSchemas } = await import("./tool_schemas.ts");
     await Deno.writeTextFile(`${tmp}/tool_schemas.json`, JSON.stringify(await productToolSchemas()));
     for (const [name, text] of Object.entries(bundleEntries())) await Deno.writeTextFile(`${tmp}/${name}`, text);
-    const { code } = await deno(["bundle", ...BUNDLE_FLAGS, ...config, "-o", out, `${tmp}/entry.ts`]);
+    const { code } = await deno(["bundle", ...BUNDLE_FLAGS, ...config, "-o", out, `${tmp}/entry.ts`], {
+      DENO_CONDITIONS: BUNDLE_CONDITIONS,
+    });
     if (code !== 0) throw new Error(`deno bundle failed with exit code ${code}`);
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});

@@ -99,6 +99,12 @@ Deno.test("the shipped bundle's worker starts from memory: it cannot read the bu
   await using dir = await tempDir("longcall-bundle-worker-");
   const bundle = dir.file("longcall.js");
   await bundleTo(bundle);
+  // Built with the SDK's non-Node shims (BUNDLE_CONDITIONS): no Node process polyfill, no ajv; the end-to-end
+  // test below proves the same bundle still serves stdio.
+  const code = await Deno.readTextFile(bundle);
+  assert.doesNotMatch(code, /from\s*"node:process"/);
+  assert.doesNotMatch(code, /ajv/i);
+  assert.match(code, /cfworker|CfWorker/);
   const github = "127.0.0.1:45678";
   const db = dir.file("x.db");
   const out = await new Deno.Command(denoExecPath(), {
