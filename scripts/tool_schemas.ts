@@ -1,9 +1,13 @@
 /**
- * The JSON Schemas the shipped server's `tools/list` advertises, precomputed for the bundle:
- * scripts/build.ts embeds what {@linkcode productToolSchemas} returns (printed by running this
- * module), so the bundle's first `tools/list` converts no zod schema (see
- * src/mcp/advertised.ts). The tools are built exactly as `longcall serve` builds them, over an
- * in-memory store; the conversion is the one the server itself would run.
+ * The JSON Schemas the shipped server's `tools/list` advertises, precomputed: src/mcp/tool_schemas.json
+ * holds what {@linkcode productToolSchemas} returns, so no server's first `tools/list` converts the
+ * product's zod schemas (see src/mcp/advertised.ts). The tools are built exactly as `longcall serve`
+ * builds them, over an in-memory store; the conversion is the one the server itself would run.
+ *
+ *   deno task schemas            # rewrite src/mcp/tool_schemas.json after changing a tool's schema
+ *   deno task schemas --check    # exit 1 when the file differs from a fresh conversion
+ *
+ * scripts/build.ts refuses to bundle while the file is stale, and tests/advertised_schemas_test.ts fails.
  *
  * @module
  */
@@ -13,6 +17,9 @@ import { openRuntime } from "../src/cli/runtime.ts";
 import { precomputeToolSchemas } from "../src/mcp/advertised.ts";
 import { productTools } from "../src/mcp/product_tools.ts";
 import { advertiseTools } from "../src/mcp/server.ts";
+
+/** The committed file src/mcp/serving.ts imports. */
+export const TOOL_SCHEMAS_FILE = new URL("../src/mcp/tool_schemas.json", import.meta.url);
 
 /** The product tools' advertised JSON Schemas, keyed as src/mcp/advertised.ts looks them up. */
 export async function productToolSchemas(): Promise<Record<string, Record<string, unknown>>> {
@@ -30,4 +37,31 @@ export async function productToolSchemas(): Promise<Record<string, Record<string
   }
 }
 
-if (import.meta.main) console.log(JSON.stringify(await productToolSchemas()));
+/** The file's text for a set of schemas (what `deno fmt` leaves as it is). */
+export function toolSchemasText(schemas: Record<string, Record<string, unknown>>): string {
+  return `${JSON.stringify(schemas, null, 2)}\n`;
+}
+
+/** Whether `file` (default the committed one) holds exactly a fresh conversion; the fresh text either way. */
+export async function toolSchemasFresh(
+  file: URL | string = TOOL_SCHEMAS_FILE,
+): Promise<{ fresh: boolean; text: string }> {
+  const text = toolSchemasText(await productToolSchemas());
+  const committed = await Deno.readTextFile(file).catch(() => "");
+  return { fresh: committed === text, text };
+}
+
+if (import.meta.main) {
+  const { fresh, text } = await toolSchemasFresh();
+  if (Deno.args.includes("--check")) {
+    if (!fresh) {
+      console.error("src/mcp/tool_schemas.json is stale: run `deno task schemas`");
+      Deno.exit(1);
+    }
+    console.error("src/mcp/tool_schemas.json is up to date");
+  } else if (fresh) console.error("src/mcp/tool_schemas.json is up to date");
+  else {
+    await Deno.writeTextFile(TOOL_SCHEMAS_FILE, text);
+    console.error("wrote src/mcp/tool_schemas.json");
+  }
+}

@@ -203,6 +203,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       tools: parts.tools({ control, store, log, mcp }),
       log,
       readOnly: flags.readOnly,
+      toolSchemas: mcp.toolSchemas,
       ...(parts.taskInputs === undefined ? {} : { taskInputs: parts.taskInputs }),
     });
     if (flags.http) token = await httpToken(flags);

@@ -1,18 +1,23 @@
 /**
- * The schemas `tools/list` advertises, converted to JSON Schema once per process.
+ * The schemas `tools/list` advertises, converted to JSON Schema once per factory, and answered
+ * from a precomputed set where one is given.
  *
  * The SDK converts a tool's schema through the Standard JSON Schema interface
  * (`~standard.jsonSchema.input|output({ target })`, StandardJSONSchemaV1) on every `tools/list`
  * of every server instance (one per stdio connection, one per stateless HTTP request). zod's
- * conversion of longcall's tools takes about 10 ms, which a first `tools/list` paid in full.
- * Here each tool's schemas are wrapped once per factory, every conversion is kept, and:
+ * conversion of longcall's tools takes 12-20 ms at start-up (building the output schemas
+ * included), which a first `tools/list` would pay in full. Here each tool's schemas are wrapped
+ * once per factory, every conversion is kept, and the product's conversions come precomputed:
  *
- * - the shipped bundle embeds the JSON Schemas precomputed when it is built (scripts/build.ts
- *   runs {@linkcode precomputeToolSchemas} on the product's tools and hands the result to
- *   {@linkcode embedToolSchemas} before any other longcall module runs), so its first
- *   `tools/list` converts nothing;
- * - from source, {@linkcode warmAdvertised} converts them once, in the first turn of the event
- *   loop after the server is built (src/mcp/server.ts).
+ * - src/mcp/tool_schemas.json holds them, written by `deno task schemas` (scripts/tool_schemas.ts,
+ *   the same conversion over the product's tools) and imported by src/mcp/serving.ts;
+ * - the shipped bundle is built only when that file equals a fresh conversion (scripts/build.ts),
+ *   and its entry says so ({@linkcode trustToolSchemas}), so it never builds an output schema;
+ * - from source the file may be older than the code (a schema edited, the file not regenerated):
+ *   the first listing answers from it, and right after it the factory converts every schema it
+ *   answered that way ({@linkcode verifyAdvertised}). What differs is replaced, logged, and the
+ *   connected sessions are told `notifications/tools/list_changed`. `deno task ok` fails while
+ *   the file is stale (tests/advertised_schemas_test.ts).
  *
  * The SDK's own routes (`tools/list`, `tools/call`) are untouched; validation still happens
  * in each handler (see {@linkcode advertised}).
@@ -22,7 +27,7 @@
 
 import type { z } from "zod";
 
-/** The JSON Schema dialect the SDK asks for (and the bundle precomputes). */
+/** The JSON Schema dialect the SDK asks for (and the precomputed set holds). */
 export const ADVERTISED_TARGET = "draft-2020-12";
 
 type Io = "input" | "output";
@@ -43,43 +48,68 @@ export interface AdvertisedTool {
   outputSchema: z.ZodType | undefined;
 }
 
-let embeddedText: string | undefined;
-let embedded: Record<string, Record<string, unknown>> | undefined;
+/** Conversions keyed as {@linkcode advertised} looks them up (`tool NUL slot NUL io NUL options`). */
+export type PrecomputedSchemas = Readonly<Record<string, Record<string, unknown>>>;
+
+/** Where precomputed conversions come from, and who hears when one is answered from them. */
+export interface PrecomputedSource {
+  schemas: PrecomputedSchemas;
+  /** Called each time a conversion is first answered from `schemas` (once per key and wrapper). */
+  onUse?: () => void;
+}
+
+let trusted = false;
 
 /**
- * Records the bundle's precomputed JSON Schemas (the output of {@linkcode precomputeToolSchemas}
- * as JSON). Called once, by the generated bundle entry only; parsed on first use.
+ * Records that src/mcp/tool_schemas.json was checked against a fresh conversion when this code
+ * was built. Called once, by the generated bundle entry only (scripts/build.ts).
  */
-export function embedToolSchemas(json: string): void {
-  if (embeddedText !== undefined) throw new TypeError("Cannot embed tool schemas: they are already embedded");
-  if (json.length === 0) throw new TypeError("Cannot embed tool schemas: current value is empty");
-  embeddedText = json;
+export function trustToolSchemas(): void {
+  trusted = true;
 }
 
-function precomputed(key: string): Record<string, unknown> | undefined {
-  if (embeddedText === undefined) return undefined;
-  embedded ??= JSON.parse(embeddedText) as Record<string, Record<string, unknown>>;
-  return embedded[key];
+/** Whether the precomputed schemas were checked when this code was built (the bundle). */
+export function toolSchemasTrusted(): boolean {
+  return trusted;
 }
+
+/** What {@linkcode verifyAdvertised} can ask of a wrapped schema. */
+interface Verifiable {
+  /** Converts again every conversion answered from the precomputed set; replaces and returns the keys that differ. */
+  verify(): string[];
+}
+const verifiable = new WeakMap<object, Verifiable>();
 
 /**
  * `schema` as advertised for `tool`'s `slot`: the SDK's own validation lets every value through
  * (longcall validates inside the handler, where it can answer with a typed error, and a task result
  * is not rejected by an output schema meant for JobReferences); its JSON Schema is converted at most
- * once per target, or taken from the bundle's precomputed schemas. `schema` may be a function that
- * builds it: it is then called only when a conversion is needed (never in the bundle, whose
- * conversions are embedded), so building it is off the start-up path.
+ * once per target, or taken from `precomputed`. `schema` may be a function that builds it: it is
+ * then called only when a conversion is needed (in the bundle never), so building it is off the
+ * start-up path.
  */
-export function advertised(schema: z.ZodType | (() => z.ZodType), tool: string, slot: SchemaSlot): z.ZodType {
+export function advertised(
+  schema: z.ZodType | (() => z.ZodType),
+  tool: string,
+  slot: SchemaSlot,
+  precomputed?: PrecomputedSource,
+): z.ZodType {
   let std: StandardJsonSchema | undefined;
   const standard = () =>
     std ??= (typeof schema === "function" ? schema() : schema)["~standard"] as unknown as StandardJsonSchema;
   const memo = new Map<string, Record<string, unknown>>();
+  // Keys answered from `precomputed`, with how to convert each for real.
+  const unverified = new Map<string, () => Record<string, unknown>>();
   const convert = (io: Io): Convert => (options) => {
     const key = `${tool}\u0000${slot}\u0000${io}\u0000${JSON.stringify(options)}`;
     let json = memo.get(key);
     if (json === undefined) {
-      json = precomputed(key) ?? standard().jsonSchema[io](options);
+      json = precomputed?.schemas[key];
+      if (json === undefined) json = standard().jsonSchema[io](options);
+      else {
+        unverified.set(key, () => standard().jsonSchema[io](options));
+        precomputed?.onUse?.();
+      }
       memo.set(key, json);
     }
     return json;
@@ -93,7 +123,36 @@ export function advertised(schema: z.ZodType | (() => z.ZodType), tool: string, 
       validate: (value: unknown) => ({ value }),
     },
   };
+  verifiable.set(wrapped, {
+    verify: () => {
+      const stale: string[] = [];
+      for (const [key, live] of unverified) {
+        const json = live();
+        if (JSON.stringify(json) !== JSON.stringify(memo.get(key))) {
+          memo.set(key, json);
+          stale.push(key);
+        }
+      }
+      unverified.clear();
+      return stale;
+    },
+  });
   return wrapped as unknown as z.ZodType;
+}
+
+/**
+ * Converts for real every schema of `tools` answered from a precomputed set so far, keeps the real
+ * conversion where it differs, and returns the tools whose schemas differed (each once).
+ */
+export function verifyAdvertised(tools: readonly AdvertisedTool[]): string[] {
+  const stale = new Set<string>();
+  for (const t of tools) {
+    for (const schema of [t.inputSchema, t.outputSchema]) {
+      if (schema === undefined) continue;
+      if ((verifiable.get(schema)?.verify() ?? []).length > 0) stale.add(t.name);
+    }
+  }
+  return [...stale];
 }
 
 /** Converts every advertised schema now, as `tools/list` will ask for it. */
@@ -107,8 +166,9 @@ export function warmAdvertised(tools: readonly AdvertisedTool[]): void {
 }
 
 /**
- * The JSON Schemas `tools/list` asks for, keyed as {@linkcode advertised} looks them up: what the
- * bundle embeds (scripts/build.ts), computed by the same conversion the server would run.
+ * The JSON Schemas `tools/list` asks for, keyed as {@linkcode advertised} looks them up: what
+ * src/mcp/tool_schemas.json holds (scripts/tool_schemas.ts), computed by the same conversion the
+ * server would run.
  */
 export function precomputeToolSchemas(tools: readonly AdvertisedTool[]): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};

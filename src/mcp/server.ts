@@ -8,13 +8,22 @@
 
 import { type AuthInfo, McpServer, type McpServerFactory } from "@modelcontextprotocol/server";
 import { AppError } from "../base/errors.ts";
-import { JOB_WAIT_MS_MAX } from "../base/limits.ts";
+import { ADVERTISED_RELIST_SERVERS_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
+import { once } from "../base/once.ts";
 import type { Logger } from "../base/log.ts";
 import { VERSION } from "../base/version.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import { registerTasksExtension, requestDeclaresTasks, type TaskInputs } from "../tasks/adapter.ts";
 import { forwardCancellations, RequestCancels } from "./cancels.ts";
-import { advertised, type AdvertisedTool, warmAdvertised } from "./advertised.ts";
+import {
+  advertised,
+  type AdvertisedTool,
+  type PrecomputedSchemas,
+  type PrecomputedSource,
+  toolSchemasTrusted,
+  verifyAdvertised,
+  warmAdvertised,
+} from "./advertised.ts";
 import { errorResult, type ToolResult, withErrorOutput } from "./tool_kit.ts";
 import type { ToolDef } from "./tools.ts";
 import type { z } from "zod";
@@ -33,6 +42,12 @@ export interface ServerDeps {
    * fixture; no product tool asks for input.
    */
   taskInputs?: TaskInputs;
+  /**
+   * Precomputed JSON Schemas of the tools (src/mcp/tool_schemas.json, for the product's tools):
+   * `tools/list` answers from them instead of converting at start-up (see src/mcp/advertised.ts).
+   * Without them every schema is converted in the first turn of the event loop.
+   */
+  toolSchemas?: PrecomputedSchemas;
 }
 
 /** Default instructions: how a model should use longcall's tools. */
@@ -59,25 +74,74 @@ export function authorityOf(authInfo: AuthInfo | undefined): Authority {
  * The schemas each tool advertises (its results with the error alternative every tool may answer),
  * wrapped so the SDK converts each to JSON Schema at most once (see src/mcp/advertised.ts).
  */
-export function advertiseTools(tools: readonly ToolDef[]): AdvertisedTool[] {
+export function advertiseTools(tools: readonly ToolDef[], precomputed?: PrecomputedSource): AdvertisedTool[] {
   return tools.map((tool) => ({
     name: tool.name,
-    inputSchema: advertised(tool.inputSchema, tool.name, "input"),
+    inputSchema: advertised(tool.inputSchema, tool.name, "input", precomputed),
     outputSchema: tool.outputSchema === undefined
       ? undefined
-      : advertised(() => withErrorOutput((tool.outputSchema as () => z.ZodType)()), tool.name, "output"),
+      : advertised(() => withErrorOutput((tool.outputSchema as () => z.ZodType)()), tool.name, "output", precomputed),
   }));
+}
+
+/**
+ * The tools' advertised schemas for one factory: precomputed ones when given (checked against a
+ * real conversion right after their first use unless the build checked them), else converted in
+ * the first turn of the event loop, before or while the first requests are read. Either way no
+ * tools/list of any instance converts a schema twice. `serving` lists the instances a stale
+ * precomputed schema must reach with `notifications/tools/list_changed`.
+ */
+function advertiseOnce(
+  tools: readonly ToolDef[],
+  deps: ServerDeps,
+): { schemas: AdvertisedTool[]; serving(mcp: McpServer): void } {
+  if (deps.toolSchemas === undefined) {
+    const schemas = advertiseTools(tools);
+    const warm = setTimeout(() => warmAdvertised(schemas), 0);
+    Deno.unrefTimer(warm);
+    return { schemas, serving: () => {} };
+  }
+  if (toolSchemasTrusted()) return { schemas: advertiseTools(tools, { schemas: deps.toolSchemas }), serving: () => {} };
+  // Instances built before the check, the newest ADVERTISED_RELIST_SERVERS_MAX; none are kept after it.
+  let built: McpServer[] | undefined = [];
+  const check = () => {
+    const stale = verifyAdvertised(schemas);
+    const told = built ?? [];
+    built = undefined;
+    if (stale.length === 0) {
+      deps.log.debug("the precomputed tool schemas equal their conversion", { tools: schemas.length });
+      return;
+    }
+    deps.log.warn(
+      "src/mcp/tool_schemas.json is stale (run `deno task schemas`): these tools now advertise their converted " +
+        "schemas, and connected sessions are told to list tools again",
+      { tools: stale },
+    );
+    for (const mcp of told) {
+      if (!mcp.isConnected()) continue;
+      mcp.server.sendToolListChanged().catch((err) =>
+        deps.log.warn("could not send tools/list_changed", { error: String(err) })
+      );
+    }
+  };
+  // Right after the first listing answered from the precomputed set has been sent.
+  const onUse = once(() => Deno.unrefTimer(setTimeout(check, 0)));
+  const schemas = advertiseTools(tools, { schemas: deps.toolSchemas, onUse });
+  return {
+    schemas,
+    serving: (mcp) => {
+      if (built === undefined) return;
+      built.push(mcp);
+      if (built.length > ADVERTISED_RELIST_SERVERS_MAX) built.shift();
+    },
+  };
 }
 
 /** Builds the dual-era factory. */
 export function createServerFactory(deps: ServerDeps): McpServerFactory {
   const tools = deps.readOnly === true ? deps.tools.filter((t) => t.annotations.readOnlyHint) : deps.tools;
-  // Wrapped once for every instance this factory builds and converted in the first turn of the event
-  // loop, before or while the first requests are read (the bundle takes them precomputed), so no
-  // tools/list of any instance converts them again.
-  const schemas = advertiseTools(tools);
-  const warm = setTimeout(() => warmAdvertised(schemas), 0);
-  Deno.unrefTimer(warm);
+  // Wrapped once for every instance this factory builds.
+  const { schemas, serving } = advertiseOnce(tools, deps);
   // One registry for every instance this factory builds (stateless HTTP: one per request).
   const cancels = new RequestCancels();
   return ({ era, authInfo }) => {
@@ -87,6 +151,7 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
       { capabilities: { tools: {} }, instructions: deps.instructions ?? INSTRUCTIONS },
     );
     forwardCancellations(mcp.server, cancels, authority);
+    serving(mcp);
     tools.forEach((tool, i) => {
       const schema = schemas[i] as AdvertisedTool;
       mcp.registerTool(tool.name, {

@@ -10,9 +10,17 @@
  *   statically (in the bundle a dynamic import would wrap every module it reaches in a lazy
  *   initializer, which costs more at start-up than it saves).
  *
+ * `toolSchemas` are the product tools' JSON Schemas as `tools/list` advertises them, precomputed by
+ * `deno task schemas` (see src/mcp/advertised.ts).
+ *
  * @module
  */
+
+import committedSchemas from "./tool_schemas.json" with { type: "json" };
+import type { PrecomputedSchemas } from "./advertised.ts";
 
 export { createServerFactory } from "./server.ts";
 export { serveOnHttp, serveOnStdio } from "./transports.ts";
 export { productTools } from "./product_tools.ts";
+/** The product tools' precomputed JSON Schemas (src/mcp/tool_schemas.json). */
+export const toolSchemas: PrecomputedSchemas = committedSchemas;
