@@ -12,6 +12,7 @@
  * @module
  */
 
+import { productRegistry } from "../src/cli/product_runners.ts";
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { silentLogger } from "../src/base/log.ts";
@@ -67,7 +68,7 @@ export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Pro
   const runtime = openRuntime({
     db: dir.file("gh.db"),
     kinds: makeKinds === undefined
-      ? { product: { github, ...(fetch === undefined ? {} : { fetch }) } }
+      ? { product: { github, runners: productRegistry, ...(fetch === undefined ? {} : { fetch }) } }
       : { registry: ({ store }) => new JobKindRegistry(makeKinds(tempStoreOf(store), fake.url, clock)) },
     log: silentLogger,
     handlerClock: clock,

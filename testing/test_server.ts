@@ -17,6 +17,7 @@
 import { z } from "zod";
 import { parseArgs } from "node:util";
 import { githubConfigFromEnv } from "../src/cli/product_kinds.ts";
+import { productRegistry } from "../src/cli/product_runners.ts";
 import { productTools } from "../src/mcp/product_tools.ts";
 import { runServer } from "../src/cli/serve.ts";
 import * as mcp from "../src/mcp/serving.ts";
@@ -111,7 +112,7 @@ if (import.meta.main) {
     },
     values.product === true
       ? {
-        kinds: { product: { github: githubConfigFromEnv() } },
+        kinds: { product: { github: githubConfigFromEnv(), runners: productRegistry } },
         mcp,
         executor,
         tools: ({ control, store }) => productTools(control, store),

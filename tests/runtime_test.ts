@@ -11,6 +11,9 @@ import { AppError } from "../src/base/errors.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { networkWorkerPermissions, openRuntime } from "../src/cli/runtime.ts";
+import { productRegistry } from "../src/cli/product_runners.ts";
+import { SYNC_KIND } from "../src/github/sync_kind.ts";
+import { WATCH_KIND } from "../src/github/watch_kind.ts";
 import { networkWorkerScript } from "../src/cli/worker_script.ts";
 import { REPO_ROOT } from "./helpers/longcall_procs.ts";
 import { denoExecPath } from "../testing/mcp_clients.ts";
@@ -195,5 +198,41 @@ Deno.test("JobControl.find: a visible row, expired once retention ended, not_fou
     assert.equal(control.get(job.id, "token-a"), undefined);
   } finally {
     await runtime.close();
+  }
+});
+
+Deno.test("openRuntime: the product's kinds run in this process only with their runners (TypeError before opening)", async () => {
+  await using dir = await tempDir("longcall-runtime-");
+  const github = { baseUrl: "http://127.0.0.1:1" };
+  assert.throws(
+    () =>
+      openRuntime({ db: dir.file("a.db"), kinds: { product: { github } }, log: silentLogger, execution: "in_process" }),
+    (err) => err instanceof TypeError && /kinds\.product\.runners is missing \(pass productRegistry/.test(err.message),
+  );
+  await assert.rejects(Deno.stat(dir.file("a.db")), Deno.errors.NotFound, "refused before opening");
+  // With no execution the policies alone admit: no runner is needed.
+  const admitting = openRuntime({
+    db: dir.file("b.db"),
+    kinds: { product: { github } },
+    log: silentLogger,
+    execution: "none",
+  });
+  try {
+    assert.deepEqual(admitting.registry.names().sort(), [SYNC_KIND, WATCH_KIND].sort());
+    assert.equal(admitting.execution.where, "none");
+  } finally {
+    await admitting.close();
+  }
+  const running = openRuntime({
+    db: dir.file("c.db"),
+    kinds: { product: { github, runners: productRegistry } },
+    log: silentLogger,
+    execution: "in_process",
+  });
+  try {
+    assert.equal(running.execution.where, "in_process");
+    assert.deepEqual(running.registry.names().sort(), [SYNC_KIND, WATCH_KIND].sort());
+  } finally {
+    await running.close();
   }
 });

@@ -20,6 +20,7 @@
 import { fileURLToPath } from "node:url";
 import { ManualClock } from "../../src/base/clock.ts";
 import { silentLogger } from "../../src/base/log.ts";
+import { productRegistry } from "../../src/cli/product_runners.ts";
 import { openRuntime } from "../../src/cli/runtime.ts";
 import { syncSpec } from "../../src/github/sync_spec.ts";
 import { parseJobInput } from "../../src/jobs/spec.ts";
@@ -196,7 +197,7 @@ async function syncIngest(): Promise<{ rows: BenchSection["rows"]; notes: string
     // A token lifts the fake's anonymous limit (60/h); loopback http may carry one.
     const runtime = openRuntime({
       db: `${dir}/sync.db`,
-      kinds: { product: { github: { baseUrl: fake.url, token: "bench-token" } } },
+      kinds: { product: { github: { baseUrl: fake.url, token: "bench-token" }, runners: productRegistry } },
       log: silentLogger,
       execution: "in_process",
     });

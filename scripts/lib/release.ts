@@ -18,7 +18,7 @@ import { silentLogger } from "../../src/base/log.ts";
 import { VERSION } from "../../src/base/version.ts";
 import { ENV_VARS, type EnvVar } from "../../src/cli/config.ts";
 import { openRuntime } from "../../src/cli/runtime.ts";
-import { GITHUB_API_URL_DEFAULT } from "../../src/github/client.ts";
+import { GITHUB_API_URL_DEFAULT } from "../../src/github/api_root.ts";
 import { productTools } from "../../src/mcp/product_tools.ts";
 import { binaryName, type Target } from "../build.ts";
 

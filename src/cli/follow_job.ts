@@ -14,6 +14,7 @@ import type { JobRow } from "../store/job_rows.ts";
 import { envGet, logLevel } from "./config.ts";
 import { EXIT_CANCELLED, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_USAGE } from "./exit.ts";
 import { githubConfigFromEnv } from "./product_kinds.ts";
+import { productRegistry } from "./product_runners.ts";
 import { openRuntime } from "./runtime.ts";
 import { TERMINAL_STATUSES } from "../store/job_rows.ts";
 
@@ -49,7 +50,7 @@ export async function runBlocking(options: {
   const log = cliLogger();
   const runtime = openRuntime({
     db: options.db,
-    kinds: { product: { github: githubConfigFromEnv() } },
+    kinds: { product: { github: githubConfigFromEnv(), runners: productRegistry } },
     log,
     ...(options.timeRate === undefined ? {} : { timeRate: options.timeRate }),
     execution: "in_process",

@@ -12,6 +12,7 @@ import { createLogger, type LogLevel } from "../base/log.ts";
 import type { ExecutorOptions } from "../jobs/executor.ts";
 import type { Synchronous } from "../store/db.ts";
 import type { GitHubConfig } from "./product_kinds.ts";
+import { productRegistry } from "./product_runners.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 
 /** Messages to the worker. */
@@ -67,7 +68,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
           const opened = openRuntime({
             db: msg.db,
             ...(msg.synchronous === undefined ? {} : { synchronous: msg.synchronous }),
-            kinds: { product: { github: msg.github } },
+            kinds: { product: { github: msg.github, runners: productRegistry } },
             log: createLogger(msg.logLevel, "longcall:worker", writeLog),
             ...(msg.timeRate === undefined ? {} : { timeRate: msg.timeRate }),
             execution: "in_process",

@@ -20,7 +20,8 @@ import { JobWaits } from "../jobs/wait.ts";
 import type { Synchronous } from "../store/db.ts";
 import { openStore, type Store } from "../store/store.ts";
 import { netHostOf } from "./permissions.ts";
-import { type GitHubConfig, productPolicies, productRegistry } from "./product_kinds.ts";
+import { type GitHubConfig, productPolicies } from "./product_kinds.ts";
+import type { productRegistry } from "./product_runners.ts";
 import { databaseFiles, WorkerExecutor, type WorkerPermissions } from "./worker_executor.ts";
 import { networkWorkerScript, type WorkerScript } from "./worker_script.ts";
 
@@ -32,6 +33,12 @@ export interface ProductKindsConfig {
   github: GitHubConfig;
   /** The GitHub client's fetch (default the global one). In-process execution only: it cannot be posted. */
   fetch?: typeof fetch;
+  /**
+   * Their runners, required to execute them in this process: `productRegistry` from
+   * src/cli/product_runners.ts, handed in by whoever executes, so that a thread whose jobs run in
+   * the network worker (or nowhere) never loads them and the GitHub client behind them.
+   */
+  runners?: typeof productRegistry;
 }
 
 /** The job kinds of a runtime: the product's, or any registry over the store (tests, fixtures). */
@@ -158,12 +165,24 @@ function handlerClockOf(config: RuntimeConfig, clock: Clock): Clock {
   return config.handlerClock ?? clock;
 }
 
+/** The runners of the product's kinds, or why they cannot run in this process. */
+function productRunners(product: ProductKindsConfig): typeof productRegistry {
+  if (product.runners === undefined) {
+    throw new TypeError(
+      "Cannot run the product's kinds in this process: kinds.product.runners is missing (pass productRegistry " +
+        "from src/cli/product_runners.ts)",
+    );
+  }
+  return product.runners;
+}
+
 /**
  * Opens a runtime: the store, the kinds, the control side and (not yet started) the execution
  * side. Call `execution.start()` to run jobs, `close()` to stop them and close the store.
  *
  * @throws {TypeError} for a network worker without the product's kinds, or with an injected
- *   fetch or handler clock (neither can cross into the worker).
+ *   fetch or handler clock (neither can cross into the worker); for the product's kinds executed in
+ *   this process without their runners.
  */
 export function openRuntime(config: RuntimeConfig): Runtime {
   const clock = config.clock ?? systemClock;
@@ -178,16 +197,15 @@ export function openRuntime(config: RuntimeConfig): Runtime {
       throw new TypeError("Cannot run jobs in the network worker with an injected fetch or handler clock");
     }
   }
+  const runners = product !== undefined && config.execution === "in_process" ? productRunners(product) : undefined;
   const log = config.log;
   const store = openStore(config.db, config.synchronous === undefined ? {} : { synchronous: config.synchronous });
   try {
     // The runners (GitHub clients, the ETag cache) exist only where jobs execute: with the network
-    // worker this thread admits with the kinds' policies alone.
+    // worker (or no execution) this thread admits with the kinds' policies alone.
     const runnable: JobKindRegistry | undefined = product === undefined
       ? (config.kinds as Extract<RuntimeKinds, { registry: unknown }>).registry({ store, log, clock: handlerClock })
-      : workerConfig !== undefined
-      ? undefined
-      : productRegistry(store, product.github, log, handlerClock, product.fetch);
+      : runners?.(store, product.github, log, handlerClock, product.fetch);
     const registry: JobKindRegistry<AnyJobPolicy> = runnable ?? new JobKindRegistry(productPolicies());
     // Waiting jobs.get calls share one change probe; the executor's own events wake them sooner.
     const waits = new JobWaits({ probe: () => store.changeStamp(), clock });

@@ -36,6 +36,7 @@ import {
   getCombinedStatusAll,
   listWorkflowRuns,
 } from "./check_endpoints.ts";
+import { GITHUB_API_URL_DEFAULT } from "./api_root.ts";
 import type { EtagCache } from "./etag_cache.ts";
 import { emptyRateLimitState } from "./rate_limit.ts";
 import { repoPath } from "./repo_path.ts";
@@ -66,9 +67,6 @@ export { type EtagCache, MemoryEtagCache, SqliteEtagCache } from "./etag_cache.t
 export type { CheckRunsResult } from "./check_endpoints.ts";
 export type { EndpointOptions } from "./requester.ts";
 export { isResponseTooLarge, RESPONSE_TOO_LARGE } from "./transport.ts";
-
-/** GitHub's public API. */
-export const GITHUB_API_URL_DEFAULT = "https://api.github.com";
 
 /** Options of {@linkcode GitHubClient}. */
 export interface GitHubClientOptions {

@@ -2,7 +2,7 @@
  * The shipped product's MCP tools over one store: `jobs.get` / `jobs.cancel`, a job tool per
  * job kind spec (src/github/watch_spec.ts, sync_spec.ts) and the offline corpus reads, each
  * parsing its arguments with the schema it advertises (src/corpus/inputs.ts; the corpus functions
- * take what it parsed). The kinds' runners live apart (src/cli/product_kinds.ts), so the network
+ * take what it parsed). The kinds' runners live apart (src/cli/product_runners.ts), so the network
  * worker loads no MCP code.
  *
  * @module

@@ -1,0 +1,65 @@
+/**
+ * The shipped job kinds' runners, wired to one store and the GitHub configuration: what a process
+ * that executes the product's jobs needs (the network worker, the blocking CLI commands, in-process
+ * test servers). A serving thread whose jobs run in the network worker never loads this module or
+ * the GitHub client behind it; it admits with the kinds' policies alone (src/cli/product_kinds.ts),
+ * and whoever executes hands {@linkcode productRegistry} to the runtime
+ * (`kinds.product.runners`, src/cli/runtime.ts). No MCP code and no zod.
+ *
+ * @module
+ */
+
+import { type Clock, systemClock } from "../base/clock.ts";
+import type { Logger } from "../base/log.ts";
+import { GitHubClient, SqliteEtagCache } from "../github/client.ts";
+import { clientObserver } from "../github/observer.ts";
+import { syncRunner } from "../github/sync_runner.ts";
+import { checksObservationOf } from "../github/watch_kind.ts";
+import { watchRunner } from "../github/watch_runner.ts";
+import { type AnyJobKind, JobKindRegistry } from "../jobs/kinds.ts";
+import type { Store } from "../store/store.ts";
+import type { GitHubConfig } from "./product_kinds.ts";
+
+/**
+ * The product's runnable kinds over one store. GitHub clients are created per job (per-job
+ * counters); `fetch` replaces the global one (tests put a fault between the real client and the fake).
+ */
+export function productKinds(
+  store: Store,
+  gh: GitHubConfig,
+  log: Logger,
+  clock: Clock,
+  fetch?: typeof globalThis.fetch,
+): AnyJobKind[] {
+  const corpus = store.corpus;
+  const etags = new SqliteEtagCache(store.etags, clock);
+  const client = () =>
+    new GitHubClient({
+      baseUrl: gh.baseUrl,
+      ...(gh.token === undefined ? {} : { token: gh.token }),
+      ...(fetch === undefined ? {} : { fetch }),
+      clock,
+      log: log.child("github"),
+      etagCache: etags,
+    });
+  return [
+    watchRunner({
+      observer: () => clientObserver(client()),
+      saveObservation: async (r) => {
+        await corpus.pullRequestChecksPut(checksObservationOf(r));
+      },
+    }),
+    syncRunner({ client, corpus: () => corpus }),
+  ];
+}
+
+/** A registry of the product's runnable kinds. */
+export function productRegistry(
+  store: Store,
+  gh: GitHubConfig,
+  log: Logger,
+  clock: Clock = systemClock,
+  fetch?: typeof globalThis.fetch,
+): JobKindRegistry {
+  return new JobKindRegistry(productKinds(store, gh, log, clock, fetch));
+}
