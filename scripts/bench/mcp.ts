@@ -689,8 +689,10 @@ function section(
     `with launchFlags() from src/cli/permissions.ts (\`${flags.join(" ")}\`); ${START_RUNS} alternating runs ` +
     "each after one unmeasured run; RSS is VmRSS of the child right after the answer. The longcall bundle is " +
     "the shipped one (scripts/build.ts `bundleTo`: minified, the network worker bundled on its own and embedded, " +
-    "started from a blob: URL); the hello bundle is " +
-    `\`deno bundle ${BUNDLE_FLAGS.join(" ")}\` of scripts/bench/hello_server.ts (the same flags). ` +
+    "started from a blob: URL, resolved with the `browser` export condition, BUNDLE_CONDITIONS); the hello " +
+    `bundle is \`deno bundle ${BUNDLE_FLAGS.join(" ")}\` of scripts/bench/hello_server.ts (the same flags, ` +
+    "default conditions: under `browser` the SDK's own stdio transport, which hello serves with, has no " +
+    "process.stdin). " +
     `Idle RSS: the bundle (1-id calls) and bundled hello run side by side, their ${calls} calls alternating, ` +
     "then a second of idling; the 100-id run follows on its own. The start-up floor row runs " +
     "scripts/bench/hello_worker_server.ts bundled the same way in the same alternating rounds (its Worker is " +
@@ -724,31 +726,24 @@ function section(
         `${sourceRatio.toFixed(2)}x of ${START_SOURCE_VS_HELLO_GOAL}x; ${
           ms0(bundled.productMs - bundled.helloMs)
         } ms over hello from the bundle). Figures in this note other than those are development measurements of ` +
-        "2026-12-01 (alternated runs, per-thread schedstat and module marks), not re-run by this command. " +
-        "The bundle is minified (scripts/build.ts BUNDLE_FLAGS: 1.2 MB instead of 2.1 MB; hello is bundled with the " +
-        "same flags, and minified it starts about 14 ms sooner too, 109 vs 123 ms median in 16 alternated runs " +
-        "at load 1.1-1.5, so minifying gains both sides nearly alike), its serving thread does not wait for the " +
-        "worker's code (it starts from memory and is narrowed at once), the worker loads no zod, the advertised " +
-        "JSON Schemas are precomputed when the bundle is built (scripts/tool_schemas.ts), and the output schemas " +
-        "are built only when a conversion needs them (src/base/once.ts; never in the bundle). In those 16 runs the " +
-        "serving thread's CPU at the tools/list answer (/proc/<pid>/task/<pid>/schedstat) was 106.5 ms, hello's " +
-        "108.4 ms (unminified; 93.9 minified); what is left is mostly waiting: `new Worker()` blocks the serving " +
-        "thread while Deno builds the worker's runtime on another thread (12-16 ms for a worker of one line from a " +
-        "blob: URL, measured alone; the op waits for the new isolate, and a worker can only be created while the " +
-        "thread still holds the permissions it grants, so before the first request), and the worker's own start " +
-        "takes one of the two cores, so the serving thread waits longer on the run queue on a shared machine. " +
-        "Measured in a minified bundle of the same modules, in evaluation order: @modelcontextprotocol/ext-tasks' " +
-        "v2 schemas (built with zod when the dependency loads; hello loads no ext-tasks) 4-6 ms, longcall's " +
-        "runtime modules 3 ms, its MCP modules and tools 10 ms, of which the corpus and job input schemas take " +
-        "1.7 ms once zod is warm (so they are still built at load), the other commands 0.2 ms. From source the " +
-        "MCP layer (src/mcp/serving.ts) is imported only after the network worker was created (src/main.ts hands " +
-        "src/cli/main.ts its loaders), so the worker's module loads overlap the SDK's and the serving thread no " +
-        "longer waits 25-45 ms for them before it revokes read (the bundle imports the same modules statically: a " +
-        "dynamic import inside deno bundle's output wraps every module it reaches in a lazy initializer, +30 ms); " +
-        "what is left is the serving thread's own CPU, about 50-60 ms above hello's (schedstat, 16 alternated " +
-        "runs: 159 vs 103 ms at load 1.6-1.7): longcall's runtime modules, file by file (about 12 ms), " +
-        "`new Worker()` (12-16 ms), the MCP modules and tools (about 10 ms) and the conversion of the tools' zod " +
-        "schemas to JSON Schema for tools/list (12-20 ms; the bundle embeds it precomputed).",
+        "2026-12-01 (alternated runs, module marks, CPU profiles), not re-run by this command. What the bundle " +
+        "no longer spends: Node's process polyfill and ajv (about 15 ms; the SDK's `browser` shims, since " +
+        "longcall's stdio framing reads Deno.stdin itself, while hello's SDK transport needs process.stdin), the " +
+        "worker's code before narrowing (it starts from memory), zod in the worker, and any schema conversion " +
+        "(src/mcp/tool_schemas.json, trusted because the build checks it). What is left above the floor row, " +
+        "evaluated in order in a bundle with marks: @modelcontextprotocol/ext-tasks' v2 schemas 3 ms (hello " +
+        "loads no ext-tasks), longcall's own modules 3.5 ms, node:util (parseArgs) and node:sqlite 5-7 ms (hello " +
+        "loads node:process instead, which the bundle no longer does), the store open 2-4 ms; the worker's own " +
+        "start runs on the other core (delaying its init by 400 ms changed nothing). `new Worker()` blocks the " +
+        "serving thread 12-16 ms while Deno builds the worker's isolate, and must come before the first request " +
+        "(a worker can only be granted what its creator still holds): the floor row pays it too. From source " +
+        "(marks, 2026-12-01): the runtime modules the serving thread imports before serve runs take about 25 ms " +
+        "(68 files, node:util included; the GitHub client and runners are no longer among them, " +
+        "src/cli/product_runners.ts), `new Worker()` 15-18 ms, the MCP layer about 85 ms against about 58 ms for " +
+        "the SDK alone in hello (ext-tasks 4 ms, longcall's MCP modules 6.5 ms, the rest the worker's ~80 module " +
+        "loads competing for the two cores before this thread may narrow), the initialize answer about 14 ms " +
+        "(hello alike). The tools' JSON Schemas are answered from src/mcp/tool_schemas.json and checked against " +
+        "a real conversion only after the first listing (12-20 ms off the path).",
     );
   }
   if (rss1.rss > IDLE_RSS_GOAL_BYTES || rssVsHello > IDLE_RSS_VS_HELLO_GOAL || rss100.rss > RSS_100_GOAL_BYTES) {
@@ -759,7 +754,15 @@ function section(
         `longcall starts ${mb(bundled.productRss - bundled.helloRss)} above hello: the network worker's isolate ` +
         `(the price of running GitHub work under its own permission set; in this run an idle extra isolate ` +
         `costs ${mb(rssFloor.worker.rss - rssFloor.hello.rss)}, the floor row), its SQLite connection, and the ` +
-        "serving thread's own code and schemas. Calls grow both processes alike as V8 keeps the heap it has " +
+        "serving thread's own code and schemas. Measured 2026-12-01 after the same 1,000 calls (bundle, " +
+        "/proc/<pid>/smaps and Deno.memoryUsage() in each isolate): of about 12.6 MB above hello plus an idle " +
+        "Worker, 4 MB are pages of the deno executable that only longcall runs (SQLite, the worker's ops; " +
+        "file-backed and shared, but counted in RSS) and 8.5 MB anonymous memory, of which the V8 heaps hold " +
+        "little: the network worker's 7.9 MB committed (5.4 MB used) against 6.8 MB (4.2 MB) for the floor row's " +
+        "idle Worker, the serving thread's 21.1 MB (13.8 MB used) against hello's 19.7 MB (16.3 MB). The other " +
+        "5-6 MB are outside both heaps (SQLite's two connections on a 0.9 MB database, the allocator), not " +
+        "broken down further. " +
+        "Calls grow both processes alike as V8 keeps the heap it has " +
         "grown; --max-semi-space-size=1 (in the launch flags) bounds the young generation of both isolates. " +
         "The figures below are development measurements of 2026-12-01 (alternated runs of the bundle before it " +
         "was minified), not re-run by this command. The 100-id growth is garbage promoted into the old " +
