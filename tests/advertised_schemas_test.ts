@@ -21,6 +21,14 @@ import {
   warmAdvertised,
 } from "../src/mcp/advertised.ts";
 import { STALE_KEY, STALE_MARK } from "./helpers/schemas_server.ts";
+import { InMemoryTransport, type JSONRPCMessage, type McpServer } from "@modelcontextprotocol/server";
+import { ADVERTISED_RELIST_SERVERS_MAX } from "../src/base/limits.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { openRuntime } from "../src/cli/runtime.ts";
+import { createServerFactory } from "../src/mcp/server.ts";
+import { LOCAL_READ } from "../src/mcp/tools.ts";
+import { productTools, toolSchemas } from "../src/mcp/serving.ts";
+import { recordingLogger } from "../testing/recording_logger.ts";
 import { tempDir } from "../testing/temp.ts";
 
 type Std = {
@@ -281,4 +289,116 @@ Deno.test("a stale or missing schemas file is reported by toolSchemasFresh(), an
     /Cannot bundle: .*stale\.json is stale \(a tool's schema changed\); run `deno task schemas`/,
   );
   await assert.rejects(Deno.stat(dir.file("longcall.js")), Deno.errors.NotFound, "nothing was bundled");
+});
+
+/** A factory over the product's tools whose precomputed jobs.get input schema is stale, and what it warns. */
+function staleFactory() {
+  const runtime = openRuntime({
+    db: ":memory:",
+    kinds: { product: { github: { baseUrl: "http://127.0.0.1:1" } } },
+    log: silentLogger,
+    execution: "none",
+  });
+  const warnings: string[] = [];
+  const committed = toolSchemas;
+  const factory = createServerFactory({
+    control: runtime.control,
+    tools: productTools(runtime.control, runtime.store),
+    log: recordingLogger(warnings),
+    toolSchemas: { ...committed, [STALE_KEY]: { ...committed[STALE_KEY], [STALE_MARK]: true } },
+  });
+  return { runtime, factory, warnings };
+}
+
+/** `count` legacy instances of `factory`, each connected to the SDK's in-memory transport; what each receives. */
+async function connectedInstances(factory: ReturnType<typeof createServerFactory>, count: number) {
+  const received: JSONRPCMessage[][] = [];
+  const clients: InMemoryTransport[] = [];
+  for (let i = 0; i < count; i++) {
+    const [client, server] = InMemoryTransport.createLinkedPair();
+    const inbox: JSONRPCMessage[] = [];
+    client.onmessage = (m) => void inbox.push(m);
+    await client.start();
+    await (await factory({ era: "legacy" } as Parameters<typeof factory>[0]) as McpServer).connect(server);
+    received.push(inbox);
+    clients.push(client);
+  }
+  return { received, clients };
+}
+
+async function listOn(client: InMemoryTransport, inbox: JSONRPCMessage[]) {
+  await client.send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+  });
+  await client.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await client.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+  while (!inbox.some((m) => "id" in m && m.id === 2)) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+for (const count of [ADVERTISED_RELIST_SERVERS_MAX, ADVERTISED_RELIST_SERVERS_MAX + 1]) {
+  Deno.test(`a stale precomputed schema reaches the newest ${ADVERTISED_RELIST_SERVERS_MAX} of ${count} instances built before the check`, async () => {
+    const { runtime, factory, warnings } = staleFactory();
+    const { received, clients } = await connectedInstances(factory, count);
+    try {
+      const last = clients.length - 1;
+      await listOn(clients[last]!, received[last]!);
+      const told = () => received.map((inbox) => inbox.some((m) => "method" in m && m.method === LIST_CHANGED));
+      while (told().filter(Boolean).length < ADVERTISED_RELIST_SERVERS_MAX) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.deepEqual(
+        told(),
+        received.map((_, i) => i >= count - ADVERTISED_RELIST_SERVERS_MAX),
+        "the oldest beyond the bound is not kept",
+      );
+      assert.equal(warnings.filter((w) => /tool_schemas\.json is stale/.test(w)).length, 1);
+    } finally {
+      for (const c of clients) await c.close();
+      await runtime.close();
+    }
+  });
+}
+
+Deno.test("a precomputed schema that cannot be converted to check it stays advertised, and the failure is logged", async () => {
+  const runtime = openRuntime({
+    db: ":memory:",
+    kinds: { product: { github: { baseUrl: "http://127.0.0.1:1" } } },
+    log: silentLogger,
+    execution: "none",
+  });
+  const errors: string[] = [];
+  const log = { ...silentLogger, error: (message: string) => void errors.push(message) };
+  const key = `broken\u0000output\u0000output\u0000${JSON.stringify({ target: ADVERTISED_TARGET })}`;
+  const factory = createServerFactory({
+    control: runtime.control,
+    tools: [{
+      name: "broken",
+      description: "A tool whose output schema cannot be built",
+      inputSchema: z.object({}),
+      outputSchema: () => {
+        throw new Error("cannot build this schema");
+      },
+      annotations: { title: "Broken", ...LOCAL_READ },
+      call: () => Promise.resolve({ content: [] }),
+    }],
+    log,
+    toolSchemas: { [key]: { type: "object", "x-precomputed": true } },
+  });
+  const { received, clients } = await connectedInstances(factory, 1);
+  try {
+    await listOn(clients[0]!, received[0]!);
+    const answer = received[0]!.find((m) => "id" in m && m.id === 2) as unknown as {
+      result: { tools: { outputSchema: unknown }[] };
+    };
+    assert.deepEqual(answer.result.tools[0]?.outputSchema, { type: "object", "x-precomputed": true });
+    while (errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.match(errors[0] ?? "", /could not check the precomputed tool schemas; they stay advertised/);
+    assert.equal(received[0]!.some((m) => "method" in m && m.method === LIST_CHANGED), false);
+  } finally {
+    await clients[0]!.close();
+    await runtime.close();
+  }
 });

@@ -105,20 +105,26 @@ function advertiseOnce(
   // Instances built before the check, the newest ADVERTISED_RELIST_SERVERS_MAX; none are kept after it.
   let built: McpServer[] | undefined = [];
   const check = () => {
-    const stale = verifyAdvertised(schemas);
     const told = built ?? [];
     built = undefined;
+    let stale: string[];
+    try {
+      stale = verifyAdvertised(schemas);
+    } catch (err) {
+      deps.log.error("could not check the precomputed tool schemas; they stay advertised", { error: String(err) });
+      return;
+    }
     if (stale.length === 0) {
       deps.log.debug("the precomputed tool schemas equal their conversion", { tools: schemas.length });
       return;
     }
+    const connected = told.filter((mcp) => mcp.isConnected());
     deps.log.warn(
       "src/mcp/tool_schemas.json is stale (run `deno task schemas`): these tools now advertise their converted " +
         "schemas, and connected sessions are told to list tools again",
-      { tools: stale },
+      { tools: stale, sessions: connected.length },
     );
-    for (const mcp of told) {
-      if (!mcp.isConnected()) continue;
+    for (const mcp of connected) {
       mcp.server.sendToolListChanged().catch((err) =>
         deps.log.warn("could not send tools/list_changed", { error: String(err) })
       );
