@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { AppError } from "../base/errors.ts";
-import { GITHUB_CONCURRENCY_MAX } from "../base/limits.ts";
+import { GITHUB_CONCURRENCY_MAX, GITHUB_ERROR_BODY_BYTES_MAX } from "../base/limits.ts";
 import {
   boundedMs,
   describeError,
@@ -140,4 +140,29 @@ Deno.test("boundedMs() and describeError()", () => {
   assert.throws(() => boundedMs("x", Number.POSITIVE_INFINITY, 7, 10), /Cannot use x: current value is Infinity/);
   assert.equal(describeError(new TypeError("boom")), "TypeError: boom");
   assert.equal(describeError("plain"), "plain");
+});
+
+Deno.test("Transport.send(): an error body is read up to GITHUB_ERROR_BODY_BYTES_MAX bytes, at the bound whole and past it cut", async () => {
+  let size = 0;
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response("x".repeat(size), { status: 422, headers: { "content-type": "application/json" } }),
+  );
+  try {
+    const transport = new Transport({ baseUrl: `http://127.0.0.1:${server.addr.port}` });
+    const signal = new AbortController().signal;
+    for (
+      const [body, read] of [[GITHUB_ERROR_BODY_BYTES_MAX, GITHUB_ERROR_BODY_BYTES_MAX], [
+        GITHUB_ERROR_BODY_BYTES_MAX + 1,
+        GITHUB_ERROR_BODY_BYTES_MAX,
+      ]] as const
+    ) {
+      size = body;
+      const res = await transport.send(`${transport.baseUrl}/repos/o/r`, undefined, signal);
+      assert.equal(res.status, 422);
+      assert.equal(res.text.length, read, `a ${body}-byte error body is read as ${read} bytes, never refused`);
+    }
+  } finally {
+    await server.shutdown();
+  }
 });
