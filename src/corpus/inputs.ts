@@ -12,6 +12,7 @@
 import { z } from "zod";
 import {
   CORPUS_ITEMS_PER_CALL_MAX,
+  SEARCH_CURSOR_CHARS_MAX,
   SEARCH_LABEL_CHARS_MAX,
   SEARCH_LIMIT_MAX,
   SEARCH_QUERY_CHARS_MAX,
@@ -38,7 +39,7 @@ export const SearchThreadsArgs = z.object({
   // Hits per page, default SEARCH_LIMIT_DEFAULT.
   limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).optional(),
   // next_cursor of the previous page of the same query and filters (its integrity is the function's check).
-  cursor: z.string().optional(),
+  cursor: z.string().max(SEARCH_CURSOR_CHARS_MAX).optional(),
 }).strict();
 
 /** `corpus.get_threads`. */

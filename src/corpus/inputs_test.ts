@@ -5,9 +5,10 @@
  */
 
 import assert from "node:assert/strict";
-import type { z } from "zod";
+import { z } from "zod";
 import {
   CORPUS_ITEMS_PER_CALL_MAX,
+  SEARCH_CURSOR_CHARS_MAX,
   SEARCH_LABEL_CHARS_MAX,
   SEARCH_LIMIT_MAX,
   SEARCH_QUERY_CHARS_MAX,
@@ -68,4 +69,15 @@ Deno.test("SearchThreadsArgs: label of 1..SEARCH_LABEL_CHARS_MAX, limit 1..SEARC
   assert.equal(ok({ state: "merged" }), "$.state");
   assert.equal(ok({ repositories: list(CORPUS_ITEMS_PER_CALL_MAX + 1) }), "$.repositories");
   assert.equal(ok({ sort: "new" }), "$");
+});
+
+Deno.test("SearchThreadsArgs: a cursor of up to SEARCH_CURSOR_CHARS_MAX characters is advertised and parsed; a longer one refused", () => {
+  const at = refusedAt(SearchThreadsArgs, { query: "flaky", cursor: "c".repeat(SEARCH_CURSOR_CHARS_MAX) });
+  assert.equal(at, undefined, "the function checks its integrity, the schema only its length");
+  assert.equal(
+    refusedAt(SearchThreadsArgs, { query: "flaky", cursor: "c".repeat(SEARCH_CURSOR_CHARS_MAX + 1) }),
+    "$.cursor",
+  );
+  const advertised = z.toJSONSchema(SearchThreadsArgs) as unknown as { properties: { cursor: { maxLength?: number } } };
+  assert.equal(advertised.properties.cursor.maxLength, SEARCH_CURSOR_CHARS_MAX);
 });
