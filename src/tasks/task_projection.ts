@@ -121,32 +121,24 @@ export function detailedTask(
   inputs?: TaskInputs,
 ): DetailedTaskV2 {
   const b = base(handle);
-  switch (row.status) {
-    case "queued":
-    case "running": {
+  const status = taskStatusOf(row);
+  switch (status) {
+    case "working": {
       const inputRequests = outstandingInput(row, inputs);
-      return inputRequests === undefined
-        ? { ...b, status: "working" }
-        : { ...b, status: "input_required", inputRequests };
+      return inputRequests === undefined ? { ...b, status } : { ...b, status: "input_required", inputRequests };
     }
     case "cancelled":
-      return { ...b, status: "cancelled" };
-    case "failed":
-      if (isExecutionFailure(row)) {
-        const error = row.error as JobError;
-        return {
-          ...b,
-          status: "failed",
-          error: {
-            code: JSONRPC_INTERNAL_ERROR,
-            message: error.message,
-            data: JSON.parse(JSON.stringify({ error })),
-          },
-        };
-      }
-      return { ...b, status: "completed", result: toJson(terminalToolResult(row)) };
-    case "succeeded":
-      return { ...b, status: "completed", result: toJson(terminalToolResult(row)) };
+      return { ...b, status };
+    case "failed": {
+      const error = row.error as JobError;
+      return {
+        ...b,
+        status,
+        error: { code: JSONRPC_INTERNAL_ERROR, message: error.message, data: JSON.parse(JSON.stringify({ error })) },
+      };
+    }
+    case "completed":
+      return { ...b, status, result: toJson(terminalToolResult(row)) };
   }
 }
 
@@ -180,8 +172,11 @@ export function createTaskResult(row: JobRow, handle: JobHandle): CreateTaskResu
   return { ...base(handle), status: taskStatusOf(row), resultType: "task" };
 }
 
-/** The task status of a job that waits for no input. */
-function taskStatusOf(row: JobRow): CreateTaskResultV2["status"] {
+/**
+ * The task status of a job, the one mapping from job to task states (a job waiting for input is
+ * `working` here; {@linkcode detailedTask} alone tells `input_required` from it).
+ */
+function taskStatusOf(row: JobRow): Exclude<CreateTaskResultV2["status"], "input_required"> {
   switch (row.status) {
     case "queued":
     case "running":
