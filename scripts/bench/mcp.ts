@@ -758,12 +758,16 @@ function section(
         `costs ${mb(rssFloor.worker.rss - rssFloor.hello.rss)}, the floor row), its SQLite connection, and the ` +
         "serving thread's own code and schemas. Measured 2026-12-01 after the same 1,000 calls (bundle, " +
         "/proc/<pid>/smaps and Deno.memoryUsage() in each isolate): of about 12.6 MB above hello plus an idle " +
-        "Worker, 4 MB are pages of the deno executable that only longcall runs (SQLite, the worker's ops; " +
-        "file-backed and shared, but counted in RSS) and 8.5 MB anonymous memory, of which the V8 heaps hold " +
-        "little: the network worker's 7.9 MB committed (5.4 MB used) against 6.8 MB (4.2 MB) for the floor row's " +
-        "idle Worker, the serving thread's 21.1 MB (13.8 MB used) against hello's 19.7 MB (16.3 MB). The other " +
-        "5-6 MB are outside both heaps (SQLite's two connections on a 0.9 MB database, the allocator), not " +
-        "broken down further. " +
+        "Worker (3 runs of /proc/<pid>/smaps, anonymous regions by kind), 4 MB are pages of the deno executable " +
+        "that only longcall runs (SQLite, the worker's ops; file-backed and shared, but counted in RSS), 4.1-4.3 MB " +
+        "are V8 heap pages (23.6-23.8 MB of 256 KB regions against 19.5 MB), 0.4-4.8 MB the threads' malloc " +
+        "arenas (10.6-11.3 MB against 6.3-10.2 MB, which vary from run to run) and 0.8 MB the rest. The heaps are " +
+        "committed rather than used: the serving thread's is 21.1 MB committed but 13.8 MB used, against hello's " +
+        "19.7 MB and 16.3 MB; the worker's 7.9 MB (5.4 MB), against 6.8 MB (4.2 MB) for the floor row's idle " +
+        "Worker. Idling 12 s instead of 1 s gave none of it back (91.7 against 90.6-90.7 MB, the previous stop), " +
+        "and neither did emptying every result after its line as the 100-id ones are (ANSWER_TEXT_RECORDED_CHARS_MIN " +
+        "= 0: 88.0-89.7 against 88.3-90.1 MB in 3 side-by-side rounds, leaving out one 116.6 MB first round; " +
+        "such first-round spikes came for either build when four servers ran side by side). " +
         "Calls grow both processes alike as V8 keeps the heap it has " +
         "grown; --max-semi-space-size=1 (in the launch flags) bounds the young generation of both isolates. " +
         "The figures below are development measurements of 2026-12-01 (alternated runs of the bundle before it " +
