@@ -6,12 +6,14 @@
  *
  *   deno task schemas            # rewrite src/mcp/tool_schemas.json after changing a tool's schema
  *   deno task schemas --check    # exit 1 when the file differs from a fresh conversion
+ *   (--file PATH checks or writes another file; tests use it)
  *
  * scripts/build.ts refuses to bundle while the file is stale, and tests/advertised_schemas_test.ts fails.
  *
  * @module
  */
 
+import { parseArgs } from "node:util";
 import { silentLogger } from "../src/base/log.ts";
 import { openRuntime } from "../src/cli/runtime.ts";
 import { precomputeToolSchemas } from "../src/mcp/advertised.ts";
@@ -52,16 +54,19 @@ export async function toolSchemasFresh(
 }
 
 if (import.meta.main) {
-  const { fresh, text } = await toolSchemasFresh();
-  if (Deno.args.includes("--check")) {
+  const { values } = parseArgs({ args: Deno.args, options: { check: { type: "boolean" }, file: { type: "string" } } });
+  const file = values.file ?? TOOL_SCHEMAS_FILE;
+  const name = values.file ?? "src/mcp/tool_schemas.json";
+  const { fresh, text } = await toolSchemasFresh(file);
+  if (values.check === true) {
     if (!fresh) {
-      console.error("src/mcp/tool_schemas.json is stale: run `deno task schemas`");
+      console.error(`${name} is stale: run \`deno task schemas\``);
       Deno.exit(1);
     }
-    console.error("src/mcp/tool_schemas.json is up to date");
-  } else if (fresh) console.error("src/mcp/tool_schemas.json is up to date");
+    console.error(`${name} is up to date`);
+  } else if (fresh) console.error(`${name} is up to date`);
   else {
-    await Deno.writeTextFile(TOOL_SCHEMAS_FILE, text);
-    console.error("wrote src/mcp/tool_schemas.json");
+    await Deno.writeTextFile(file, text);
+    console.error(`wrote ${name}`);
   }
 }

@@ -17,6 +17,9 @@ import {
   ADVERTISED_TARGET,
   type AdvertisedTool,
   precomputeToolSchemas,
+  schemaKey,
+  toolSchemasTrusted,
+  trustToolSchemas,
   verifyAdvertised,
   warmAdvertised,
 } from "../src/mcp/advertised.ts";
@@ -25,11 +28,13 @@ import { InMemoryTransport, type JSONRPCMessage, type McpServer } from "@modelco
 import { ADVERTISED_RELIST_SERVERS_MAX } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { openRuntime } from "../src/cli/runtime.ts";
-import { createServerFactory } from "../src/mcp/server.ts";
+import { advertiseTools, createServerFactory } from "../src/mcp/server.ts";
 import { LOCAL_READ } from "../src/mcp/tools.ts";
 import { productTools, toolSchemas } from "../src/mcp/serving.ts";
 import { recordingLogger } from "../testing/recording_logger.ts";
 import { tempDir } from "../testing/temp.ts";
+import { RawStdioServer } from "./helpers/longcall_procs.ts";
+import { denoExecPath } from "../testing/mcp_clients.ts";
 
 type Std = {
   validate(v: unknown): unknown;
@@ -85,8 +90,13 @@ Deno.test("warmAdvertised() converts every tool's schemas, keyed as precomputeTo
       outputSchema: advertised(z.object({ y: z.number() }), "b", "output"),
     },
   ];
-  const keys = Object.keys(precomputeToolSchemas(tools)).map((k) => k.split("\u0000").slice(0, 3).join("/"));
-  assert.deepEqual(keys, ["a/input/input", "b/input/input", "b/output/output"]);
+  const options = { target: ADVERTISED_TARGET };
+  assert.deepEqual(Object.keys(precomputeToolSchemas(tools)), [
+    schemaKey("a", "input", "input", options),
+    schemaKey("b", "input", "input", options),
+    schemaKey("b", "output", "output", options),
+  ]);
+  assert.equal(schemaKey("a", "input", "input", options), 'a\u0000input\u0000input\u0000{"target":"draft-2020-12"}');
   warmAdvertised(tools); // converts without throwing; the memo then holds them (first test)
 });
 
@@ -118,7 +128,7 @@ const convertAll = (tools: readonly AdvertisedTool[]) =>
 
 Deno.test("advertised(): precomputed schemas answer without building or converting; verifyAdvertised() replaces what differs", () => {
   const fresh = precomputeToolSchemas(sampleTools().tools);
-  const aKey = Object.keys(fresh).find((k) => k.startsWith("a\u0000")) as string;
+  const aKey = schemaKey("a", "input", "input", { target: ADVERTISED_TARGET });
   const schemas = { ...fresh, [aKey]: { ...fresh[aKey], "x-stale": true } };
   let uses = 0;
   const { tools, builds } = sampleTools({ schemas, onUse: () => uses++ });
@@ -130,10 +140,10 @@ Deno.test("advertised(): precomputed schemas answer without building or converti
   convertAll(tools);
   assert.equal(uses, 3, "answered from the memo afterwards");
 
-  assert.deepEqual(verifyAdvertised(tools), ["a"], "only the schema that differs is reported");
+  assert.deepEqual(verifyAdvertised(tools), { stale: ["a"], failed: [] }, "only the schema that differs is reported");
   assert.equal(builds(), 1, "checking converts for real, building the output schema once");
   assert.deepEqual(convertAll(tools), Object.values(fresh), "the converted schema replaced the stale one");
-  assert.deepEqual(verifyAdvertised(tools), [], "nothing is left to check");
+  assert.deepEqual(verifyAdvertised(tools), { stale: [], failed: [] }, "nothing is left to check");
 
   // A key the set does not hold is converted as usual, and is not a use.
   const other = std(
@@ -148,9 +158,10 @@ Deno.test("src/mcp/tool_schemas.json equals a fresh conversion of the product's 
   assert.ok(fresh, "src/mcp/tool_schemas.json is stale: run `deno task schemas`");
 });
 
-/** A stdio child of tests/helpers/schemas_server.ts spoken to in raw JSON-RPC lines. */
-async function schemasServer(db: string, stale: boolean) {
-  const child = new Deno.Command(Deno.execPath(), {
+/** A stdio child of tests/helpers/schemas_server.ts (debug logging), initialized over raw JSON-RPC lines. */
+async function schemasServer(db: string, stale: boolean): Promise<RawStdioServer> {
+  const server = new RawStdioServer({
+    command: denoExecPath(),
     args: [
       "run",
       "--no-prompt",
@@ -163,115 +174,56 @@ async function schemasServer(db: string, stale: boolean) {
       ...(stale ? ["--stale"] : []),
     ],
     env: { LONGCALL_LOG: "debug" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const messages: Record<string, unknown>[] = [];
-  let stderr = "";
-  const waiters: (() => void)[] = [];
-  const wake = () => waiters.splice(0).forEach((w) => w());
-  const pump = (async () => {
-    let buf = "";
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      buf += chunk;
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        messages.push(JSON.parse(buf.slice(0, nl)));
-        buf = buf.slice(nl + 1);
-        wake();
-      }
-    }
-  })();
-  const errPump = (async () => {
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
-      stderr += chunk;
-      wake();
-    }
-  })();
-  const until = async (what: string, done: () => boolean) => {
-    const deadline = Date.now() + 10_000;
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`no ${what} within 10 s; stderr: ${stderr}`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 100);
-      });
-    }
-  };
-  const send = (m: Record<string, unknown>) => writer.write(new TextEncoder().encode(`${JSON.stringify(m)}\n`));
-  const answer = async (id: number) => {
-    await until(`answer ${id}`, () => messages.some((m) => m.id === id));
-    return messages.find((m) => m.id === id) as { result: Record<string, unknown> };
-  };
-  const listTools = async (id: number) => {
-    await send({ jsonrpc: "2.0", id, method: "tools/list", params: {} });
-    return (await answer(id)).result.tools as { name: string; inputSchema: Record<string, unknown> }[];
-  };
-  await send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "schemas-test", version: "0" } },
   });
-  await answer(1);
-  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  return {
-    messages,
-    stderr: () => stderr,
-    until,
-    send,
-    answer,
-    listTools,
-    async close() {
-      await writer.close();
-      await child.status;
-      await pump;
-      await errPump;
-    },
-  };
+  await server.request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "schemas-test", version: "0" },
+  });
+  await server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return server;
 }
 
+type Listed = { name: string; inputSchema: Record<string, unknown> }[];
+const listTools = async (server: RawStdioServer) =>
+  ((await server.request("tools/list")).result as { tools: Listed }).tools;
 const LIST_CHANGED = "notifications/tools/list_changed";
-const jobsGetInput = (tools: { name: string; inputSchema: Record<string, unknown> }[]) =>
-  tools.find((t) => t.name === "jobs.get")?.inputSchema;
+const jobsGetInput = (tools: Listed) => tools.find((t) => t.name === "jobs.get")?.inputSchema;
 
 Deno.test("serve from source: a stale precomputed schema is answered once, then replaced, and the session is told tools/list_changed", async () => {
   await using dir = await tempDir("longcall-stale-schemas-");
   const server = await schemasServer(dir.file("x.db"), true);
   try {
-    const first = await server.listTools(2);
+    const first = await listTools(server);
     assert.equal(jobsGetInput(first)?.[STALE_MARK], true, "the first listing answers from the precomputed set");
-    await server.until("tools/list_changed", () => server.messages.some((m) => m.method === LIST_CHANGED));
-    assert.match(server.stderr(), /tool_schemas\.json is stale \(run `deno task schemas`\)/);
-    assert.match(server.stderr(), /"tools":\["jobs\.get"\]/);
-    const second = await server.listTools(3);
+    await server.waitFor("tools/list_changed", (m) => m.method === LIST_CHANGED);
+    const second = await listTools(server);
     assert.equal(jobsGetInput(second)?.[STALE_MARK], undefined, "the listing after the notice is the converted one");
     const { [STALE_MARK]: _mark, ...converted } = jobsGetInput(first) as Record<string, unknown>;
     assert.deepEqual(jobsGetInput(second), converted, "which is the committed schema without the edit");
-    assert.equal(server.messages.filter((m) => m.method === LIST_CHANGED).length, 1, "told once");
   } finally {
-    await server.close();
+    await server.endStdin();
+    await server.exited();
   }
+  assert.equal(server.messages.filter((m) => m.method === LIST_CHANGED).length, 1, "told once");
+  assert.match(server.stderr(), /tool_schemas\.json is stale \(run `deno task schemas`\)/);
+  assert.match(server.stderr(), /"tools":\["jobs\.get"\],"sessions":1/);
 });
 
 Deno.test("serve from source: fresh precomputed schemas are checked after the first listing and nobody is told anything", async () => {
   await using dir = await tempDir("longcall-fresh-schemas-");
   const server = await schemasServer(dir.file("x.db"), false);
   try {
-    assert.deepEqual(
-      Object.keys(jobsGetInput(await server.listTools(2)) ?? {}).includes(STALE_MARK),
-      false,
-    );
-    await server.until("the check's log line", () => /tool schemas equal their conversion/.test(server.stderr()));
-    await server.send({ jsonrpc: "2.0", id: 3, method: "ping" });
-    await server.answer(3);
-    assert.deepEqual(server.messages.filter((m) => m.method === LIST_CHANGED), [], "no tools/list_changed");
-    assert.doesNotMatch(server.stderr(), /is stale/);
+    assert.equal(Object.keys(jobsGetInput(await listTools(server)) ?? {}).includes(STALE_MARK), false);
+    // The check runs in a timer set while the listing was answered, so before this later request is read.
+    await server.request("ping");
   } finally {
-    await server.close();
+    await server.endStdin();
+    await server.exited();
   }
+  assert.match(server.stderr(), /the precomputed tool schemas equal their conversion/);
+  assert.deepEqual(server.messages.filter((m) => m.method === LIST_CHANGED), [], "no tools/list_changed");
+  assert.doesNotMatch(server.stderr(), /is stale/);
 });
 
 Deno.test("a stale or missing schemas file is reported by toolSchemasFresh(), and bundleTo() refuses it", async () => {
@@ -286,19 +238,14 @@ Deno.test("a stale or missing schemas file is reported by toolSchemasFresh(), an
   assert.equal((await toolSchemasFresh(dir.file("missing.json"))).fresh, false);
   await assert.rejects(
     bundleTo(dir.file("longcall.js"), { schemasFile: dir.file("stale.json") }),
-    /Cannot bundle: .*stale\.json is stale \(a tool's schema changed\); run `deno task schemas`/,
+    /Cannot bundle: .*stale\.json is stale or missing \(a tool's schema changed\); run `deno task schemas`/,
   );
   await assert.rejects(Deno.stat(dir.file("longcall.js")), Deno.errors.NotFound, "nothing was bundled");
 });
 
 /** A factory over the product's tools whose precomputed jobs.get input schema is stale, and what it warns. */
 function staleFactory() {
-  const runtime = openRuntime({
-    db: ":memory:",
-    kinds: { product: { github: { baseUrl: "http://127.0.0.1:1" } } },
-    log: silentLogger,
-    execution: "none",
-  });
+  const runtime = controlRuntime();
   const warnings: string[] = [];
   const committed = toolSchemas;
   const factory = createServerFactory({
@@ -338,6 +285,22 @@ async function listOn(client: InMemoryTransport, inbox: JSONRPCMessage[]) {
   while (!inbox.some((m) => "id" in m && m.id === 2)) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
+/** Sends a ping and waits for its answer: a request read after any check a listing scheduled before it. */
+async function pingOn(client: InMemoryTransport, inbox: JSONRPCMessage[]) {
+  await client.send({ jsonrpc: "2.0", id: 3, method: "ping" });
+  while (!inbox.some((m) => "id" in m && m.id === 3)) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/** A runtime that only admits (the product's policies, no execution): a factory's control side. */
+function controlRuntime() {
+  return openRuntime({
+    db: ":memory:",
+    kinds: { product: { github: { baseUrl: "http://127.0.0.1:1" } } },
+    log: silentLogger,
+    execution: "none",
+  });
+}
+
 for (const count of [ADVERTISED_RELIST_SERVERS_MAX, ADVERTISED_RELIST_SERVERS_MAX + 1]) {
   Deno.test(`a stale precomputed schema reaches the newest ${ADVERTISED_RELIST_SERVERS_MAX} of ${count} instances built before the check`, async () => {
     const { runtime, factory, warnings } = staleFactory();
@@ -362,43 +325,159 @@ for (const count of [ADVERTISED_RELIST_SERVERS_MAX, ADVERTISED_RELIST_SERVERS_MA
   });
 }
 
-Deno.test("a precomputed schema that cannot be converted to check it stays advertised, and the failure is logged", async () => {
-  const runtime = openRuntime({
-    db: ":memory:",
-    kinds: { product: { github: { baseUrl: "http://127.0.0.1:1" } } },
-    log: silentLogger,
-    execution: "none",
-  });
-  const errors: string[] = [];
-  const log = { ...silentLogger, error: (message: string) => void errors.push(message) };
-  const key = `broken\u0000output\u0000output\u0000${JSON.stringify({ target: ADVERTISED_TARGET })}`;
+/** A tool of `name` whose output schema is `output` (built on demand, as the product's are). */
+function sampleTool(name: string, output: () => z.ZodType) {
+  return {
+    name,
+    description: `The ${name} tool`,
+    inputSchema: z.object({}),
+    outputSchema: output,
+    annotations: { title: name, ...LOCAL_READ },
+    call: () => Promise.resolve({ content: [] }),
+  };
+}
+
+Deno.test("the check goes on past a schema that cannot be converted: the stale one before it is replaced and told, the failure logged", async () => {
+  const runtime = controlRuntime();
+  const errors: { message: string; fields: unknown }[] = [];
+  const warnings: string[] = [];
+  const log = {
+    ...silentLogger,
+    warn: (message: string) => void warnings.push(message),
+    error: (message: string, fields?: unknown) => void errors.push({ message, fields }),
+  };
+  const options = { target: ADVERTISED_TARGET };
   const factory = createServerFactory({
     control: runtime.control,
-    tools: [{
-      name: "broken",
-      description: "A tool whose output schema cannot be built",
-      inputSchema: z.object({}),
-      outputSchema: () => {
+    tools: [
+      sampleTool("stale", () => z.object({ n: z.number() })),
+      sampleTool("broken", () => {
         throw new Error("cannot build this schema");
-      },
-      annotations: { title: "Broken", ...LOCAL_READ },
-      call: () => Promise.resolve({ content: [] }),
-    }],
+      }),
+    ],
     log,
-    toolSchemas: { [key]: { type: "object", "x-precomputed": true } },
+    toolSchemas: {
+      [schemaKey("stale", "output", "output", options)]: { type: "object", "x-precomputed": true },
+      [schemaKey("broken", "output", "output", options)]: { type: "object", "x-precomputed": true },
+    },
   });
   const { received, clients } = await connectedInstances(factory, 1);
   try {
     await listOn(clients[0]!, received[0]!);
-    const answer = received[0]!.find((m) => "id" in m && m.id === 2) as unknown as {
-      result: { tools: { outputSchema: unknown }[] };
-    };
-    assert.deepEqual(answer.result.tools[0]?.outputSchema, { type: "object", "x-precomputed": true });
-    while (errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    assert.match(errors[0] ?? "", /could not check the precomputed tool schemas; they stay advertised/);
+    const outputs = () =>
+      (received[0]!.filter((m) => "id" in m && m.id === 2).at(-1) as unknown as {
+        result: { tools: { name: string; outputSchema: Record<string, unknown> }[] };
+      }).result.tools.map((t) => [t.name, t.outputSchema["x-precomputed"] ?? false]);
+    assert.deepEqual(outputs(), [["stale", true], ["broken", true]], "the first listing answers from the set");
+    while (!received[0]!.some((m) => "method" in m && m.method === LIST_CHANGED)) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.deepEqual(errors.map((e) => e.message), [
+      "could not convert these tools' schemas to check them; they stay as precomputed",
+    ]);
+    assert.match(JSON.stringify(errors[0]?.fields), /"tool":"broken".*cannot build this schema/);
+    assert.match(warnings[0] ?? "", /tool_schemas\.json is stale/);
+    await clients[0]!.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+    while (received[0]!.filter((m) => "id" in m && m.id === 2).length < 2) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.deepEqual(outputs(), [["stale", false], ["broken", true]], "the stale one replaced, the broken one kept");
+  } finally {
+    await clients[0]!.close();
+    await runtime.close();
+  }
+});
+
+Deno.test("a trusted set is never checked: a stale schema in it stays, and nobody is told (the bundle and the compiled binaries)", async () => {
+  const runtime = controlRuntime();
+  const warnings: string[] = [];
+  let builds = 0;
+  const options = { target: ADVERTISED_TARGET };
+  const set = { [schemaKey("t", "output", "output", options)]: { type: "object", "x-precomputed": true } };
+  assert.equal(toolSchemasTrusted(set), false);
+  trustToolSchemas(set);
+  assert.equal(toolSchemasTrusted(set), true);
+  assert.equal(toolSchemasTrusted({ ...set }), false, "trust is given to that very set, not to its contents");
+  const factory = createServerFactory({
+    control: runtime.control,
+    tools: [sampleTool("t", () => (builds++, z.object({ n: z.number() })))],
+    log: recordingLogger(warnings),
+    toolSchemas: set,
+  });
+  const { received, clients } = await connectedInstances(factory, 1);
+  try {
+    await listOn(clients[0]!, received[0]!);
+    // A later request is read after any check the listing could have scheduled.
+    await pingOn(clients[0]!, received[0]!);
+    assert.equal(builds, 0, "the output schema was never built");
+    assert.deepEqual(warnings, []);
     assert.equal(received[0]!.some((m) => "method" in m && m.method === LIST_CHANGED), false);
   } finally {
     await clients[0]!.close();
+    await runtime.close();
+  }
+});
+
+Deno.test("deno task schemas --check exits 1 on a stale file and 0 on a fresh one, writing nothing", async () => {
+  await using dir = await tempDir("longcall-schemas-check-");
+  const { text } = await toolSchemasFresh();
+  const stale = JSON.parse(text) as Record<string, Record<string, unknown>>;
+  stale[STALE_KEY] = { ...stale[STALE_KEY], [STALE_MARK]: true };
+  await Deno.writeTextFile(dir.file("stale.json"), toolSchemasText(stale));
+  await Deno.writeTextFile(dir.file("fresh.json"), text);
+  const script = new URL("../scripts/tool_schemas.ts", import.meta.url).pathname;
+  for (
+    const [file, code, said] of [["stale.json", 1, /is stale: run `deno task schemas`/], [
+      "fresh.json",
+      0,
+      /up to date/,
+    ]] as const
+  ) {
+    const out = await new Deno.Command(denoExecPath(), {
+      args: ["run", "--no-prompt", "--allow-read", script, "--check", "--file", dir.file(file)],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, code, new TextDecoder().decode(out.stderr));
+    assert.match(new TextDecoder().decode(out.stderr), said);
+    assert.equal(new TextDecoder().decode(out.stdout), "", "nothing on stdout");
+  }
+  assert.equal(await Deno.readTextFile(dir.file("stale.json")), toolSchemasText(stale), "--check writes nothing");
+});
+
+Deno.test("a set that answers for none of a factory's tools is not used: they are converted as usual and nothing is checked", async () => {
+  const runtime = controlRuntime();
+  const debug: string[] = [];
+  const options = { target: ADVERTISED_TARGET };
+  const run = async (set: Record<string, Record<string, unknown>>) => {
+    const factory = createServerFactory({
+      control: runtime.control,
+      tools: [sampleTool("mine", () => z.object({ n: z.number() }))],
+      log: { ...silentLogger, debug: (message: string) => void debug.push(message) },
+      toolSchemas: set,
+    });
+    const { received, clients } = await connectedInstances(factory, 1);
+    try {
+      await listOn(clients[0]!, received[0]!);
+      await pingOn(clients[0]!, received[0]!);
+      const listed = received[0]!.find((m) => "id" in m && m.id === 2) as unknown as {
+        result: { tools: { outputSchema: Record<string, unknown> }[] };
+      };
+      return listed.result.tools[0]?.outputSchema;
+    } finally {
+      await clients[0]!.close();
+    }
+  };
+  try {
+    const foreign = { [schemaKey("someone-else", "output", "output", options)]: { "x-precomputed": true } };
+    const converted = await run(foreign);
+    assert.equal(converted?.["x-precomputed"], undefined, "converted, not taken from a set about other tools");
+    assert.deepEqual(debug, [], "and never checked");
+    // The same tool with a fresh entry for it (the server's own conversion): answered from the set, then checked.
+    const fresh = precomputeToolSchemas(advertiseTools([sampleTool("mine", () => z.object({ n: z.number() }))]));
+    assert.deepEqual(await run(fresh), converted);
+    assert.deepEqual(debug, ["the precomputed tool schemas equal their conversion"]);
+  } finally {
     await runtime.close();
   }
 });

@@ -10,8 +10,9 @@
 import assert from "node:assert/strict";
 import { bundleTo } from "../scripts/build.ts";
 import { TOOL_SCHEMAS_FILE } from "../scripts/tool_schemas.ts";
+import { ADVERTISED_TARGET, schemaKey } from "../src/mcp/advertised.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
-import { REPO_ROOT } from "./helpers/longcall_procs.ts";
+import { RawStdioServer, REPO_ROOT } from "./helpers/longcall_procs.ts";
 import { connectLegacyV1, denoExecPath } from "../testing/mcp_clients.ts";
 import { tempDir } from "../testing/temp.ts";
 
@@ -51,8 +52,7 @@ Deno.test("the bundle's precomputed tool schemas equal the ones the server conve
   assert.deepEqual(fromSource.second, fromSource.first, "a second listing is the same");
   // Both list exactly the committed set (src/mcp/tool_schemas.json): the bundle trusts it without
   // converting, the server from source answers from it and checks it (tests/advertised_schemas_test.ts).
-  const key = (tool: string, slot: "input" | "output") =>
-    `${tool}\u0000${slot}\u0000${slot}\u0000${JSON.stringify({ target: "draft-2020-12" })}`;
+  const key = (tool: string, slot: "input" | "output") => schemaKey(tool, slot, slot, { target: ADVERTISED_TARGET });
   const committed = JSON.parse(await Deno.readTextFile(TOOL_SCHEMAS_FILE)) as Record<string, unknown>;
   const listed: Record<string, unknown> = {};
   for (const t of fromBundle.first) {
@@ -64,4 +64,40 @@ Deno.test("the bundle's precomputed tool schemas equal the ones the server conve
   for (const [k, schema] of Object.entries(committed)) {
     assert.deepEqual(listed[k], { type: "object", ...(schema as Record<string, unknown>) }, k);
   }
+});
+
+/** Lists tools, then pings, over raw lines with debug logging; everything the server wrote once it has exited. */
+async function listThenPing(entry: string, db: string): Promise<string> {
+  const server = new RawStdioServer({
+    command: denoExecPath(),
+    args: ["run", ...permissionFlags(), entry, "serve", "--linger-ms", "0", "--db", db],
+    env: { ...CLEAN_ENV, LONGCALL_LOG: "debug" },
+    cwd: REPO_ROOT,
+  });
+  try {
+    await server.request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "trust-test", version: "0" },
+    });
+    await server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await server.request("tools/list");
+    // Read after any check the listing scheduled (a timer set while it was answered).
+    await server.request("ping");
+  } finally {
+    await server.endStdin();
+    await server.exited();
+  }
+  return server.stderr();
+}
+
+Deno.test("the bundle trusts its precomputed schemas and never checks them; from source the same listing is checked", async () => {
+  await using dir = await tempDir("longcall-bundle-trust-");
+  const bundle = dir.file("longcall.js");
+  await bundleTo(bundle);
+  const fromSource = await listThenPing(`${REPO_ROOT}/src/main.ts`, dir.file("s.db"));
+  assert.match(fromSource, /the precomputed tool schemas equal their conversion/, "from source: checked");
+  const fromBundle = await listThenPing(bundle, dir.file("b.db"));
+  assert.match(fromBundle, /serving/, "the bundle logged at debug level");
+  assert.doesNotMatch(fromBundle, /equal their conversion|is stale|could not convert/, "the bundle: never checked");
 });

@@ -52,6 +52,12 @@ Deno.test("bundleEntries(): the generated entry embeds the worker before any lon
   assert.ok(entry.indexOf(`import "./embed_worker.ts"`) < entry.indexOf("src/cli/main.ts"), entry);
   assert.match(entries["embed_worker.ts"] ?? "", /import code from "\.\/network_worker\.js" with \{ type: "text" \}/);
   assert.match(entries["embed_worker.ts"] ?? "", /"file:\/\/\/repo\/src\/cli\/worker_script\.ts"/);
+  // The build checked src/mcp/tool_schemas.json, so the bundle trusts that very object (src/mcp/advertised.ts).
+  assert.match(
+    entries["embed_worker.ts"] ?? "",
+    /import schemas from "file:\/\/\/repo\/src\/mcp\/tool_schemas\.json" with \{ type: "json" \}/,
+  );
+  assert.match(entries["embed_worker.ts"] ?? "", /^trustToolSchemas\(schemas\);$/m);
 });
 
 Deno.test("the network worker's code loads no zod: its bundle has the kinds and no zod module", async () => {

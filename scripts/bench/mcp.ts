@@ -745,7 +745,8 @@ function section(
         "the SDK alone in hello (ext-tasks 4 ms, longcall's MCP modules 6.5 ms, the rest the worker's ~80 module " +
         "loads competing for the two cores before this thread may narrow), the initialize answer about 14 ms " +
         "(hello alike). The tools' JSON Schemas are answered from src/mcp/tool_schemas.json and checked against " +
-        "a real conversion only after the first listing (12-20 ms off the path).",
+        "a real conversion only after the first answer taken from them (12-20 ms off the path to the first answer; " +
+        "a request arriving meanwhile waits for the check).",
     );
   }
   if (rss1.rss > IDLE_RSS_GOAL_BYTES || rssVsHello > IDLE_RSS_VS_HELLO_GOAL || rss100.rss > RSS_100_GOAL_BYTES) {

@@ -376,8 +376,9 @@ export const ANSWER_TEXT_RECORDED_CHARS_MIN = 4_096;
 
 // ---------------------------------------------------------------- start-up: precomputed tool schemas (issue 14)
 
-/** Server instances a factory keeps until it has checked its precomputed tool schemas (src/mcp/server.ts),
- * so that a stale one reaches them as `notifications/tools/list_changed`. The check runs right after the
- * first listing, so a stdio session holds one; stateless HTTP builds one per request, which cannot be
- * notified anyway, so the newest few are enough and the list stays bounded if no listing ever comes. */
+/** Connected server instances a factory keeps until it has checked its precomputed tool schemas
+ * (src/mcp/server.ts), so that a stale one reaches them as `notifications/tools/list_changed`. The check
+ * runs right after the first answer taken from the set, so a stdio session holds one; stateless HTTP builds
+ * one per request, which cannot be notified anyway, so the newest few are enough and the list stays bounded
+ * if no such answer ever comes. */
 export const ADVERTISED_RELIST_SERVERS_MAX = 16;

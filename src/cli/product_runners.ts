@@ -1,8 +1,9 @@
 /**
  * The shipped job kinds' runners, wired to one store and the GitHub configuration: what a process
  * that executes the product's jobs needs (the network worker, the blocking CLI commands, in-process
- * test servers). A serving thread whose jobs run in the network worker never loads this module or
- * the GitHub client behind it; it admits with the kinds' policies alone (src/cli/product_kinds.ts),
+ * test servers). From source, a serving thread whose jobs run in the network worker never loads this
+ * module or the GitHub client behind it (the bundle evaluates it with the other commands, which its
+ * entry imports statically); it admits with the kinds' policies alone (src/cli/product_kinds.ts),
  * and whoever executes hands {@linkcode productRegistry} to the runtime
  * (`kinds.product.runners`, src/cli/runtime.ts). No MCP code and no zod.
  *

@@ -33,7 +33,8 @@ import type { RateLimitState } from "./rate_limit.ts";
 
 /**
  * Builds every result schema at once, on first use (see {@linkcode watchResultOutput}): nothing
- * before the first request reads them (the shipped bundle advertises precomputed JSON Schemas), and
+ * before the first request reads them (tools/list answers from precomputed JSON Schemas,
+ * src/mcp/tool_schemas.json), and
  * building them took about 8 ms of start-up at module load.
  */
 const schemas = once(() => {

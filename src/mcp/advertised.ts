@@ -11,11 +11,12 @@
  *
  * - src/mcp/tool_schemas.json holds them, written by `deno task schemas` (scripts/tool_schemas.ts,
  *   the same conversion over the product's tools) and imported by src/mcp/serving.ts;
- * - the shipped bundle is built only when that file equals a fresh conversion (scripts/build.ts),
- *   and its entry says so ({@linkcode trustToolSchemas}), so it never builds an output schema;
+ * - the shipped bundle and the compiled binaries are built only when that file equals a fresh
+ *   conversion (scripts/build.ts), and they trust it ({@linkcode trustToolSchemas}: the bundle's
+ *   generated entry, src/mcp/serving.ts in a compiled binary), so they never build an output schema;
  * - from source the file may be older than the code (a schema edited, the file not regenerated):
- *   the first listing answers from it, and right after it the factory converts every schema it
- *   answered that way ({@linkcode verifyAdvertised}). What differs is replaced, logged, and the
+ *   the first answers come from it, and right after the first one the factory converts every schema
+ *   it answered that way ({@linkcode verifyAdvertised}). What differs is replaced, logged, and the
  *   connected sessions are told `notifications/tools/list_changed`. `deno task ok` fails while
  *   the file is stale (tests/advertised_schemas_test.ts).
  *
@@ -48,8 +49,13 @@ export interface AdvertisedTool {
   outputSchema: z.ZodType | undefined;
 }
 
-/** Conversions keyed as {@linkcode advertised} looks them up (`tool NUL slot NUL io NUL options`). */
+/** Conversions keyed as {@linkcode advertised} looks them up ({@linkcode schemaKey}). */
 export type PrecomputedSchemas = Readonly<Record<string, Record<string, unknown>>>;
+
+/** The key of one conversion: the tool, which of its schemas, the direction and the SDK's options. */
+export function schemaKey(tool: string, slot: SchemaSlot, io: Io, options: Record<string, unknown>): string {
+  return `${tool}\u0000${slot}\u0000${io}\u0000${JSON.stringify(options)}`;
+}
 
 /** Where precomputed conversions come from, and who hears when one is answered from them. */
 export interface PrecomputedSource {
@@ -58,25 +64,29 @@ export interface PrecomputedSource {
   onUse?: () => void;
 }
 
-let trusted = false;
+const trusted = new WeakSet<PrecomputedSchemas>();
 
 /**
- * Records that src/mcp/tool_schemas.json was checked against a fresh conversion when this code
- * was built. Called once, by the generated bundle entry only (scripts/build.ts).
+ * Records that `schemas` (src/mcp/tool_schemas.json as imported) were checked against a fresh
+ * conversion when this code was built: by the bundle's generated entry (scripts/build.ts) and, in a
+ * compiled binary, by src/mcp/serving.ts.
  */
-export function trustToolSchemas(): void {
-  trusted = true;
+export function trustToolSchemas(schemas: PrecomputedSchemas): void {
+  trusted.add(schemas);
 }
 
-/** Whether the precomputed schemas were checked when this code was built (the bundle). */
-export function toolSchemasTrusted(): boolean {
-  return trusted;
+/** Whether `schemas` were checked when this code was built (the bundle, a compiled binary). */
+export function toolSchemasTrusted(schemas: PrecomputedSchemas): boolean {
+  return trusted.has(schemas);
 }
 
 /** What {@linkcode verifyAdvertised} can ask of a wrapped schema. */
 interface Verifiable {
-  /** Converts again every conversion answered from the precomputed set; replaces and returns the keys that differ. */
-  verify(): string[];
+  /**
+   * Converts again every conversion answered from the precomputed set: replaces and returns the keys that
+   * differ, and returns those whose conversion threw (left as precomputed) with the error.
+   */
+  verify(): { stale: string[]; failed: { key: string; error: string }[] };
 }
 const verifiable = new WeakMap<object, Verifiable>();
 
@@ -101,7 +111,7 @@ export function advertised(
   // Keys answered from `precomputed`, with how to convert each for real.
   const unverified = new Map<string, () => Record<string, unknown>>();
   const convert = (io: Io): Convert => (options) => {
-    const key = `${tool}\u0000${slot}\u0000${io}\u0000${JSON.stringify(options)}`;
+    const key = schemaKey(tool, slot, io, options);
     let json = memo.get(key);
     if (json === undefined) {
       json = precomputed?.schemas[key];
@@ -126,33 +136,53 @@ export function advertised(
   verifiable.set(wrapped, {
     verify: () => {
       const stale: string[] = [];
+      const failed: { key: string; error: string }[] = [];
       for (const [key, live] of unverified) {
-        const json = live();
+        let json: Record<string, unknown>;
+        try {
+          json = live();
+        } catch (err) {
+          failed.push({ key, error: String(err) });
+          continue;
+        }
         if (JSON.stringify(json) !== JSON.stringify(memo.get(key))) {
           memo.set(key, json);
           stale.push(key);
         }
       }
       unverified.clear();
-      return stale;
+      return { stale, failed };
     },
   });
   return wrapped as unknown as z.ZodType;
 }
 
 /**
- * Converts for real every schema of `tools` answered from a precomputed set so far, keeps the real
- * conversion where it differs, and returns the tools whose schemas differed (each once).
+ * Converts for real every schema of `tools` answered from a precomputed set so far and keeps the real
+ * conversion where it differs. Returns the tools whose schemas differed (each once), and the tools
+ * whose conversion threw with the first error (their schemas stay as precomputed).
  */
-export function verifyAdvertised(tools: readonly AdvertisedTool[]): string[] {
+export function verifyAdvertised(
+  tools: readonly AdvertisedTool[],
+): { stale: string[]; failed: { tool: string; error: string }[] } {
   const stale = new Set<string>();
+  const failed = new Map<string, string>();
   for (const t of tools) {
     for (const schema of [t.inputSchema, t.outputSchema]) {
-      if (schema === undefined) continue;
-      if ((verifiable.get(schema)?.verify() ?? []).length > 0) stale.add(t.name);
+      const outcome = schema === undefined ? undefined : verifiable.get(schema)?.verify();
+      if (outcome === undefined) continue;
+      if (outcome.stale.length > 0) stale.add(t.name);
+      for (const f of outcome.failed) if (!failed.has(t.name)) failed.set(t.name, f.error);
     }
   }
-  return [...stale];
+  return { stale: [...stale], failed: [...failed].map(([tool, error]) => ({ tool, error })) };
+}
+
+/** Whether any of `tools` has a schema `schemas` answers for (at any options). */
+export function answersAny(schemas: PrecomputedSchemas, tools: readonly { name: string }[]): boolean {
+  const names = new Set(tools.map((t) => t.name));
+  for (const key in schemas) if (names.has(key.slice(0, key.indexOf("\u0000")))) return true;
+  return false;
 }
 
 /** Converts every advertised schema now, as `tools/list` will ask for it. */
@@ -175,10 +205,10 @@ export function precomputeToolSchemas(tools: readonly AdvertisedTool[]): Record<
   const options = { target: ADVERTISED_TARGET };
   for (const t of tools) {
     const input = (t.inputSchema["~standard"] as unknown as StandardJsonSchema).jsonSchema.input(options);
-    out[`${t.name}\u0000input\u0000input\u0000${JSON.stringify(options)}`] = input;
+    out[schemaKey(t.name, "input", "input", options)] = input;
     if (t.outputSchema !== undefined) {
       const output = (t.outputSchema["~standard"] as unknown as StandardJsonSchema).jsonSchema.output(options);
-      out[`${t.name}\u0000output\u0000output\u0000${JSON.stringify(options)}`] = output;
+      out[schemaKey(t.name, "output", "output", options)] = output;
     }
   }
   return out;

@@ -15,8 +15,9 @@ import { checkEntryOutput } from "../github/result_schemas.ts";
 import { JsonValueOutput } from "./tool_kit.ts";
 
 /**
- * Every corpus output schema, built at once on first use: only advertising (converted once, or embedded
- * precomputed in the shipped bundle) and tests read them, so start-up does not build them.
+ * Every corpus output schema, built at once on first use: only advertising (converted once to check
+ * src/mcp/tool_schemas.json from source; never in the bundle or a compiled binary) and tests read them,
+ * so start-up does not build them.
  */
 const schemas = once(() => {
   const Count = z.number().int().min(0);

@@ -18,6 +18,7 @@ import { forwardCancellations, RequestCancels } from "./cancels.ts";
 import {
   advertised,
   type AdvertisedTool,
+  answersAny,
   type PrecomputedSchemas,
   type PrecomputedSource,
   toolSchemasTrusted,
@@ -85,37 +86,39 @@ export function advertiseTools(tools: readonly ToolDef[], precomputed?: Precompu
 }
 
 /**
- * The tools' advertised schemas for one factory: precomputed ones when given (checked against a
- * real conversion right after their first use unless the build checked them), else converted in
- * the first turn of the event loop, before or while the first requests are read. Either way no
- * tools/list of any instance converts a schema twice. `serving` lists the instances a stale
- * precomputed schema must reach with `notifications/tools/list_changed`.
+ * The tools' advertised schemas for one factory: precomputed ones when given and they answer for
+ * any of these tools (checked against a real conversion right after their first answer unless the
+ * build checked them), else converted in the first turn of the event loop, before or while the first
+ * requests are read. Either way no tools/list of any instance converts a schema twice. `serving`
+ * lists the instances a stale precomputed schema must reach with `notifications/tools/list_changed`.
  */
 function advertiseOnce(
   tools: readonly ToolDef[],
   deps: ServerDeps,
 ): { schemas: AdvertisedTool[]; serving(mcp: McpServer): void } {
-  if (deps.toolSchemas === undefined) {
+  const precomputed = deps.toolSchemas;
+  if (precomputed === undefined || !answersAny(precomputed, tools)) {
     const schemas = advertiseTools(tools);
     const warm = setTimeout(() => warmAdvertised(schemas), 0);
     Deno.unrefTimer(warm);
     return { schemas, serving: () => {} };
   }
-  if (toolSchemasTrusted()) return { schemas: advertiseTools(tools, { schemas: deps.toolSchemas }), serving: () => {} };
-  // Instances built before the check, the newest ADVERTISED_RELIST_SERVERS_MAX; none are kept after it.
+  if (toolSchemasTrusted(precomputed)) {
+    return { schemas: advertiseTools(tools, { schemas: precomputed }), serving: () => {} };
+  }
+  // Connected instances built before the check, the newest ADVERTISED_RELIST_SERVERS_MAX; none after it.
   let built: McpServer[] | undefined = [];
   const check = () => {
     const told = built ?? [];
     built = undefined;
-    let stale: string[];
-    try {
-      stale = verifyAdvertised(schemas);
-    } catch (err) {
-      deps.log.error("could not check the precomputed tool schemas; they stay advertised", { error: String(err) });
-      return;
+    const { stale, failed } = verifyAdvertised(schemas);
+    if (failed.length > 0) {
+      deps.log.error("could not convert these tools' schemas to check them; they stay as precomputed", { failed });
     }
     if (stale.length === 0) {
-      deps.log.debug("the precomputed tool schemas equal their conversion", { tools: schemas.length });
+      if (failed.length === 0) {
+        deps.log.debug("the precomputed tool schemas equal their conversion", { tools: schemas.length });
+      }
       return;
     }
     const connected = told.filter((mcp) => mcp.isConnected());
@@ -130,13 +133,15 @@ function advertiseOnce(
       );
     }
   };
-  // Right after the first listing answered from the precomputed set has been sent.
+  // Right after the first answer taken from the precomputed set (a tools/list; the SDK's tools/call
+  // reads the output schema too) has been sent.
   const onUse = once(() => Deno.unrefTimer(setTimeout(check, 0)));
-  const schemas = advertiseTools(tools, { schemas: deps.toolSchemas, onUse });
+  const schemas = advertiseTools(tools, { schemas: precomputed, onUse });
   return {
     schemas,
     serving: (mcp) => {
       if (built === undefined) return;
+      built = built.filter((b) => b.isConnected());
       built.push(mcp);
       if (built.length > ADVERTISED_RELIST_SERVERS_MAX) built.shift();
     },

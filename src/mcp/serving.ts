@@ -17,10 +17,13 @@
  */
 
 import committedSchemas from "./tool_schemas.json" with { type: "json" };
-import type { PrecomputedSchemas } from "./advertised.ts";
+import { type PrecomputedSchemas, trustToolSchemas } from "./advertised.ts";
 
 export { createServerFactory } from "./server.ts";
 export { serveOnHttp, serveOnStdio } from "./transports.ts";
 export { productTools } from "./product_tools.ts";
 /** The product tools' precomputed JSON Schemas (src/mcp/tool_schemas.json). */
 export const toolSchemas: PrecomputedSchemas = committedSchemas;
+// A compiled binary was built by `deno task compile`, which refuses a stale file (scripts/build.ts); the
+// bundle's generated entry trusts the same object itself.
+if (Deno.build.standalone) trustToolSchemas(toolSchemas);

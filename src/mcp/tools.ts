@@ -89,8 +89,9 @@ export const JobsCancelInput = z.object({
 }).strict();
 
 /**
- * The output schemas below are built on first use (src/base/once.ts): only advertising (converted once,
- * or embedded precomputed in the shipped bundle) and tests read them, never the start-up path.
+ * The output schemas below are built on first use (src/base/once.ts): only advertising (converted once
+ * to check src/mcp/tool_schemas.json from source; never in the bundle or a compiled binary) and tests
+ * read them, never the start-up path.
  */
 const batchOutput = once(() => {
   const batchItemBase = {

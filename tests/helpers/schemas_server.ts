@@ -9,11 +9,12 @@
 
 import { parseArgs } from "node:util";
 import { runServer } from "../../src/cli/serve.ts";
+import { ADVERTISED_TARGET, schemaKey } from "../../src/mcp/advertised.ts";
 import * as mcp from "../../src/mcp/serving.ts";
 import { testRegistry } from "../../testing/test_kinds.ts";
 
 /** The key of jobs.get's input schema in the precomputed set, and the member `--stale` adds to it. */
-export const STALE_KEY = 'jobs.get\u0000input\u0000input\u0000{"target":"draft-2020-12"}';
+export const STALE_KEY = schemaKey("jobs.get", "input", "input", { target: ADVERTISED_TARGET });
 export const STALE_MARK = "x-stale";
 
 if (import.meta.main) {
