@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { toolSchemasFresh, toolSchemasText } from "../scripts/tool_schemas.ts";
-import { bundleTo } from "../scripts/build.ts";
+import { assertToolSchemasFresh, bundleTo } from "../scripts/build.ts";
 import {
   advertised,
   ADVERTISED_TARGET,
@@ -241,6 +241,12 @@ Deno.test("a stale or missing schemas file is reported by toolSchemasFresh(), an
     /Cannot bundle: .*stale\.json is stale or missing \(a tool's schema changed\); run `deno task schemas`/,
   );
   await assert.rejects(Deno.stat(dir.file("longcall.js")), Deno.errors.NotFound, "nothing was bundled");
+  // `deno task compile` runs the same refusal first (its binaries trust the file too).
+  await assert.rejects(
+    assertToolSchemasFresh("compile", dir.file("missing.json")),
+    /Cannot compile: .*missing\.json is stale or missing/,
+  );
+  await assertToolSchemasFresh("compile", dir.file("fresh.json"));
 });
 
 /** A factory over the product's tools whose precomputed jobs.get input schema is stale, and what it warns. */
