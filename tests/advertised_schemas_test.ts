@@ -288,13 +288,22 @@ async function listOn(client: InMemoryTransport, inbox: JSONRPCMessage[]) {
   });
   await client.send({ jsonrpc: "2.0", method: "notifications/initialized" });
   await client.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
-  while (!inbox.some((m) => "id" in m && m.id === 2)) await new Promise((resolve) => setTimeout(resolve, 5));
+  await eventually("the tools/list answer", () => inbox.some((m) => "id" in m && m.id === 2));
+}
+
+/** Waits until `done()` holds, polling every 5 ms; fails after 10 s naming `what` (never hangs a test run). */
+async function eventually(what: string, done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 /** Sends a ping and waits for its answer: a request read after any check a listing scheduled before it. */
 async function pingOn(client: InMemoryTransport, inbox: JSONRPCMessage[]) {
   await client.send({ jsonrpc: "2.0", id: 3, method: "ping" });
-  while (!inbox.some((m) => "id" in m && m.id === 3)) await new Promise((resolve) => setTimeout(resolve, 5));
+  await eventually("the ping answer", () => inbox.some((m) => "id" in m && m.id === 3));
 }
 
 /** A runtime that only admits (the product's policies, no execution): a factory's control side. */
@@ -315,9 +324,7 @@ for (const count of [ADVERTISED_RELIST_SERVERS_MAX, ADVERTISED_RELIST_SERVERS_MA
       const last = clients.length - 1;
       await listOn(clients[last]!, received[last]!);
       const told = () => received.map((inbox) => inbox.some((m) => "method" in m && m.method === LIST_CHANGED));
-      while (told().filter(Boolean).length < ADVERTISED_RELIST_SERVERS_MAX) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      await eventually("the notices", () => told().filter(Boolean).length >= ADVERTISED_RELIST_SERVERS_MAX);
       assert.deepEqual(
         told(),
         received.map((_, i) => i >= count - ADVERTISED_RELIST_SERVERS_MAX),
@@ -375,18 +382,14 @@ Deno.test("the check goes on past a schema that cannot be converted: the stale o
         result: { tools: { name: string; outputSchema: Record<string, unknown> }[] };
       }).result.tools.map((t) => [t.name, t.outputSchema["x-precomputed"] ?? false]);
     assert.deepEqual(outputs(), [["stale", true], ["broken", true]], "the first listing answers from the set");
-    while (!received[0]!.some((m) => "method" in m && m.method === LIST_CHANGED)) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await eventually("tools/list_changed", () => received[0]!.some((m) => "method" in m && m.method === LIST_CHANGED));
     assert.deepEqual(errors.map((e) => e.message), [
       "could not convert these tools' schemas to check them; they stay as precomputed",
     ]);
     assert.match(JSON.stringify(errors[0]?.fields), /"tool":"broken".*cannot build this schema/);
     assert.match(warnings[0] ?? "", /tool_schemas\.json is stale/);
     await clients[0]!.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
-    while (received[0]!.filter((m) => "id" in m && m.id === 2).length < 2) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await eventually("the second listing", () => received[0]!.filter((m) => "id" in m && m.id === 2).length >= 2);
     assert.deepEqual(outputs(), [["stale", false], ["broken", true]], "the stale one replaced, the broken one kept");
   } finally {
     await clients[0]!.close();
