@@ -577,14 +577,7 @@ Deno.test(`serve --linger-ms: 0 and ${LINGER_MS_MAX} are accepted; -1, ${LINGER_
       const target = how === "env"
         ? productServer(dir.path, dir.file("bad.db"), fake, [], { LONGCALL_LINGER_MS: value ?? "" })
         : productServer(dir.path, dir.file("bad.db"), fake, [`--linger-ms=${value}`]);
-      const out = await new Deno.Command(target.command, {
-        args: target.args,
-        cwd: REPO_ROOT,
-        env: target.env ?? {},
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
+      const out = await runToExit(target);
       const stderr = new TextDecoder().decode(out.stderr);
       assert.equal(out.code, 2, `${how} ${value}: ${stderr}`);
       assert.match(stderr, new RegExp(`Cannot use --linger-ms: expected an integer from 0 to ${LINGER_MS_MAX}`));
@@ -594,6 +587,18 @@ Deno.test(`serve --linger-ms: 0 and ${LINGER_MS_MAX} are accepted; -1, ${LINGER_
     await fake.close();
   }
 });
+
+/** Runs a server target with no stdin to its exit (a refused start). */
+function runToExit(target: StdioTarget): Promise<Deno.CommandOutput> {
+  return new Deno.Command(target.command, {
+    args: target.args,
+    cwd: REPO_ROOT,
+    env: target.env ?? {},
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
 
 /**
  * Every place in tests/, scripts/ and testing/ that starts a server must not leave a lingering process behind:
@@ -656,14 +661,7 @@ Deno.test(`serve --admitted-max: 1 and ${JOB_ADMITTED_MAX_MAX} are accepted; 0 a
     }
     for (const value of ["0", String(JOB_ADMITTED_MAX_MAX + 1)]) {
       const target = productServer(dir.path, dir.file("bad.db"), fake, ["--linger-ms", "0", `--admitted-max=${value}`]);
-      const out = await new Deno.Command(target.command, {
-        args: target.args,
-        cwd: REPO_ROOT,
-        env: target.env ?? {},
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
+      const out = await runToExit(target);
       const stderr = new TextDecoder().decode(out.stderr);
       assert.equal(out.code, 2, `--admitted-max ${value}: ${stderr}`);
       assert.match(
