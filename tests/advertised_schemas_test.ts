@@ -25,7 +25,7 @@ import {
 } from "../src/mcp/advertised.ts";
 import { STALE_KEY, STALE_MARK } from "./helpers/schemas_server.ts";
 import { InMemoryTransport, type JSONRPCMessage, type McpServer } from "@modelcontextprotocol/server";
-import { ADVERTISED_RELIST_SERVERS_MAX } from "../src/base/limits.ts";
+import { ADVERTISED_RELIST_SERVERS_MAX, SEARCH_CURSOR_CHARS_MAX } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { openRuntime } from "../src/cli/runtime.ts";
 import { advertiseTools, createServerFactory } from "../src/mcp/server.ts";
@@ -34,7 +34,7 @@ import { productTools, toolSchemas } from "../src/mcp/serving.ts";
 import { recordingLogger } from "../testing/recording_logger.ts";
 import { tempDir } from "../testing/temp.ts";
 import { RawStdioServer } from "./helpers/longcall_procs.ts";
-import { denoExecPath } from "../testing/mcp_clients.ts";
+import { connectLegacyV1, denoExecPath } from "../testing/mcp_clients.ts";
 
 type Std = {
   validate(v: unknown): unknown;
@@ -489,4 +489,58 @@ Deno.test("a set that answers for none of a factory's tools is not used: they ar
   } finally {
     await runtime.close();
   }
+});
+
+Deno.test("the official v1 client refreshes its tools on the stale set's tools/list_changed and gets the converted schemas", async () => {
+  await using dir = await tempDir("longcall-stale-v1-");
+  const refreshed = Promise.withResolvers<{ name: string; inputSchema: Record<string, unknown> }[]>();
+  const client = await connectLegacyV1({
+    command: denoExecPath(),
+    args: [
+      "run",
+      "--no-prompt",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      new URL("./helpers/schemas_server.ts", import.meta.url).pathname,
+      "--db",
+      dir.file("x.db"),
+      "--stale",
+    ],
+    env: { LONGCALL_LOG: "error" },
+    stderr: "ignore",
+  }, {
+    listChanged: {
+      tools: {
+        autoRefresh: true,
+        debounceMs: 0,
+        onChanged: (error, tools) => {
+          if (error !== null) refreshed.reject(error);
+          else refreshed.resolve((tools ?? []) as { name: string; inputSchema: Record<string, unknown> }[]);
+        },
+      },
+    },
+  });
+  try {
+    // connectLegacyV1 listed the tools once (from the stale set); the notice then makes the SDK list again.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tools = await Promise.race([
+      refreshed.promise,
+      new Promise<never>((_, reject) => timer = setTimeout(() => reject(new Error("no refresh within 10 s")), 10_000)),
+    ]).finally(() => clearTimeout(timer));
+    const jobsGet = tools.find((t) => t.name === "jobs.get");
+    assert.ok(jobsGet !== undefined, "the refreshed list has jobs.get");
+    assert.equal(jobsGet.inputSchema[STALE_MARK], undefined, "and its converted schema, not the stale one");
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("the advertised corpus.search_threads schema bounds its cursor (Ajv, as a host validates arguments)", async () => {
+  const { Ajv2020 } = await import("ajv/dist/2020.js");
+  const schema = toolSchemas[schemaKey("corpus.search_threads", "input", "input", { target: ADVERTISED_TARGET })];
+  assert.ok(schema !== undefined);
+  const validate = new Ajv2020({ strict: true }).compile(schema);
+  assert.equal(validate({ query: "flaky", cursor: "c".repeat(SEARCH_CURSOR_CHARS_MAX) }), true);
+  assert.equal(validate({ query: "flaky", cursor: "c".repeat(SEARCH_CURSOR_CHARS_MAX + 1) }), false);
 });

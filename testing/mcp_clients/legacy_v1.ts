@@ -28,6 +28,8 @@ export interface LegacyV1Options {
   clientInfo?: ClientIdentity;
   /** Capabilities sent in `initialize` (v1 shape). */
   capabilities?: Record<string, unknown>;
+  /** The SDK's own handling of list_changed notifications (its `listChanged` client option). */
+  listChanged?: NonNullable<ConstructorParameters<typeof V1Client>[1]>["listChanged"];
 }
 
 /** Connects a `@modelcontextprotocol/sdk@1.32.2` Client. `client.close()` also reaps a stdio child. */
@@ -37,6 +39,7 @@ export async function connectLegacyV1(
 ): Promise<V1Client> {
   const client = new V1Client(options.clientInfo ?? DEFAULT_CLIENT_INFO, {
     capabilities: options.capabilities ?? {},
+    ...(options.listChanged === undefined ? {} : { listChanged: options.listChanged }),
   });
   if (isStdioTarget(target)) {
     assertExplicitPermissionFlags(target);
