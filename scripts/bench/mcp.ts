@@ -719,8 +719,9 @@ function section(
         "result okResult returned once its line is made (the SDK wrote its own copy): promoted per scavenge of " +
         "the benchmark server's default young generation 4.3 MB -> 0.3 MB, scavenge pauses 8.5-9 -> 1-1.5 ms; " +
         "with --max-semi-space-size=1 72 -> 28 KB promoted per call. What is left of the p99 is the machine " +
-        "(the 1-id p99 moves as much) and the in-flight answer itself: with a probe in the stdio framing " +
-        "(2026-12-01, 1,500 alternating 1-id and 100-id calls on one connection, 2 runs) a 100-id call was " +
+        "(the 1-id p99 moves as much) and the in-flight answer itself: with a temporary probe in the stdio framing " +
+        "(a development measurement of 2026-12-01, not re-run by this command: 1,500 alternating 1-id and 100-id " +
+        "calls on one connection, 2 runs) a 100-id call was " +
         "handled in 0.55-0.63 ms (p99 1.14-1.42 ms), but writing its line had a p99 of 1.83-1.97 ms against " +
         "a p50 of 0.15 ms: the line (about 96 KB, the JSON twice) is larger than a pipe's default 64 KB, so " +
         "the write ends only once the client has read part of it.",
@@ -761,7 +762,8 @@ function section(
         `longcall starts ${mb(bundled.productRss - bundled.helloRss)} above hello: the network worker's isolate ` +
         `(the price of running GitHub work under its own permission set; in this run an idle extra isolate ` +
         `costs ${mb(rssFloor.worker.rss - rssFloor.hello.rss)}, the floor row), its SQLite connection, and the ` +
-        "serving thread's own code and schemas. Measured 2026-12-01 after the same 1,000 calls (bundle, " +
+        "serving thread's own code and schemas. A development measurement of 2026-12-01, not re-run by this command, " +
+        "after the same 1,000 calls (bundle, " +
         "/proc/<pid>/smaps and Deno.memoryUsage() in each isolate): of about 12.6 MB above hello plus an idle " +
         "Worker (3 runs of /proc/<pid>/smaps, anonymous regions by kind), 4 MB are pages of the deno executable " +
         "that only longcall runs (SQLite, the worker's ops; file-backed and shared, but counted in RSS), 4.1-4.3 MB " +
