@@ -34,7 +34,7 @@ import { productTools, toolSchemas } from "../src/mcp/serving.ts";
 import { recordingLogger } from "../testing/recording_logger.ts";
 import { tempDir } from "../testing/temp.ts";
 import { RawStdioServer } from "./helpers/longcall_procs.ts";
-import { connectLegacyV1, denoExecPath } from "../testing/mcp_clients.ts";
+import { connectLegacyV1, denoExecPath, type StdioTarget } from "../testing/mcp_clients.ts";
 
 type Std = {
   validate(v: unknown): unknown;
@@ -158,9 +158,9 @@ Deno.test("src/mcp/tool_schemas.json equals a fresh conversion of the product's 
   assert.ok(fresh, "src/mcp/tool_schemas.json is stale: run `deno task schemas`");
 });
 
-/** A stdio child of tests/helpers/schemas_server.ts (debug logging), initialized over raw JSON-RPC lines. */
-async function schemasServer(db: string, stale: boolean): Promise<RawStdioServer> {
-  const server = new RawStdioServer({
+/** tests/helpers/schemas_server.ts on `db` as a stdio target, its precomputed set stale or not. */
+function schemasServerTarget(db: string, stale: boolean, logLevel: string): StdioTarget {
+  return {
     command: denoExecPath(),
     args: [
       "run",
@@ -173,8 +173,13 @@ async function schemasServer(db: string, stale: boolean): Promise<RawStdioServer
       db,
       ...(stale ? ["--stale"] : []),
     ],
-    env: { LONGCALL_LOG: "debug" },
-  });
+    env: { LONGCALL_LOG: logLevel },
+  };
+}
+
+/** A stdio child of tests/helpers/schemas_server.ts (debug logging), initialized over raw JSON-RPC lines. */
+async function schemasServer(db: string, stale: boolean): Promise<RawStdioServer> {
+  const server = new RawStdioServer(schemasServerTarget(db, stale, "debug"));
   await server.request("initialize", {
     protocolVersion: "2025-06-18",
     capabilities: {},
@@ -494,22 +499,7 @@ Deno.test("a set that answers for none of a factory's tools is not used: they ar
 Deno.test("the official v1 client refreshes its tools on the stale set's tools/list_changed and gets the converted schemas", async () => {
   await using dir = await tempDir("longcall-stale-v1-");
   const refreshed = Promise.withResolvers<{ name: string; inputSchema: Record<string, unknown> }[]>();
-  const client = await connectLegacyV1({
-    command: denoExecPath(),
-    args: [
-      "run",
-      "--no-prompt",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      new URL("./helpers/schemas_server.ts", import.meta.url).pathname,
-      "--db",
-      dir.file("x.db"),
-      "--stale",
-    ],
-    env: { LONGCALL_LOG: "error" },
-    stderr: "ignore",
-  }, {
+  const client = await connectLegacyV1({ ...schemasServerTarget(dir.file("x.db"), true, "error"), stderr: "ignore" }, {
     listChanged: {
       tools: {
         autoRefresh: true,
