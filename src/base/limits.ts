@@ -382,3 +382,16 @@ export const ANSWER_TEXT_RECORDED_CHARS_MIN = 4_096;
  * one per request, which cannot be notified anyway, so the newest few are enough and the list stays bounded
  * if no such answer ever comes. */
 export const ADVERTISED_RELIST_SERVERS_MAX = 16;
+
+// ---------------------------------------------------------------- idle memory (issue 14, src/base/idle_collect.ts)
+
+/** Quiet time after which an isolate collects its garbage once. V8 keeps the heap a burst of calls grew
+ * (its memory reducer never starts in Deno, which reports no idleness), so without this an idle server
+ * keeps its peak. Longer than the 1 s poll interval hosts are most often advised (a polling host keeps it
+ * from firing), short enough that a server sitting between a model's turns gives the memory back. */
+export const IDLE_COLLECT_AFTER_MS = 2_000;
+
+/** Growth of an isolate's committed heap since its last collection below which an idle isolate does not
+ * collect: a collection costs 8-40 ms of that thread (measured, 2026-12-01), worth paying only for
+ * garbage; a host polling every few seconds grows the heap far less between polls than this. */
+export const IDLE_COLLECT_HEAP_GROWTH_BYTES_MIN = 1 * 1024 * 1024;

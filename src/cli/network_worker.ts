@@ -8,6 +8,7 @@
  * @module
  */
 
+import { type IdleCollection, idleCollection } from "../base/idle_collect.ts";
 import { createLogger, type LogLevel } from "../base/log.ts";
 import type { ExecutorOptions } from "../jobs/executor.ts";
 import type { Synchronous } from "../store/db.ts";
@@ -52,6 +53,8 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
     close(): void;
   };
   let runtime: Runtime | undefined;
+  // Once no job runs and no message came for a while, the worker gives back the memory its jobs grew.
+  let idle: IdleCollection | null = null;
   // Once the host is gone its stderr may be a closed pipe or a vanished terminal: a lingering worker logs nothing.
   let muted = false;
   const writeLog = (line: string) => {
@@ -60,6 +63,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
   const post = (m: FromWorker) => scope.postMessage(m);
   const handle = async (event: MessageEvent<ToWorker>) => {
     const msg = event.data;
+    idle?.touch();
     try {
       switch (msg.type) {
         case "init": {
@@ -82,6 +86,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
           await opened.execution.start();
           const executor = opened.execution.executor;
           if (executor === undefined) throw new Error("the network worker's runtime has no executor");
+          idle = idleCollection(opened.log, () => executor.runningIds().length > 0);
           post({ type: "ready", ownerId: executor.ownerId });
           break;
         }
@@ -110,6 +115,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
           break;
         }
         case "stop":
+          idle?.stop();
           await runtime?.close();
           post({ type: "stopped" });
           scope.close();

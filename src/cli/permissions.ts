@@ -34,15 +34,19 @@ export const FLAG_REASONS: Record<string, string> = {
   "--allow-read": "the database and token file paths are chosen at run time, so they cannot be fixed at " +
     "compile time; dropped from the MCP thread after start-up, and the worker keeps only the database files",
   "--allow-write": "same as --allow-read: the database is created at a run-time path; narrowed after start-up",
-  "--v8-flags": "not a permission: a 1 MB young-generation semi-space keeps an idle server's memory small",
+  "--v8-flags": "not a permission: a 1 MB young-generation semi-space keeps an idle server's memory small, and " +
+    "V8's gc function lets each thread give memory back once it is idle",
 };
 
 /**
  * The V8 flags of the shipped launch line, after the permission flags (issue 14). A 1 MB semi-space
  * (V8's default grows it to 8-16 MB per isolate, and longcall runs two: the serving thread and the
  * network worker) took an idle bundle from about 112 to 95 MB after 1,000 `jobs.get` calls, the
- * hello server from 92 to 73 MB, with no measurable throughput cost (scripts/bench/mcp.ts). Not a
- * permission, so `longcall permissions` cannot query it.
+ * hello server from 92 to 73 MB, with no measurable throughput cost (scripts/bench/mcp.ts).
+ * `--expose-gc` defines V8's global `gc` function, which each isolate calls once it has been quiet
+ * (src/base/idle_collect.ts): V8 keeps the heap a burst grew, and its own memory reducer never starts
+ * in Deno. It grants nothing (code that can call `gc` can already allocate). Neither is a permission,
+ * so `longcall permissions` cannot query them.
  *
  * No `--max-old-space-size`: a cap below 2,048 MB lowers V8's old-generation growing factor (1,000
  * `jobs.get` calls of 100 ids: about 145 MB uncapped, 101-124 MB at 128-1,536 MB), but a cap turns a
@@ -50,7 +54,7 @@ export const FLAG_REASONS: Record<string, string> = {
  * requests in flight, each a 1 MiB message that JSON.parse can make 22 MiB of heap); a cap above that
  * with a margin no longer helps. Measured and reasoned in scripts/bench/mcp.ts's RSS note.
  */
-export const V8_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space-size=1"];
+export const V8_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space-size=1,--expose-gc"];
 
 /** Options for the flag list. */
 export interface FlagOptions {

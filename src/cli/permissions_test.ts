@@ -41,8 +41,11 @@ Deno.test("launchFlags() is the permission flags then V8_FLAGS; auditFlags() ref
   assert.deepEqual(auditFlags(["--v8-flags=--allow-natives-syntax"]), [
     "unexpected flag --v8-flags=--allow-natives-syntax",
   ]);
-  assert.deepEqual(auditFlags(["--v8-flags=--max-semi-space-size=1,--expose-gc"]), [
-    "unexpected flag --v8-flags=--max-semi-space-size=1,--expose-gc",
+  assert.deepEqual(auditFlags(["--v8-flags=--max-semi-space-size=1"]), [
+    "unexpected flag --v8-flags=--max-semi-space-size=1",
+  ]);
+  assert.deepEqual(auditFlags(["--v8-flags=--max-semi-space-size=1,--expose-gc,--allow-natives-syntax"]), [
+    "unexpected flag --v8-flags=--max-semi-space-size=1,--expose-gc,--allow-natives-syntax",
   ]);
 });
 

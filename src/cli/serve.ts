@@ -12,6 +12,7 @@
  * @module
  */
 
+import { idleCollection } from "../base/idle_collect.ts";
 import { createLogger, type Logger } from "../base/log.ts";
 import {
   HTTP_BODY_TIMEOUT_MS,
@@ -211,6 +212,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     await runtime.close();
     throw err;
   }
+  // Once quiet, this thread gives back the memory a burst of requests grew (the worker does the same).
+  const idle = idleCollection(log, () => (execution.executor?.runningIds().length ?? 0) > 0);
   // No request is handled before this thread has narrowed its permissions: HTTP binds first
   // (binding needs net) but holds every request at a gate; stdio starts reading afterwards.
   const narrowed = Promise.withResolvers<void>();
@@ -225,6 +228,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       log,
       gate: narrowed.promise,
       onListen: (p) => console.error(`LISTENING ${p}`),
+      onActivity: () => idle?.touch(),
     });
     await httpServing.port;
   }
@@ -248,7 +252,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     await narrowServingThread();
   }
   narrowed.resolve();
-  const serving = httpServing ?? mcp.serveOnStdio(factory, log);
+  const serving = httpServing ?? mcp.serveOnStdio(factory, log, () => idle?.touch());
   log.info("serving", { transport: flags.http ? "http" : "stdio", db: flags.db, read_only: flags.readOnly });
 
   let exitCode = EXIT_OK;
@@ -275,6 +279,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   const reason = await Promise.race([serving.closed.then((): StopReason => "wire_closed"), stopRequested.promise]);
   log.info("shutting down", { reason });
   await stopServing(serving, waits, log);
+  idle?.stop();
   if ((reason === "wire_closed" || reason === "hangup") && lingerMs > 0) {
     await linger(execution, lingerMs, interrupted.promise, log, () => muted = true);
   }

@@ -26,7 +26,7 @@ import {
   MCP_MESSAGE_BYTES_MAX,
 } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
-import { LineTransport, processStdio } from "./stdio_framing.ts";
+import { type LineIo, LineTransport, processStdio } from "./stdio_framing.ts";
 
 /** Transport errors can carry whole validation reports; a log line keeps the gist. */
 function firstLine(message: string): string {
@@ -47,13 +47,37 @@ export interface Serving {
  * `inputEnded` resolves when stdin ends; `closed` when the transport has closed (it closes itself
  * right after the end of input).
  */
-export function serveOnStdio(factory: McpServerFactory, log: Logger): Serving & { inputEnded: Promise<void> } {
-  const transport = new LineTransport(processStdio(), MCP_MESSAGE_BYTES_MAX);
+export function serveOnStdio(
+  factory: McpServerFactory,
+  log: Logger,
+  onActivity?: () => void,
+): Serving & { inputEnded: Promise<void> } {
+  const transport = new LineTransport(observedStdio(onActivity), MCP_MESSAGE_BYTES_MAX);
   const handle = serveStdio(factory, {
     transport,
     onerror: (error) => log.warn("stdio transport error", { error: firstLine(error.message) }),
   });
   return { closed: transport.closed, inputEnded: transport.inputEnded, close: () => handle.close() };
+}
+
+/** The process's stdio, telling `onActivity` (if any) of every chunk read and every line written. */
+function observedStdio(onActivity: (() => void) | undefined): LineIo {
+  const io = processStdio();
+  if (onActivity === undefined) return io;
+  return {
+    input: io.input.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          onActivity();
+          out.enqueue(chunk);
+        },
+      }),
+    ),
+    write: (bytes) => {
+      onActivity();
+      return io.write(bytes);
+    },
+  };
 }
 
 export interface HttpOptions {
@@ -74,6 +98,8 @@ export interface HttpOptions {
   gate?: Promise<void>;
   /** Slow-client bounds (tests shorten them; defaults from src/base/limits.ts). */
   bounds?: Partial<HttpBounds>;
+  /** Called when a request arrives and when its answer is ready (the idle collection's activity). */
+  onActivity?: () => void;
 }
 
 /** The bounds on requests whose bodies are still arriving. */
@@ -270,6 +296,14 @@ export function serveOnHttp(
       options.onListen?.(port);
     },
   }, async (req, info) => {
+    options.onActivity?.();
+    try {
+      return await serveRequest(req, info);
+    } finally {
+      options.onActivity?.();
+    }
+  });
+  async function serveRequest(req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>): Promise<Response> {
     if (options.gate !== undefined) await options.gate;
     const url = new URL(req.url);
     if (url.pathname !== "/mcp") return jsonError(404, -32000, "Not found: MCP is served at /mcp");
@@ -313,7 +347,7 @@ export function serveOnHttp(
     } finally {
       inFlight--;
     }
-  });
+  }
   return {
     port,
     stats: () => ({ ...bodies.stats }),

@@ -1,0 +1,117 @@
+/**
+ * Memory goes back when a server is quiet (issue 14, src/base/idle_collect.ts): the shipped server,
+ * a real child with the launch line's flags, collects in the serving thread and in the network worker
+ * once quiet, and keeps answering; without `--expose-gc` it says so and schedules nothing. HTTP
+ * reports a request's arrival and its answer as activity.
+ */
+
+import assert from "node:assert/strict";
+import { McpServer } from "@modelcontextprotocol/server";
+import { IDLE_COLLECT_AFTER_MS } from "../src/base/limits.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { launchFlags, permissionFlags } from "../src/cli/permissions.ts";
+import { serveOnHttp } from "../src/mcp/transports.ts";
+import { denoExecPath, MODERN_PROTOCOL_VERSION } from "../testing/mcp_clients.ts";
+import { tempDir, waitFor } from "../testing/temp.ts";
+import { RawStdioServer, REPO_ROOT } from "./helpers/longcall_procs.ts";
+
+/** The shipped server from source on a temp database, debug logs on stderr. */
+function shippedServer(db: string, flags: readonly string[]): RawStdioServer {
+  return new RawStdioServer({
+    command: denoExecPath(),
+    args: ["run", ...flags, `${REPO_ROOT}src/main.ts`, "serve", "--db", db, "--linger-ms", "0"],
+    cwd: REPO_ROOT,
+    env: { LONGCALL_LOG: "debug", LONGCALL_HTTP_TOKEN: "" },
+  });
+}
+
+async function initialize(server: RawStdioServer): Promise<void> {
+  await server.request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "idle-collect-test", version: "0" },
+  });
+  await server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+}
+
+const COLLECTED = (scope: string) =>
+  new RegExp(
+    `^(\\S+) debug \\[${scope}\\] collected garbage after idling \\{"heap_before":(\\d+),"heap_after":(\\d+),"ms":\\d+\\}$`,
+    "m",
+  );
+
+Deno.test("serve: once quiet, the serving thread and the network worker each collect, and serving goes on", async () => {
+  await using dir = await tempDir();
+  await using server = shippedServer(`${dir.path}/jobs.db`, launchFlags());
+  await initialize(server);
+  // Requests keep the serving thread active for longer than the quiet time: it collects only after the last.
+  const until = Date.now() + IDLE_COLLECT_AFTER_MS * 1.5;
+  let lastSent = 0;
+  while (Date.now() < until) {
+    lastSent = Date.now();
+    await server.request("tools/list");
+    await new Promise((resolve) => setTimeout(resolve, IDLE_COLLECT_AFTER_MS / 10));
+  }
+  // Waiting for the log lines (the observable event), well past the quiet time.
+  const timeoutMs = IDLE_COLLECT_AFTER_MS * 5;
+  for (const scope of ["longcall", "longcall:worker"]) {
+    const m = await waitFor(
+      `${scope} to collect`,
+      () => COLLECTED(scope).exec(server.stderr()) ?? undefined,
+      timeoutMs,
+    );
+    assert.ok(Number(m[3]) < Number(m[2]), `${scope}: the committed heap shrank (${m[2]} -> ${m[3]} bytes)`);
+    if (scope === "longcall") {
+      const at = Date.parse(m[1]!);
+      assert.ok(
+        at >= lastSent + IDLE_COLLECT_AFTER_MS,
+        `collected at ${m[1]}, the last request was sent at ${lastSent}`,
+      );
+    }
+  }
+  assert.equal(server.stderr().match(new RegExp(COLLECTED("longcall").source, "gm"))?.length, 1, "once per quiet time");
+  const listed = await server.request("tools/list");
+  assert.ok(Array.isArray((listed["result"] as { tools?: unknown })?.tools), "still serving after collecting");
+});
+
+Deno.test("serve: without --expose-gc both threads say so and schedule no collection", async () => {
+  await using dir = await tempDir();
+  await using server = shippedServer(`${dir.path}/jobs.db`, permissionFlags());
+  await initialize(server);
+  await server.request("tools/list");
+  const off = (scope: string) => `debug [${scope}] V8 exposes no gc function (--expose-gc): memory is not collected`;
+  await waitFor("both threads to report no gc", () => {
+    const err = server.stderr();
+    return err.includes(off("longcall")) && err.includes(off("longcall:worker"));
+  });
+  assert.doesNotMatch(server.stderr(), /collected garbage after idling/);
+});
+
+Deno.test("serveOnHttp(): onActivity hears a request arrive and its answer leave, refused ones too", async () => {
+  let activity = 0;
+  const serving = serveOnHttp(() => new McpServer({ name: "t", version: "0" }, { capabilities: { tools: {} } }), {
+    hostname: "127.0.0.1",
+    port: 0,
+    token: "tok",
+    log: silentLogger,
+    onActivity: () => activity++,
+  });
+  try {
+    const url = `http://127.0.0.1:${await serving.port}/mcp`;
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN_PROTOCOL_VERSION,
+    };
+    const refused = await fetch(url, { method: "POST", headers, body: "{}" });
+    await refused.body?.cancel();
+    assert.equal(refused.status, 401);
+    assert.equal(activity, 2);
+    const missing = await fetch(`${url}/nope`, { method: "GET" });
+    await missing.body?.cancel();
+    assert.equal(missing.status, 404);
+    assert.equal(activity, 4);
+  } finally {
+    await serving.close();
+  }
+});
