@@ -12,14 +12,17 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { z } from "zod";
 
-/** The hello server for one connection. */
-export function helloServer(): McpServer {
+/** The hello server for one connection; `onCall` hears every call (scripts/bench/hello_collect_server.ts). */
+export function helloServer(onCall?: () => void): McpServer {
   const mcp = new McpServer({ name: "hello", version: "0.0.0" }, { capabilities: { tools: {} } });
   mcp.registerTool("hello", {
     description: "Say hello",
     inputSchema: z.object({ name: z.string() }),
-  }, ({ name }) => ({ content: [{ type: "text", text: `Hello, ${name}!` }] }));
+  }, ({ name }) => {
+    onCall?.();
+    return { content: [{ type: "text", text: `Hello, ${name}!` }] };
+  });
   return mcp;
 }
 
-if (import.meta.main) serveStdio(helloServer);
+if (import.meta.main) serveStdio(() => helloServer());
