@@ -69,6 +69,18 @@ export function linkFor(url: URL, page: number, last: number): { link?: string }
   return rels.length === 0 ? {} : { link: rels.join(", ") };
 }
 
+/**
+ * One page of `all`, as GitHub pages a list: the slice `page` and `per_page` ask for (30 by default,
+ * 100 at most) and the Link header to the others.
+ */
+export function pageOf<T>(all: readonly T[], params: URLSearchParams, url: URL): { items: T[]; link?: string } {
+  const { perPage, page } = pageParams(params);
+  return {
+    items: all.slice((page - 1) * perPage, page * perPage),
+    ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
+  };
+}
+
 /** A deep copy of a fixture, as a JSON object. */
 export function clone(value: unknown): JsonObject {
   return structuredClone(value) as JsonObject;

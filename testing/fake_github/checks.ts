@@ -7,18 +7,7 @@
 
 import checkRunsFixture from "../../fixtures/github/check_runs.json" with { type: "json" };
 import combinedStatusFixture from "../../fixtures/github/combined_status.json" with { type: "json" };
-import {
-  type Answer,
-  clone,
-  digest,
-  iso,
-  linkFor,
-  noCommit,
-  notFound,
-  pageParams,
-  shaOf,
-  smallHash,
-} from "./answers.ts";
+import { type Answer, clone, digest, iso, noCommit, notFound, pageOf, shaOf, smallHash } from "./answers.ts";
 import { type FakeSuite, FIXTURE_REPO, type Json, type JsonObject, SCENARIO_SHA_FIRST } from "./model.ts";
 import { appPayload, minimalRepositoryPayload } from "./payloads.ts";
 import type { CheckRecord, ShaState } from "./state.ts";
@@ -110,7 +99,6 @@ export function checkRunsPayload(
   if (state === undefined) {
     return noCommit(ref, "https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference");
   }
-  const { perPage, page } = pageParams(params);
   const template = (checkRunsFixture.check_runs[0] ?? {}) as unknown;
   const sha = shaOf(ref);
   const suiteIds = new Map(suitesOf(sha, state).map((x) => [String(x._key), Number(x.id)]));
@@ -138,13 +126,8 @@ export function checkRunsPayload(
     };
     return r;
   });
-  const slice = all.slice((page - 1) * perPage, page * perPage);
-  return {
-    status: 200,
-    body: { total_count: all.length, check_runs: slice },
-    ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
-    cacheable: true,
-  };
+  const { items, ...link } = pageOf(all, params, url);
+  return { status: 200, body: { total_count: all.length, check_runs: items }, ...link, cacheable: true };
 }
 
 export function checkSuitesPayload(
@@ -158,20 +141,14 @@ export function checkSuitesPayload(
   if (state === undefined) {
     return noCommit(ref, "https://docs.github.com/rest/checks/suites#list-check-suites-for-a-git-reference");
   }
-  const { perPage, page } = pageParams(params);
   const all = suitesOf(shaOf(ref), state).map(publicSuite);
-  return {
-    status: 200,
-    body: { total_count: all.length, check_suites: all.slice((page - 1) * perPage, page * perPage) },
-    ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
-    cacheable: true,
-  };
+  const { items, ...link } = pageOf(all, params, url);
+  return { status: 200, body: { total_count: all.length, check_suites: items }, ...link, cacheable: true };
 }
 
 export function workflowRunsPayload(world: FakeWorld, fullName: string, params: URLSearchParams, url: URL): Answer {
   const headSha = params.get("head_sha");
   const state = headSha === null ? undefined : world.shaStateFor(fullName, headSha);
-  const { perPage, page } = pageParams(params);
   const sha = shaOf(headSha ?? "");
   const all = state === undefined ? [] : suitesOf(sha, state)
     .filter((x) => (x.app as JsonObject).slug === "github-actions")
@@ -213,12 +190,8 @@ export function workflowRunsPayload(world: FakeWorld, fullName: string, params: 
         head_repository: x.repository ?? null,
       };
     });
-  return {
-    status: 200,
-    body: { total_count: all.length, workflow_runs: all.slice((page - 1) * perPage, page * perPage) },
-    ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
-    cacheable: true,
-  };
+  const { items, ...link } = pageOf(all, params, url);
+  return { status: 200, body: { total_count: all.length, workflow_runs: items }, ...link, cacheable: true };
 }
 
 export function annotationsPayload(
@@ -238,7 +211,6 @@ export function annotationsPayload(
     }
   }
   if (found === undefined) return notFound("https://docs.github.com/rest/checks/runs#list-check-run-annotations");
-  const { perPage, page } = pageParams(params);
   const all = found.check.annotations.map((a): JsonObject => ({
     path: a.path,
     blob_href: `https://github.com/${fullName}/blob/${found.sha}/${a.path}`,
@@ -251,12 +223,8 @@ export function annotationsPayload(
     message: a.message,
     raw_details: null,
   }));
-  return {
-    status: 200,
-    body: all.slice((page - 1) * perPage, page * perPage),
-    ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
-    cacheable: true,
-  };
+  const { items, ...link } = pageOf(all, params, url);
+  return { status: 200, body: items, ...link, cacheable: true };
 }
 
 export function rulesPayload(world: FakeWorld, fullName: string, branch: string): Answer {
@@ -302,7 +270,6 @@ export function statusPayload(
     };
   }
   const sha = /^[0-9a-f]{40}$/.test(ref) ? ref : SCENARIO_SHA_FIRST;
-  const { perPage, page } = pageParams(params);
   const body = clone(combinedStatusFixture);
   const template = (combinedStatusFixture.statuses[0] ?? {}) as unknown;
   const statuses = state.statuses.map((s): JsonObject => {
@@ -324,15 +291,11 @@ export function statusPayload(
     : "success";
   // Paginated like GitHub: `statuses` is one page (30 by default, 100 at most); `state` and
   // `total_count` cover every status.
-  body.statuses = statuses.slice((page - 1) * perPage, page * perPage);
+  const { items, ...link } = pageOf(statuses, params, url);
+  body.statuses = items;
   body.sha = sha;
   body.total_count = statuses.length;
   body.commit_url = `https://api.github.com/repos/${fullName}/commits/${sha}`;
   body.url = `https://api.github.com/repos/${fullName}/commits/${sha}/status`;
-  return {
-    status: 200,
-    body,
-    ...linkFor(url, page, Math.max(1, Math.ceil(statuses.length / perPage))),
-    cacheable: true,
-  };
+  return { status: 200, body, ...link, cacheable: true };
 }
