@@ -20,6 +20,7 @@ import { EXIT_ERROR, EXIT_OK, UsageError } from "./exit.ts";
 import { jobErrorExit, runBlocking } from "./follow_job.ts";
 import { dbOption, jsonOption, oneOf } from "./github_options.ts";
 import { printJobEnd, printSyncResult } from "./github_print.ts";
+import { jobResultJson } from "./job_json.ts";
 import { bar, SPINNER, StatusLine } from "./status_line.ts";
 
 /** The `sync` command. */
@@ -101,7 +102,7 @@ export function syncCommand(): Command {
       }
       const result = row.result as SyncResult;
       const code = result.batch_status === "complete" ? EXIT_OK : EXIT_ERROR;
-      if (json) console.log(JSON.stringify({ job_id: row.id, exit_code: code, ...result }, null, 2));
+      if (json) console.log(JSON.stringify(jobResultJson(row.id, code, result), null, 2));
       else printSyncResult(result);
       return code;
     },
