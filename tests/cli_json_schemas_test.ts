@@ -333,3 +333,28 @@ Deno.test("sync --json prints its envelope and github.sync_threads' result (comp
     await slow.close();
   }
 });
+
+Deno.test("checks watch and sync --help name every field of their --json envelopes (and sync every result field)", async () => {
+  const help = async (args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...permissionFlags(), MAIN, ...args, "--help"],
+      env: { LONGCALL_LOG: "error" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0);
+    return new TextDecoder().decode(out.stdout);
+  };
+  const envelope = [...Object.keys(jobResultEnvelopeSchema().shape), ...Object.keys(jobEndJsonSchema().shape)];
+  const [watch, sync] = await Promise.all([help(["checks", "watch"]), help(["sync"])]);
+  for (
+    const [name, text, fields] of [
+      ["checks watch", watch, envelope],
+      ["sync", sync, [...envelope, ...Object.keys(advertisedResult(SYNC_KIND).properties as Json)]],
+    ] as const
+  ) {
+    const missing = fields.filter((f) => !new RegExp(`\\b${f}\\b`).test(text));
+    assert.deepEqual(missing, [], `${name} --help names every --json field`);
+  }
+});

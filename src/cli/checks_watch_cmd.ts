@@ -90,6 +90,11 @@ export function checksWatchCommand(): Command {
       "commit; --json tells the 1s apart. --required reads the base branch's rulesets and its classic branch",
       "protection; when either cannot be read it exits 1 with error code required_checks_unavailable (never a",
       "silent watch of all checks, never no_checks on a guess).",
+      "",
+      "--json prints one document: a verdict is {job_id, exit_code, ...result}, the result",
+      "github.wait_pull_request_checks completes with (outcome, reason, repository, number, expected_head_sha,",
+      "observed_head_sha, summary, checks, failures, polls, requests, not_modified, ...); a job that ended without",
+      "one is {job_id, outcome: cancelled|error, exit_code, error?: {code, message, retryable, ...}}.",
     ].join("\n"),
     options: {
       until: {

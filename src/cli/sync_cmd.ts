@@ -36,6 +36,11 @@ export function syncCommand(): Command {
       "retryable (rate limit or budget; retry after the time shown), unavailable (not found or private) or failed.",
       "Progress goes to stderr (a bar on a terminal). Exit codes: 0 every repository complete, 1 partial,",
       "2 usage, 130 cancelled (Ctrl-C).",
+      "",
+      "--json prints one document: {job_id, exit_code, ...result}, the result",
+      "github.sync_threads completes with (batch_status, items: [{key, item_status, reason?, message?,",
+      "retry_after_ms?, value?}], requests, not_modified, budget, rate_limit, authenticated); a job that ended",
+      "without one is {job_id, outcome: cancelled|error, exit_code, error?: {code, message, retryable, ...}}.",
     ].join("\n"),
     options: {
       kind: { type: "string", help: "issue, pull_request or both (default)", value: "K" },
