@@ -202,8 +202,9 @@ export class JobControl {
    * Idempotent; a job that already ended reports `already_ended` (or `already_cancelled`) unchanged.
    */
   async cancel(id: string, authority: Authority = null): Promise<CancelEffect> {
-    if (this.get(id, authority) === undefined) return { effect: "not_found" };
-    const effect = await this.rows.jobCancelRequest(id, this.clock.now());
+    const now = this.clock.now();
+    // One read of the job, inside the cancel's transaction: visibility and expiry as `get` applies them.
+    const effect = await this.rows.jobCancelRequest(id, now, (row) => visibleTo(row, authority) && !expired(row, now));
     if (effect.effect === "requested") this.#onCancelRequested?.([id]);
     this.waits.notify();
     return effect;
