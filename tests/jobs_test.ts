@@ -584,6 +584,6 @@ Deno.test("JobControl.guidanceFor: the batch guidance equals each row's own poll
   clock.advance(1_500);
   const rows = [...h.control.getMany(ids, null, "concise").values()];
   assert.equal(rows.filter((r) => r.status === "running").length, 3);
-  const guidance = h.control.guidanceFor();
+  const guidance = h.control.guidanceFor(rows);
   for (const row of rows.reverse()) assert.equal(guidance(row), h.control.pollAfterMs(row), row.id);
 });
