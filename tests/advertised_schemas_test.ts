@@ -26,7 +26,7 @@ import {
 import { STALE_KEY, STALE_MARK } from "./helpers/schemas_server.ts";
 import { InMemoryTransport, type JSONRPCMessage, type McpServer } from "@modelcontextprotocol/server";
 import { ADVERTISED_RELIST_SERVERS_MAX, SEARCH_CURSOR_CHARS_MAX } from "../src/base/limits.ts";
-import { silentLogger } from "../src/base/log.ts";
+import { type Logger, silentLogger } from "../src/base/log.ts";
 import { openRuntime } from "../src/cli/runtime.ts";
 import { advertiseTools, createServerFactory } from "../src/mcp/server.ts";
 import { LOCAL_READ } from "../src/mcp/tools.ts";
@@ -254,15 +254,18 @@ Deno.test("a stale or missing schemas file is reported by toolSchemasFresh(), an
   await assertToolSchemasFresh("compile", dir.file("fresh.json"));
 });
 
-/** A factory over the product's tools whose precomputed jobs.get input schema is stale, and what it warns. */
-function staleFactory() {
+/**
+ * A factory over the product's tools whose precomputed jobs.get input schema is stale, and what it warns
+ * (to `log` when given).
+ */
+function staleFactory(log?: Logger) {
   const runtime = controlRuntime();
   const warnings: string[] = [];
   const committed = toolSchemas;
   const factory = createServerFactory({
     control: runtime.control,
     tools: productTools(runtime.control, runtime.store),
-    log: recordingLogger(warnings),
+    log: log ?? recordingLogger(warnings),
     toolSchemas: { ...committed, [STALE_KEY]: { ...committed[STALE_KEY], [STALE_MARK]: true } },
   });
   return { runtime, factory, warnings };
@@ -342,6 +345,43 @@ for (const count of [ADVERTISED_RELIST_SERVERS_MAX, ADVERTISED_RELIST_SERVERS_MA
     }
   });
 }
+
+Deno.test("a tools/list_changed that cannot be sent is logged as a warning, and the other sessions are still told", async () => {
+  const unsent: Array<Record<string, unknown> | undefined> = [];
+  const warnings: string[] = [];
+  const log: Logger = {
+    ...silentLogger,
+    warn: (message, fields) => {
+      warnings.push(message);
+      if (message === "could not send tools/list_changed") unsent.push(fields);
+    },
+    child: () => log,
+  };
+  const { runtime, factory } = staleFactory(log);
+  // The first session's client cannot take the notice: its message handler throws, so the SDK's in-memory
+  // transport's send (which delivers synchronously) rejects while the instance is still connected.
+  const [refusing, refusingServer] = InMemoryTransport.createLinkedPair();
+  refusing.onmessage = (m) => {
+    if ("method" in m && m.method === LIST_CHANGED) throw new Error("this client cannot take the notice");
+  };
+  await refusing.start();
+  const refusingInstance = await factory({ era: "legacy" } as Parameters<typeof factory>[0]) as McpServer;
+  await refusingInstance.connect(refusingServer);
+  const { received, clients } = await connectedInstances(factory, 1);
+  try {
+    await listOn(clients[0]!, received[0]!);
+    await eventually("could-not-send warning", () => unsent.length > 0);
+    assert.equal(unsent.length, 1, "one session's notice failed");
+    assert.match(String(unsent[0]?.error), /this client cannot take the notice/);
+    assert.ok(refusingInstance.isConnected(), "it failed while the instance was connected");
+    assert.ok(received[0]!.some((m) => "method" in m && m.method === LIST_CHANGED), "the other session was told");
+    assert.equal(warnings.filter((w) => /tool_schemas\.json is stale/.test(w)).length, 1);
+  } finally {
+    await refusing.close();
+    for (const c of clients) await c.close();
+    await runtime.close();
+  }
+});
 
 /** A tool of `name` whose output schema is `output` (built on demand, as the product's are). */
 function sampleTool(name: string, output: () => z.ZodType) {

@@ -291,6 +291,22 @@ Deno.test("JobControl.cancel: a queued job is cancelled at once; repeats are ide
   assert.equal((await h.control.cancel("00000000-0000-4000-8000-000000000000")).effect, "not_found");
 });
 
+Deno.test("JobControl.cancel: another authority's job and an expired one are not_found and left unchanged", async () => {
+  await using dir = await tempDir();
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  await using h = await openHarness(dir.file("a.db"), { executor: false, clock, control: { retentionMs: 60_000 } });
+  const theirs = await h.control.submit("echo", 1, { authority: "token-a" });
+  assert.equal((await h.control.cancel(theirs.id, "token-b")).effect, "not_found");
+  assert.deepEqual(h.store.rows.jobGet(theirs.id), theirs, "another token's cancel wrote nothing");
+  assert.equal((await h.control.cancel(theirs.id, "token-a")).effect, "cancelled");
+  const local = await h.control.submit("echo", 2, { authority: "token-a" });
+  assert.equal((await h.control.cancel(local.id)).effect, "cancelled", "the local authority sees every job");
+  clock.advance(60_000);
+  const ended = h.store.rows.jobGet(theirs.id);
+  assert.equal((await h.control.cancel(theirs.id, "token-a")).effect, "not_found", "past its retention");
+  assert.deepEqual(h.store.rows.jobGet(theirs.id), ended);
+});
+
 Deno.test("Executor.abortLocal: an in-process cancel of a running job is observed without waiting for the poll", async () => {
   await using dir = await tempDir();
   await using h = await openHarness(dir.file("a.db"), { executor: { cancelPollMs: 60_000 } });
@@ -568,6 +584,6 @@ Deno.test("JobControl.guidanceFor: the batch guidance equals each row's own poll
   clock.advance(1_500);
   const rows = [...h.control.getMany(ids, null, "concise").values()];
   assert.equal(rows.filter((r) => r.status === "running").length, 3);
-  const guidance = h.control.guidanceFor();
+  const guidance = h.control.guidanceFor(rows);
   for (const row of rows.reverse()) assert.equal(guidance(row), h.control.pollAfterMs(row), row.id);
 });

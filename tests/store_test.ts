@@ -220,6 +220,26 @@ Deno.test("JobRows.jobClaimBatchIfOwnerLive: claims up to max in FIFO order, one
   assert.deepEqual(await store.rows.jobClaimBatchIfOwnerLive(o, ["batch"], T0 + LEASE, 3), [], "stale owner");
 });
 
+Deno.test("JobRows.jobQueuePositions: the batch's queued jobs' FIFO positions, as jobQueuePosition gives each; others absent", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const ids: string[] = [];
+  // Two jobs share a creation time: the insertion order breaks the tie, as in jobQueuePosition.
+  for (const at of [T0, T0 + 1, T0 + 1, T0 + 2, T0 + 3]) ids.push((await insert(store.rows, at, { kind: "pos" })).id);
+  const o = await owner(store.rows);
+  await store.rows.jobClaimBatchIfOwnerLive(o, ["pos"], T0 + 10, 1); // ids[0] runs
+  await store.rows.jobCancelRequest(ids[3]!, T0 + 10); // ids[3] ends
+  const unknown = newJobId();
+  const got = store.rows.jobQueuePositions([ids[4]!, ids[0]!, ids[2]!, ids[3]!, unknown, ids[1]!]);
+  assert.deepEqual([...got.ahead].sort((a, b) => a[1] - b[1]), [[ids[1], 0], [ids[2], 1], [ids[4], 2]]);
+  assert.equal(got.running, 1);
+  for (const id of [ids[1]!, ids[2]!, ids[4]!]) {
+    const one = store.rows.jobQueuePosition(id);
+    assert.deepEqual([got.ahead.get(id), got.running], [one.ahead, one.running]);
+  }
+  assert.deepEqual(store.rows.jobQueuePositions([]), { ahead: new Map(), running: 1 });
+});
+
 Deno.test("JobRows.jobClaimNextIfOwnerLive: FIFO, only listed kinds, nothing for a stale or unknown owner", async () => {
   await using dir = await tempDir();
   using store = openTempStore(dir.file("a.db"));

@@ -22,14 +22,15 @@ import { watchSpec } from "../github/watch_spec.ts";
 import { parseJobInput } from "../jobs/spec.ts";
 import { type Command, intOption } from "./command.ts";
 import { resolveDbPath } from "./config.ts";
-import { EXIT_ERROR, EXIT_OK, EXIT_PENDING, UsageError } from "./exit.ts";
+import { EXIT_ERROR, EXIT_OK, EXIT_PENDING, type ExitCode, UsageError } from "./exit.ts";
 import { jobErrorExit, runBlocking, TERMINAL } from "./follow_job.ts";
 import { dbOption, jsonOption, oneOf, rateOption, simulateRate } from "./github_options.ts";
 import { printJobEnd, printWatchResult } from "./github_print.ts";
+import { jobResultJson } from "./job_json.ts";
 import { SPINNER, StatusLine } from "./status_line.ts";
 
 /** Exit code of each watch outcome (gh-compatible for pass, fail and pending). */
-export const WATCH_EXIT_CODES: Readonly<Record<WatchOutcome, number>> = {
+export const WATCH_EXIT_CODES: Readonly<Record<WatchOutcome, ExitCode>> = {
   succeeded: EXIT_OK,
   changed: EXIT_OK,
   failed: EXIT_ERROR,
@@ -89,6 +90,11 @@ export function checksWatchCommand(): Command {
       "commit; --json tells the 1s apart. --required reads the base branch's rulesets and its classic branch",
       "protection; when either cannot be read it exits 1 with error code required_checks_unavailable (never a",
       "silent watch of all checks, never no_checks on a guess).",
+      "",
+      "--json prints one document: a verdict is {job_id, exit_code, ...result}, the result",
+      "github.wait_pull_request_checks completes with (outcome, reason, repository, number, expected_head_sha,",
+      "observed_head_sha, summary, checks, failures, polls, requests, not_modified, ...); a job that ended without",
+      "one is {job_id, outcome: cancelled|error, exit_code, error?: {code, message, retryable, ...}}.",
     ].join("\n"),
     options: {
       until: {
@@ -201,7 +207,7 @@ export function checksWatchCommand(): Command {
       }
       const result = row.result as WatchResult;
       const code = WATCH_EXIT_CODES[result.outcome];
-      if (json) console.log(JSON.stringify({ job_id: row.id, exit_code: code, ...result }, null, 2));
+      if (json) console.log(JSON.stringify(jobResultJson(row.id, code, result), null, 2));
       else printWatchResult(result);
       return code;
     },

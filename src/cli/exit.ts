@@ -20,3 +20,8 @@ export class UsageError extends Error {
     this.name = "UsageError";
   }
 }
+
+/** Every exit code a command returns. */
+export const EXIT_CODES = [EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_NOT_FOUND, EXIT_PENDING, EXIT_CANCELLED] as const;
+/** One of {@linkcode EXIT_CODES}. */
+export type ExitCode = typeof EXIT_CODES[number];

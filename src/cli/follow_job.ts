@@ -12,7 +12,7 @@ import { AppError } from "../base/errors.ts";
 import { createLogger, type Logger } from "../base/log.ts";
 import type { JobRow } from "../store/job_rows.ts";
 import { envGet, logLevel } from "./config.ts";
-import { EXIT_CANCELLED, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_USAGE } from "./exit.ts";
+import { EXIT_CANCELLED, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_USAGE, type ExitCode } from "./exit.ts";
 import { githubConfigFromEnv } from "./product_kinds.ts";
 import { productRegistry } from "./product_runners.ts";
 import { openRuntime } from "./runtime.ts";
@@ -95,7 +95,7 @@ export async function runBlocking(options: {
 }
 
 /** Exit code and message for a job that ended without a result. */
-export function jobErrorExit(row: JobRow): number {
+export function jobErrorExit(row: JobRow): ExitCode {
   if (row.status === "cancelled") return EXIT_CANCELLED;
   const code = row.error?.code;
   return code === "not_found" ? EXIT_NOT_FOUND : code === "invalid_argument" ? EXIT_USAGE : EXIT_ERROR;

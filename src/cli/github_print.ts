@@ -9,20 +9,16 @@ import type { CheckEntry } from "../github/checks_state.ts";
 import type { SyncResult } from "../github/sync_kind.ts";
 import type { WatchOutcome, WatchResult } from "../github/watch_kind.ts";
 import type { JobRow } from "../store/job_rows.ts";
+import type { ExitCode } from "./exit.ts";
+import { jobEndJson } from "./job_json.ts";
 
-/** Prints a job that ended without a result: JSON on stdout with `--json`, else a line on stderr. */
-export function printJobEnd(name: string, row: JobRow, json: boolean, exitCode: number): void {
+/**
+ * Prints a job that ended without a result: with `--json` its document on stdout (src/cli/job_json.ts
+ * `jobEndJson`), else a line on stderr.
+ */
+export function printJobEnd(name: string, row: JobRow, json: boolean, exitCode: ExitCode): void {
   if (json) {
-    console.log(JSON.stringify(
-      {
-        job_id: row.id,
-        outcome: row.status === "cancelled" ? "cancelled" : "error",
-        exit_code: exitCode,
-        ...(row.error === null ? {} : { error: row.error }),
-      },
-      null,
-      2,
-    ));
+    console.log(JSON.stringify(jobEndJson(row, exitCode), null, 2));
   } else if (row.status === "cancelled") {
     console.error(`longcall ${name}: cancelled (job ${row.id})`);
   } else {

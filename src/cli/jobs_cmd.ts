@@ -103,7 +103,7 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
             ...(values.kind === undefined ? {} : { kind: values.kind as string }),
             limit,
           });
-          const guidance = control.guidanceFor();
+          const guidance = control.guidanceFor(rows);
           const items = rows.map((r) => jobItem(r, "concise", guidance(r)));
           if (values.json === true) console.log(JSON.stringify({ jobs: items }, null, 2));
           else if (items.length === 0) console.log("No jobs.");

@@ -20,6 +20,7 @@ import { EXIT_ERROR, EXIT_OK, UsageError } from "./exit.ts";
 import { jobErrorExit, runBlocking } from "./follow_job.ts";
 import { dbOption, jsonOption, oneOf } from "./github_options.ts";
 import { printJobEnd, printSyncResult } from "./github_print.ts";
+import { jobResultJson } from "./job_json.ts";
 import { bar, SPINNER, StatusLine } from "./status_line.ts";
 
 /** The `sync` command. */
@@ -35,6 +36,11 @@ export function syncCommand(): Command {
       "retryable (rate limit or budget; retry after the time shown), unavailable (not found or private) or failed.",
       "Progress goes to stderr (a bar on a terminal). Exit codes: 0 every repository complete, 1 partial,",
       "2 usage, 130 cancelled (Ctrl-C).",
+      "",
+      "--json prints one document: {job_id, exit_code, ...result}, the result",
+      "github.sync_threads completes with (batch_status, items: [{key, item_status, reason?, message?,",
+      "retry_after_ms?, value?}], requests, not_modified, budget, rate_limit, authenticated); a job that ended",
+      "without one is {job_id, outcome: cancelled|error, exit_code, error?: {code, message, retryable, ...}}.",
     ].join("\n"),
     options: {
       kind: { type: "string", help: "issue, pull_request or both (default)", value: "K" },
@@ -101,7 +107,7 @@ export function syncCommand(): Command {
       }
       const result = row.result as SyncResult;
       const code = result.batch_status === "complete" ? EXIT_OK : EXIT_ERROR;
-      if (json) console.log(JSON.stringify({ job_id: row.id, exit_code: code, ...result }, null, 2));
+      if (json) console.log(JSON.stringify(jobResultJson(row.id, code, result), null, 2));
       else printSyncResult(result);
       return code;
     },

@@ -160,11 +160,14 @@ export class JobControl {
   }
 
   /**
-   * Poll guidance for many rows read together: the queue and each kind's recent run time are
-   * read once for the batch instead of once per row. Use it for one answer, then drop it.
+   * Poll guidance for the rows of one answer (`batch`, read together): the queue positions of its
+   * queued rows and each kind's recent run time are read once for the batch instead of once per row.
+   * A queued row outside `batch` gets its own position query. Use it for one answer, then drop it.
    */
-  guidanceFor(): (row: JobRow) => number | undefined {
-    let queue: { positions: Map<string, number>; running: number } | undefined;
+  guidanceFor(batch: Iterable<JobRow>): (row: JobRow) => number | undefined {
+    const queuedIds = new Set<string>();
+    for (const row of batch) if (row.status === "queued") queuedIds.add(row.id);
+    let queue: { ahead: Map<string, number>; running: number } | undefined;
     const recent = new Map<string, number | undefined>();
     const recentRunMs = (kind: string) => {
       if (!recent.has(kind)) recent.set(kind, this.rows.jobRecentRunMs(kind));
@@ -174,15 +177,13 @@ export class JobControl {
     return (row) => {
       const now = this.clock.now();
       if (row.status === "queued") {
-        // One queued row: its own position query is cheaper than reading the whole queue.
-        if (++queuedSeen === 1) return this.pollAfterMs(row);
-        if (queue === undefined) {
-          const snapshot = this.rows.jobQueueSnapshot();
-          queue = { positions: new Map(snapshot.queued.map((id, i) => [id, i])), running: snapshot.running };
-        }
+        // One queued row: its own position query; from the second on, the batch's positions in one read.
+        if (++queuedSeen === 1 || !queuedIds.has(row.id)) return this.pollAfterMs(row);
+        queue ??= this.rows.jobQueuePositions([...queuedIds]);
         return pollAfterMs(row, {
           now,
-          queue: { ahead: queue.positions.get(row.id) ?? 0, running: queue.running },
+          // Absent: claimed since the batch was read; it is next in line no more, and 0 is what it had.
+          queue: { ahead: queue.ahead.get(row.id) ?? 0, running: queue.running },
           recentRunMs: recentRunMs(row.kind),
           runningMax: this.runningMax,
           firstPollMs: this.#firstPollMs(row),
@@ -202,8 +203,9 @@ export class JobControl {
    * Idempotent; a job that already ended reports `already_ended` (or `already_cancelled`) unchanged.
    */
   async cancel(id: string, authority: Authority = null): Promise<CancelEffect> {
-    if (this.get(id, authority) === undefined) return { effect: "not_found" };
-    const effect = await this.rows.jobCancelRequest(id, this.clock.now());
+    const now = this.clock.now();
+    // One read of the job, inside the cancel's transaction: visibility and expiry as `get` applies them.
+    const effect = await this.rows.jobCancelRequest(id, now, (row) => visibleTo(row, authority) && !expired(row, now));
     if (effect.effect === "requested") this.#onCancelRequested?.([id]);
     this.waits.notify();
     return effect;

@@ -233,7 +233,7 @@ export function jobGetItems(
   const valid = new Set<string>();
   for (const id of ids) if (id !== null) valid.add(id);
   const rows = control.getMany([...valid], authority, format === "detailed" ? "all" : "concise");
-  const guidance = control.guidanceFor();
+  const guidance = control.guidanceFor(rows.values());
   return keys.map((key, i) => {
     const id = ids[i] as string | null; // one per key
     if (id === null) return INVALID(key);
@@ -252,9 +252,9 @@ export async function jobCancelItems(
   authority: Authority,
 ): Promise<JobBatchItem[]> {
   const items: JobBatchItem[] = [];
-  // After its effect no row is queued (a queued job is cancelled at once), so the batch guidance's
-  // queue snapshot is never read; each kind's recent run time is read once for the batch.
-  const pollMs = control.guidanceFor();
+  // After its effect no row is queued (a queued job is cancelled at once), so the batch has no queued
+  // rows to read positions for; each kind's recent run time is read once for the batch.
+  const pollMs = control.guidanceFor([]);
   for (const key of keys) {
     const id = idOf(key);
     items.push(isJobId(id) ? { ...cancelItem(id, await control.cancel(id, authority), pollMs), key } : INVALID(key));

@@ -23,7 +23,9 @@ async function seed(store: ReturnType<typeof openStore>, clock: ManualClock, n: 
       admittedMax: 1_000,
     });
   }
-  for (const id of store.rows.jobQueueSnapshot().queued.slice(0, n)) await store.rows.jobCancelRequest(id, clock.now());
+  for (const row of store.rows.jobList({ status: "queued", limit: n })) {
+    await store.rows.jobCancelRequest(row.id, clock.now());
+  }
 }
 
 Deno.test("retentionSweep: deletes expired ended jobs in batches until a short batch; keeps the queued job", async () => {
@@ -43,7 +45,7 @@ Deno.test("retentionSweep: deletes expired ended jobs in batches until a short b
     };
     assert.equal(await retentionSweep(rows, clock, () => true, 3), 7);
     assert.deepEqual(batches, [3, 3, 1]);
-    assert.equal(store.rows.jobQueueSnapshot().queued.length, 1, "a queued job never expires");
+    assert.equal(store.rows.jobList({ status: "queued", limit: 10 }).length, 1, "a queued job never expires");
   } finally {
     store.close();
   }

@@ -1,5 +1,5 @@
 /**
- * Job reads: one job, a batch by id, the list, the FIFO queue's snapshot and a job's position in it,
+ * Job reads: one job, a batch by id, the list, the FIFO queue positions of one job or of a batch,
  * recent run times (poll guidance) and a job's events. Plain statements, no transaction.
  *
  * @module
@@ -68,17 +68,22 @@ export class JobReads {
   }
 
   /**
-   * The FIFO queue (ids of every queued job, oldest first; at most the admission bound) and how
-   * many jobs run now: what queue guidance needs for a whole batch of reads, in two statements.
+   * The FIFO position (0 = next) of each queued job among `ids`, and how many jobs run now: what
+   * queue guidance needs for a whole batch of reads, in two statements. SQLite numbers the queue
+   * (at most the admission bound) and returns only the batch's rows; an id that is not queued (or
+   * unknown) is absent.
    */
-  jobQueueSnapshot(): { queued: string[]; running: number } {
-    const queued = (this.conn.stmt(
-      `SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'queued' ORDER BY created_at, rowid`,
-    ).all() as { id: string }[]).map((r) => r.id);
+  jobQueuePositions(ids: readonly string[]): { ahead: Map<string, number>; running: number } {
+    const rows = this.conn.stmt(
+      `SELECT id, ahead FROM (
+         SELECT id, row_number() OVER (ORDER BY created_at, rowid) - 1 AS ahead
+         FROM jobs WHERE ${ACTIVE} AND status = 'queued'
+       ) WHERE id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as { id: string; ahead: number }[];
     const r = this.conn.stmt(`SELECT count(*) AS n FROM jobs WHERE ${ACTIVE} AND status = 'running'`).get() as {
       n: number;
     };
-    return { queued, running: r.n };
+    return { ahead: new Map(rows.map((q) => [q.id, q.ahead])), running: r.n };
   }
 
   /** Jobs newest first, filtered. */

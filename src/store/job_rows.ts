@@ -6,7 +6,7 @@
  *
  * - job_row.ts: the row type, job states, row decoders (shared by the parts);
  * - job_admission.ts: admission, the group-committed insert queue;
- * - job_reads.ts: one job, batches, the list, the queue snapshot and position, recent run time, events;
+ * - job_reads.ts: one job, batches, the list, the queue positions of a batch and of one job, recent run time, events;
  * - job_claims.ts: the claim (`queued -> running` for a live owner);
  * - job_run_writes.ts: progress, events, the fenced terminal writes, `interrupted` at shutdown;
  * - job_cancellation.ts: cancellation requests and the owner's read of them;
@@ -81,9 +81,9 @@ export class JobRows {
     return this.#reads.jobGetMany(ids, columns);
   }
 
-  /** See {@linkcode JobReads.jobQueueSnapshot}. */
-  jobQueueSnapshot(): { queued: string[]; running: number } {
-    return this.#reads.jobQueueSnapshot();
+  /** See {@linkcode JobReads.jobQueuePositions}. */
+  jobQueuePositions(ids: readonly string[]): { ahead: Map<string, number>; running: number } {
+    return this.#reads.jobQueuePositions(ids);
   }
 
   /** See {@linkcode JobReads.jobList}. */
@@ -102,8 +102,8 @@ export class JobRows {
   }
 
   /** See {@linkcode JobCancellation.jobCancelRequest}. */
-  jobCancelRequest(id: string, now: number): Promise<CancelEffect> {
-    return this.#cancellation.jobCancelRequest(id, now);
+  jobCancelRequest(id: string, now: number, visible?: (row: JobRow) => boolean): Promise<CancelEffect> {
+    return this.#cancellation.jobCancelRequest(id, now, visible);
   }
 
   /** See {@linkcode JobReads.jobEvents}. */
