@@ -291,7 +291,7 @@ Deno.test("JobControl.cancel: a queued job is cancelled at once; repeats are ide
   assert.equal((await h.control.cancel("00000000-0000-4000-8000-000000000000")).effect, "not_found");
 });
 
-Deno.test("JobControl.cancel: another authority's job and an expired one are not_found and left unchanged", async () => {
+Deno.test("JobControl.cancel: another authority's job (also once ended) and an expired one are not_found and unchanged", async () => {
   await using dir = await tempDir();
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   await using h = await openHarness(dir.file("a.db"), { executor: false, clock, control: { retentionMs: 60_000 } });
@@ -299,9 +299,12 @@ Deno.test("JobControl.cancel: another authority's job and an expired one are not
   assert.equal((await h.control.cancel(theirs.id, "token-b")).effect, "not_found");
   assert.deepEqual(h.store.rows.jobGet(theirs.id), theirs, "another token's cancel wrote nothing");
   assert.equal((await h.control.cancel(theirs.id, "token-a")).effect, "cancelled");
+  assert.equal((await h.control.cancel(theirs.id, "token-b")).effect, "not_found", "an ended job stays hidden too");
   const local = await h.control.submit("echo", 2, { authority: "token-a" });
   assert.equal((await h.control.cancel(local.id)).effect, "cancelled", "the local authority sees every job");
-  clock.advance(60_000);
+  clock.advance(59_999);
+  assert.equal((await h.control.cancel(theirs.id, "token-a")).effect, "already_cancelled", "within its retention");
+  clock.advance(1);
   const ended = h.store.rows.jobGet(theirs.id);
   assert.equal((await h.control.cancel(theirs.id, "token-a")).effect, "not_found", "past its retention");
   assert.deepEqual(h.store.rows.jobGet(theirs.id), ended);

@@ -203,9 +203,10 @@ export class JobControl {
    * Idempotent; a job that already ended reports `already_ended` (or `already_cancelled`) unchanged.
    */
   async cancel(id: string, authority: Authority = null): Promise<CancelEffect> {
-    const now = this.clock.now();
-    // One read of the job, inside the cancel's transaction: visibility and expiry as `get` applies them.
-    const effect = await this.rows.jobCancelRequest(id, now, (row) => visibleTo(row, authority) && !expired(row, now));
+    // Read first, outside any transaction: an id the caller cannot see (unknown, another token's, past
+    // its retention) must not take the database's write lock (a token could name 100 such ids per call).
+    if (this.get(id, authority) === undefined) return { effect: "not_found" };
+    const effect = await this.rows.jobCancelRequest(id, this.clock.now());
     if (effect.effect === "requested") this.#onCancelRequested?.([id]);
     this.waits.notify();
     return effect;

@@ -32,14 +32,12 @@ export class JobCancellation {
 
   /**
    * Persists a cancellation request. A queued job becomes `cancelled` in the same
-   * transaction; a running job gets `cancel_requested_at` for its owner to observe. `visible`
-   * decides on the row read in that transaction (the job's only read) whether the caller may see
-   * it; a row it refuses is `not_found`, like an unknown id.
+   * transaction; a running job gets `cancel_requested_at` for its owner to observe.
    */
-  jobCancelRequest(id: string, now: number, visible: (row: JobRow) => boolean = () => true): Promise<CancelEffect> {
+  jobCancelRequest(id: string, now: number): Promise<CancelEffect> {
     return this.conn.write((): CancelEffect => {
       const row = this.#reads.jobGet(id);
-      if (row === undefined || !visible(row)) return { effect: "not_found" };
+      if (row === undefined) return { effect: "not_found" };
       if (row.status === "cancelled") return { effect: "already_cancelled", row };
       if (row.status === "succeeded" || row.status === "failed") {
         return { effect: "already_ended", row };

@@ -102,8 +102,8 @@ export class JobRows {
   }
 
   /** See {@linkcode JobCancellation.jobCancelRequest}. */
-  jobCancelRequest(id: string, now: number, visible?: (row: JobRow) => boolean): Promise<CancelEffect> {
-    return this.#cancellation.jobCancelRequest(id, now, visible);
+  jobCancelRequest(id: string, now: number): Promise<CancelEffect> {
+    return this.#cancellation.jobCancelRequest(id, now);
   }
 
   /** See {@linkcode JobReads.jobEvents}. */
