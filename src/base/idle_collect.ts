@@ -40,15 +40,13 @@ export interface IdleCollectorOptions {
   heapBytes: () => number;
   /** Milliseconds, monotonic enough for the quiet time (`performance.now` in production). */
   now: () => number;
-  /** Work that keeps the isolate from being idle although nothing arrives (a worker's running jobs). */
-  busy?: () => boolean;
   afterMs?: number;
   growthBytesMin?: number;
   onCollected?: (collected: Collected) => void;
 }
 
-/** The outcome of one look: still active (or busy), not worth a collection, or collected. */
-export type IdleLook = "active" | "busy" | "grew_little" | "collected";
+/** The outcome of one look: still active, not worth a collection, or collected. */
+export type IdleLook = "active" | "grew_little" | "collected";
 
 /**
  * Decides when to collect. `touch()` marks activity; `look()` collects if the isolate has been quiet
@@ -90,10 +88,6 @@ export class IdleCollector {
     const now = this.#o.now();
     const quiet = now - this.#lastActive;
     if (quiet < this.afterMs) return { outcome: "active", nextInMs: Math.ceil(this.afterMs - quiet) };
-    if (this.#o.busy?.() === true) {
-      this.#lastActive = now;
-      return { outcome: "busy", nextInMs: this.afterMs };
-    }
     const heapBefore = this.#o.heapBytes();
     if (heapBefore - this.#heapAfterLast < this.#growthBytesMin) return { outcome: "grew_little", nextInMs: null };
     this.#o.collect();
@@ -128,8 +122,8 @@ const unrefTimers: IdleTimers = {
 
 /**
  * Drives `collector` with one timer: armed at the start and by activity, it looks when the quiet
- * time could have passed and again while busy, and stays unarmed after a look that collected or
- * found nothing to collect, until the next activity.
+ * time could have passed, and stays unarmed after a look that collected or found nothing to
+ * collect, until the next activity.
  */
 export function scheduleIdleCollection(collector: IdleCollector, timers: IdleTimers = unrefTimers): IdleCollection {
   let timer: unknown;
@@ -163,7 +157,7 @@ export function scheduleIdleCollection(collector: IdleCollector, timers: IdleTim
  * The production schedule for the calling isolate: V8's collection, its committed heap, real time,
  * each collection logged at debug level; `null` (logged once) without `--expose-gc`.
  */
-export function idleCollection(log: Logger, busy?: () => boolean): IdleCollection | null {
+export function idleCollection(log: Logger): IdleCollection | null {
   const collect = fullCollection();
   if (collect === null) {
     log.debug("V8 exposes no gc function (--expose-gc): memory is not collected when idle");
@@ -174,7 +168,6 @@ export function idleCollection(log: Logger, busy?: () => boolean): IdleCollectio
       collect,
       heapBytes: () => Deno.memoryUsage().heapTotal,
       now: () => performance.now(),
-      ...(busy === undefined ? {} : { busy }),
       onCollected: ({ heapBefore, heapAfter, ms }) =>
         log.debug("collected garbage after idling", {
           heap_before: heapBefore,

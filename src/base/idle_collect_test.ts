@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { fullCollection, IdleCollector, type IdleCollectorOptions, scheduleIdleCollection } from "./idle_collect.ts";
+import { IdleCollector, type IdleCollectorOptions, scheduleIdleCollection } from "./idle_collect.ts";
 import { IDLE_COLLECT_AFTER_MS, IDLE_COLLECT_HEAP_GROWTH_BYTES_MIN } from "./limits.ts";
 
 /** A collector over a heap figure the test sets, on a time the test moves; counts its collections. */
 function setup(overrides: Partial<IdleCollectorOptions> = {}) {
-  const state = { now: 0, heap: 20 * 1024 * 1024, collections: 0, busy: false, logged: [] as number[] };
+  const state = { now: 0, heap: 20 * 1024 * 1024, collections: 0, logged: [] as number[] };
   const collector = new IdleCollector({
     collect: () => {
       state.collections++;
@@ -12,7 +12,6 @@ function setup(overrides: Partial<IdleCollectorOptions> = {}) {
     },
     heapBytes: () => state.heap,
     now: () => state.now,
-    busy: () => state.busy,
     onCollected: (c) => state.logged.push(c.heapBefore - c.heapAfter),
     ...overrides,
   });
@@ -55,19 +54,6 @@ Deno.test("IdleCollector.look() collects again only after the heap grew by the m
   state.now += IDLE_COLLECT_AFTER_MS;
   assert.equal(collector.look().outcome, "collected");
   assert.equal(state.collections, 2);
-});
-
-Deno.test("IdleCollector.look() never collects while busy, and waits afterMs after the work ends", () => {
-  const { state, collector } = setup();
-  state.busy = true;
-  state.now = IDLE_COLLECT_AFTER_MS * 5;
-  assert.deepEqual(collector.look(), { outcome: "busy", nextInMs: IDLE_COLLECT_AFTER_MS });
-  state.busy = false;
-  state.now += IDLE_COLLECT_AFTER_MS - 1;
-  assert.equal(collector.look().outcome, "active");
-  state.now += 1;
-  assert.equal(collector.look().outcome, "collected");
-  assert.equal(state.collections, 1);
 });
 
 Deno.test("new IdleCollector() refuses a quiet time below 1 ms and a negative growth", () => {
@@ -121,28 +107,14 @@ Deno.test("scheduleIdleCollection() looks after the quiet time, then stays unarm
   assert.equal(state.collections, 1);
 });
 
-Deno.test("scheduleIdleCollection() keeps looking while busy; stop() cancels the pending look", () => {
+Deno.test("scheduleIdleCollection(): stop() cancels the pending look, and a stopped schedule arms nothing", () => {
   const { state, collector } = setup();
   const t = manualTimers();
   const schedule = scheduleIdleCollection(collector, t.timers);
-  state.busy = true;
-  for (let i = 1; i <= 3; i++) {
-    state.now = i * IDLE_COLLECT_AFTER_MS;
-    t.fire();
-    assert.equal(t.pending.size, 1, "busy: looks again");
-  }
+  assert.equal(t.pending.size, 1);
   schedule.stop();
   assert.equal(t.pending.size, 0);
   schedule.touch();
-  assert.equal(t.pending.size, 0, "a stopped schedule arms nothing");
+  assert.equal(t.pending.size, 0);
   assert.equal(state.collections, 0);
-});
-
-Deno.test("fullCollection() is V8's gc when exposed, else null", () => {
-  const gc = (globalThis as { gc?: unknown }).gc;
-  const collect = fullCollection();
-  if (typeof gc === "function") {
-    assert.equal(typeof collect, "function");
-    collect?.();
-  } else assert.equal(collect, null);
 });

@@ -53,7 +53,8 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
     close(): void;
   };
   let runtime: Runtime | undefined;
-  // Once no job runs and no message came for a while, the worker gives back the memory its jobs grew.
+  // Once no message came and no job reported progress or ended for a while, the worker gives back the memory
+  // its jobs grew (between a watch's polls too: a collection's pause does not matter to a job waiting on GitHub).
   let idle: IdleCollection | null = null;
   // Once the host is gone its stderr may be a closed pipe or a vanished terminal: a lingering worker logs nothing.
   let muted = false;
@@ -78,15 +79,21 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
             execution: "in_process",
             executor: {
               ...msg.executor,
-              onTerminal: (id) => post({ type: "ended", id }),
-              onProgress: (id) => post({ type: "progress", id }),
+              onTerminal: (id) => {
+                idle?.touch();
+                post({ type: "ended", id });
+              },
+              onProgress: (id) => {
+                idle?.touch();
+                post({ type: "progress", id });
+              },
             },
           });
           runtime = opened;
           await opened.execution.start();
           const executor = opened.execution.executor;
           if (executor === undefined) throw new Error("the network worker's runtime has no executor");
-          idle = idleCollection(opened.log, () => executor.runningIds().length > 0);
+          idle = idleCollection(opened.log);
           post({ type: "ready", ownerId: executor.ownerId });
           break;
         }

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { idleCollection } from "../base/idle_collect.ts";
+import { type IdleCollection, idleCollection } from "../base/idle_collect.ts";
 import { createLogger, type Logger } from "../base/log.ts";
 import {
   HTTP_BODY_TIMEOUT_MS,
@@ -212,8 +212,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     await runtime.close();
     throw err;
   }
-  // Once quiet, this thread gives back the memory a burst of requests grew (the worker does the same).
-  const idle = idleCollection(log, () => (execution.executor?.runningIds().length ?? 0) > 0);
+  // Once serving and quiet, this thread gives back the memory a burst of requests grew (the worker does the same).
+  let idle: IdleCollection | null = null;
   // No request is handled before this thread has narrowed its permissions: HTTP binds first
   // (binding needs net) but holds every request at a gate; stdio starts reading afterwards.
   const narrowed = Promise.withResolvers<void>();
@@ -251,8 +251,9 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     }
     await narrowServingThread();
   }
+  idle = idleCollection(log);
   narrowed.resolve();
-  const serving = httpServing ?? mcp.serveOnStdio(factory, log, () => idle?.touch());
+  const serving = httpServing ?? mcp.serveOnStdio(factory, log, idle === null ? undefined : () => idle?.touch());
   log.info("serving", { transport: flags.http ? "http" : "stdio", db: flags.db, read_only: flags.readOnly });
 
   let exitCode = EXIT_OK;

@@ -182,7 +182,7 @@ export class JobControl {
         queue ??= this.rows.jobQueuePositions([...queuedIds]);
         return pollAfterMs(row, {
           now,
-          // Absent: claimed since the batch was read; it is next in line no more, and 0 is what it had.
+          // Absent: no longer queued (claimed or cancelled since the batch was read); 0, as before.
           queue: { ahead: queue.ahead.get(row.id) ?? 0, running: queue.running },
           recentRunMs: recentRunMs(row.kind),
           runningMax: this.runningMax,

@@ -45,7 +45,8 @@ export interface Serving {
  * every line that is not valid JSON-RPC is answered (-32700 / -32600) and an over-long line is
  * skipped with an answer, never closing the session. stdout carries only protocol messages.
  * `inputEnded` resolves when stdin ends; `closed` when the transport has closed (it closes itself
- * right after the end of input).
+ * right after the end of input). `onActivity` hears every chunk read and every line written (the
+ * idle collection's activity, src/base/idle_collect.ts).
  */
 export function serveOnStdio(
   factory: McpServerFactory,
