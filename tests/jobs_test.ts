@@ -589,4 +589,7 @@ Deno.test("JobControl.guidanceFor: the batch guidance equals each row's own poll
   assert.equal(rows.filter((r) => r.status === "running").length, 3);
   const guidance = h.control.guidanceFor(rows);
   for (const row of rows.reverse()) assert.equal(guidance(row), h.control.pollAfterMs(row), row.id);
+  // Queued rows outside the batch (after two queued ones inside it) get their own position query.
+  const partial = h.control.guidanceFor(rows.slice(0, 4));
+  for (const row of rows) assert.equal(partial(row), h.control.pollAfterMs(row), `outside the batch: ${row.id}`);
 });
