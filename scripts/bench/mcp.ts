@@ -743,7 +743,11 @@ function section(
     "structure. Development measurements of 2026-12-01, not re-run by this command (bundle, launch flags, " +
     "3 rounds side by side, 3 s idle after the calls): after 1,000 calls of 1 id 81.4-82.0 MB with the " +
     "collection against 88.9-91.1 MB without, bundled hello 66.5-66.7 MB; after 1,000 calls of 100 ids " +
-    "82.5 MB against 119.2-119.6 MB (2 rounds); one collection took 24-36 ms of the serving thread.",
+    "82.5 MB against 119.2-119.6 MB (2 rounds); one collection took 24-41 ms of the serving thread and 14 ms " +
+    "of the worker's. Its price is paid once per quiet time: the first 100-id jobs.get after it answered in " +
+    "1.7-8.0 ms against 1.4-3.7 ms without the collection (3 runs of 6 rounds side by side; the next call " +
+    "alike), as the freed pages and code are rebuilt. V8's `regular` major collection instead of `last-resort` " +
+    "gave nothing back (90.3-91.1 MB against 89.1-89.5 MB without).",
   ];
   if (batchVsOne > BATCH_VS_ONE_GOAL || batchVsOneP50 > BATCH_VS_ONE_P50_GOAL) {
     notes.push(
