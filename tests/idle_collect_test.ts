@@ -1,27 +1,44 @@
 /**
  * Memory goes back when a server is quiet (issue 14, src/base/idle_collect.ts): the shipped server,
  * a real child with the launch line's flags, collects in the serving thread and in the network worker
- * once quiet, and keeps answering; without `--expose-gc` it says so and schedules nothing. HTTP
- * reports a request's arrival and its answer as activity.
+ * once quiet (the worker not before the quiet time after its job's end, a watch against the fake GitHub),
+ * and keeps answering; without `--expose-gc` it says so and schedules nothing. HTTP reports a request's
+ * arrival and its answer as activity.
  */
 
 import assert from "node:assert/strict";
 import { McpServer } from "@modelcontextprotocol/server";
 import { IDLE_COLLECT_AFTER_MS } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
-import { launchFlags, permissionFlags } from "../src/cli/permissions.ts";
+import { launchFlags, netHostOf, permissionFlags } from "../src/cli/permissions.ts";
+import { WATCH_KIND } from "../src/github/watch_kind.ts";
+import { SCENARIO_PULL, startFakeGitHub } from "../testing/fake_github.ts";
 import { serveOnHttp } from "../src/mcp/transports.ts";
 import { denoExecPath, MODERN_PROTOCOL_VERSION } from "../testing/mcp_clients.ts";
 import { tempDir, waitFor } from "../testing/temp.ts";
 import { RawStdioServer, REPO_ROOT } from "./helpers/longcall_procs.ts";
 
 /** The shipped server from source on a temp database, debug logs on stderr. */
-function shippedServer(db: string, flags: readonly string[]): RawStdioServer {
+function shippedServer(
+  db: string,
+  flags: readonly string[],
+  options: { extra?: string[]; env?: Record<string, string> } = {},
+): RawStdioServer {
   return new RawStdioServer({
     command: denoExecPath(),
-    args: ["run", ...flags, `${REPO_ROOT}src/main.ts`, "serve", "--db", db, "--linger-ms", "0"],
+    args: [
+      "run",
+      ...flags,
+      `${REPO_ROOT}src/main.ts`,
+      "serve",
+      "--db",
+      db,
+      "--linger-ms",
+      "0",
+      ...(options.extra ?? []),
+    ],
     cwd: REPO_ROOT,
-    env: { LONGCALL_LOG: "debug", LONGCALL_HTTP_TOKEN: "" },
+    env: { LONGCALL_LOG: "debug", LONGCALL_HTTP_TOKEN: "", GITHUB_TOKEN: "", GH_TOKEN: "", ...options.env },
   });
 }
 
@@ -74,6 +91,37 @@ Deno.test("serve: once quiet, the serving thread and the network worker each col
   }
   const listed = await server.request("tools/list");
   assert.ok(Array.isArray((listed["result"] as { tools?: unknown })?.tools), "still serving after collecting");
+});
+
+Deno.test("serve: the network worker collects only once quiet after its job's last progress and its end", async () => {
+  await using dir = await tempDir();
+  const rate = 20;
+  const t0 = Date.now();
+  const fake = await startFakeGitHub({ scenario: "checks_pass", now: () => t0 + (Date.now() - t0) * rate });
+  try {
+    await using server = shippedServer(dir.file("watch.db"), launchFlags({ githubHosts: [netHostOf(fake.url)] }), {
+      extra: ["--simulate-time-rate", String(rate)],
+      env: { LONGCALL_GITHUB_API_URL: fake.url, LONGCALL_GITHUB_TOKEN_FILE: "" },
+    });
+    await initialize(server);
+    const ref = await server.request("tools/call", { name: WATCH_KIND, arguments: { ...SCENARIO_PULL } });
+    const id = (ref["result"] as { structuredContent: { id: string } }).structuredContent.id;
+    const ended = await waitFor("the watch to end", async () => {
+      const got = await server.request("tools/call", { name: "jobs.get", arguments: { ids: [id], wait_ms: 5_000 } });
+      const item = (got["result"] as { structuredContent: { items: { value?: Record<string, unknown> }[] } })
+        .structuredContent.items[0]?.value;
+      return item?.["execution_state"] === "terminal" ? Date.parse(String(item["completed_at"])) : undefined;
+    }, 60_000);
+    const collections = () =>
+      [...server.stderr().matchAll(new RegExp(COLLECTED("longcall:worker").source, "gm"))].map((m) =>
+        Date.parse(m[1]!)
+      );
+    const after = await waitFor("the worker to collect", () => collections().find((at) => at > ended), 20_000);
+    assert.ok(after - ended >= IDLE_COLLECT_AFTER_MS, `collected ${after - ended} ms after the job ended`);
+    assert.ok(fake.counts.total > 0, "the job reached the fake GitHub");
+  } finally {
+    await fake.close();
+  }
 });
 
 Deno.test("serve: without --expose-gc both threads say so and schedule no collection", async () => {
