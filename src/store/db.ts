@@ -97,12 +97,7 @@ export function openDatabase(
     // Refuse a foreign or newer database before anything writes to it: switching the
     // journal mode to WAL rewrites the file header. One read transaction, so the header and the
     // schema are read from one snapshot (another process may commit its migration in between).
-    db.exec("BEGIN");
-    try {
-      checkIdentity(db, path);
-    } finally {
-      db.exec("COMMIT");
-    }
+    readIdentity(db, path);
     if (path !== ":memory:") switchToWal(db, openBusyMs);
     db.exec(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
     db.exec("PRAGMA foreign_keys = ON");
@@ -184,6 +179,19 @@ function openError(path: string, err: unknown): unknown {
   return err;
 }
 
+/**
+ * {@linkcode checkIdentity} in one read transaction, so the header and the schema come from one snapshot:
+ * another process may commit its migration between two statements run on their own.
+ */
+function readIdentity(db: DatabaseSync, path: string): number {
+  db.exec("BEGIN");
+  try {
+    return checkIdentity(db, path);
+  } finally {
+    db.exec("COMMIT");
+  }
+}
+
 function checkIdentity(db: DatabaseSync, path: string): number {
   const appId = pragmaNumber(db, "application_id");
   const version = pragmaNumber(db, "user_version");
@@ -215,7 +223,7 @@ function checkIdentity(db: DatabaseSync, path: string): number {
 }
 
 function migrate(db: DatabaseSync, path: string): void {
-  if (checkIdentity(db, path) === MIGRATIONS.length) return;
+  if (readIdentity(db, path) === MIGRATIONS.length) return;
   db.exec("BEGIN IMMEDIATE");
   try {
     // Re-read inside the write lock: another process may have migrated meanwhile.
