@@ -22,7 +22,7 @@ import { RawStdioServer, REPO_ROOT } from "./helpers/longcall_procs.ts";
 function shippedServer(
   db: string,
   flags: readonly string[],
-  options: { extra?: string[]; env?: Record<string, string> } = {},
+  env: Record<string, string> = {},
 ): RawStdioServer {
   return new RawStdioServer({
     command: denoExecPath(),
@@ -35,10 +35,9 @@ function shippedServer(
       db,
       "--linger-ms",
       "0",
-      ...(options.extra ?? []),
     ],
     cwd: REPO_ROOT,
-    env: { LONGCALL_LOG: "debug", LONGCALL_HTTP_TOKEN: "", GITHUB_TOKEN: "", GH_TOKEN: "", ...options.env },
+    env: { LONGCALL_LOG: "debug", LONGCALL_HTTP_TOKEN: "", GITHUB_TOKEN: "", GH_TOKEN: "", ...env },
   });
 }
 
@@ -100,7 +99,8 @@ Deno.test("serve: the network worker collects only a quiet time after its job's 
   const fake = await startFakeGitHub({ generatedRepos: { "octo/big": 2_000 } });
   try {
     await using server = shippedServer(dir.file("sync.db"), launchFlags({ githubHosts: [netHostOf(fake.url)] }), {
-      env: { LONGCALL_GITHUB_API_URL: fake.url, LONGCALL_GITHUB_TOKEN_FILE: "" },
+      LONGCALL_GITHUB_API_URL: fake.url,
+      LONGCALL_GITHUB_TOKEN_FILE: "",
     });
     await initialize(server);
     const ref = await server.request("tools/call", { name: SYNC_KIND, arguments: { repositories: ["octo/big"] } });
