@@ -43,8 +43,12 @@ export function sqliteCodeFromMessage(err: unknown): number | undefined {
   return undefined;
 }
 
-/** The primary result code of an SQLite error: its `errcode`, else the one its message names (`db.exec`
- * errors carry only the message), else `undefined`. */
+/** The primary result code of an SQLite error: its `errcode`, else, for an error `node:sqlite` raised
+ * (`code: "ERR_SQLITE_ERROR"`: `db.exec` errors carry only the message), the one its message names; else
+ * `undefined` (another error's message is never read as SQLite's). */
 export function sqlitePrimaryCode(err: unknown): number | undefined {
-  return sqliteErrcode(err) ?? sqliteCodeFromMessage(err);
+  return sqliteErrcode(err) ??
+    ((err as { code?: unknown } | null | undefined)?.code === "ERR_SQLITE_ERROR"
+      ? sqliteCodeFromMessage(err)
+      : undefined);
 }

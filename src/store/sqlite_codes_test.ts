@@ -9,6 +9,7 @@ import {
   SQLITE_NOTADB,
   sqliteCodeFromMessage,
   sqliteErrcode,
+  sqlitePrimaryCode,
 } from "./sqlite_codes.ts";
 import { isBusyError, isStorageFault, sqliteError } from "./tx.ts";
 
@@ -93,6 +94,23 @@ Deno.test("isStorageFault: full disk and I/O errors by errcode, or by message fr
   assert.equal(isStorageFault(fromExec("database disk image is malformed")), false);
   assert.equal(isStorageFault(new Error("database or disk is full")), false, "not raised by node:sqlite");
   assert.equal(isStorageFault(null), false);
+});
+
+Deno.test("sqlitePrimaryCode: errcode first, a message only from node:sqlite, from a real db.exec error too", () => {
+  assert.equal(sqlitePrimaryCode(sqliteError(SQLITE_BUSY | (2 << 8))), SQLITE_BUSY);
+  const execError = thrown(() => {
+    const dir = Deno.makeTempDirSync();
+    try {
+      Deno.writeTextFileSync(`${dir}/x.db`, "x".repeat(4096));
+      new DatabaseSync(`${dir}/x.db`).exec("PRAGMA journal_mode = WAL");
+    } finally {
+      Deno.removeSync(dir, { recursive: true });
+    }
+  });
+  assert.equal((execError as { errcode?: unknown }).errcode, undefined, "db.exec errors carry no errcode");
+  assert.equal(sqlitePrimaryCode(execError), SQLITE_NOTADB);
+  assert.equal(sqlitePrimaryCode(new Error("file is not a database")), undefined, "not raised by node:sqlite");
+  assert.equal(sqlitePrimaryCode(null), undefined);
 });
 
 Deno.test("sqliteError: shaped like node:sqlite, with SQLite's message for known codes", () => {

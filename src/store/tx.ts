@@ -26,18 +26,14 @@ import {
   SQLITE_IOERR,
   SQLITE_LOCKED,
   SQLITE_MESSAGES,
-  sqliteCodeFromMessage,
   sqliteErrcode,
+  sqlitePrimaryCode,
 } from "./sqlite_codes.ts";
 
 /** Whether an error is a transient storage fault: the disk is full or an I/O failed
  * (including extended codes). The transaction was rolled back; the same write may succeed later. */
 export function isStorageFault(err: unknown): boolean {
-  // `db.exec` errors carry no errcode, only SQLite's message.
-  const primary = sqliteErrcode(err) ??
-    ((err as { code?: unknown } | null | undefined)?.code === "ERR_SQLITE_ERROR"
-      ? sqliteCodeFromMessage(err)
-      : undefined);
+  const primary = sqlitePrimaryCode(err);
   return primary === SQLITE_FULL || primary === SQLITE_IOERR;
 }
 
