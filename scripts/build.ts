@@ -121,8 +121,8 @@ export function bundleEntries(root: string = ROOT): Record<string, string> {
 export const BUNDLE_FLAGS = ["--platform", "deno", "--minify", "--quiet"] as const;
 
 /**
- * The npm export conditions longcall's bundles are resolved with (`deno bundle` reads
- * `DENO_CONDITIONS`; it has no flag for them). `browser` selects the MCP server SDK's own non-Node
+ * The npm export conditions longcall's bundles and compiled binaries are resolved with (`deno bundle`
+ * reads `DENO_CONDITIONS`, having no flag for them; `deno compile` takes `--conditions`). `browser` selects the MCP server SDK's own non-Node
  * shims (`@modelcontextprotocol/server/_shims`, the package's documented `browser` export): a stub
  * `process` instead of `node:process`, and the `@cfworker/json-schema` validator instead of ajv.
  * Loading Node's process polyfill and ajv cost the serving thread about 15 ms at start-up, and
@@ -203,12 +203,25 @@ export function compileArgs(target: string, githubHost: string = GITHUB_API_HOST
     );
   }
   const out = `${distDir(githubHost)}/${binaryName(target)}`;
-  return ["compile", ...buildFlags(githubHost), "--target", target, "--output", out, "src/main.ts"];
+  return [
+    "compile",
+    ...buildFlags(githubHost),
+    // The bundle's export conditions (BUNDLE_CONDITIONS): the binaries load the SDK's same non-Node shims.
+    "--conditions",
+    BUNDLE_CONDITIONS,
+    "--target",
+    target,
+    "--output",
+    out,
+    "src/main.ts",
+  ];
 }
 
-/** `deno compile` for one target. Returns false (with an explanation printed) when denort is unavailable. */
+/**
+ * `deno compile` for one target. Returns false (with an explanation printed) when denort is unavailable.
+ * The caller first checks src/mcp/tool_schemas.json (`assertToolSchemasFresh("compile")`, once for all targets).
+ */
 export async function compile(target: string, githubHost: string = GITHUB_API_HOST): Promise<boolean> {
-  await assertToolSchemasFresh("compile");
   const args = compileArgs(target, githubHost);
   const out = args[args.indexOf("--output") + 1] ?? "";
   await Deno.mkdir(distDir(githubHost), { recursive: true });
@@ -268,6 +281,7 @@ if (import.meta.main) {
       for (const t of targets) console.log(JSON.stringify(["deno", ...compileArgs(t, host)]));
       Deno.exit(0);
     }
+    await assertToolSchemasFresh("compile");
     let ok = true;
     for (const t of targets) ok = await compile(t, host) && ok;
     Deno.exit(ok ? 0 : 1);

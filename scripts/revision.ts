@@ -4,7 +4,9 @@
  * @module
  */
 
-const ROOT = new URL("..", import.meta.url).pathname;
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** The commit the run measured, and whether src/, scripts/, testing/ or tests/ differed from it. */
 export async function revision(): Promise<string> {

@@ -6,7 +6,7 @@
  *
  *   deno task schemas            # rewrite src/mcp/tool_schemas.json after changing a tool's schema
  *   deno task schemas --check    # exit 1 when the file differs from a fresh conversion
- *   (--file PATH checks or writes another file; tests use it)
+ *   (--file PATH checks or writes another file, through `deno run` with write access to it; tests use it)
  *
  * scripts/build.ts refuses to bundle while the file is stale, and tests/advertised_schemas_test.ts fails.
  *
@@ -58,14 +58,11 @@ if (import.meta.main) {
   const file = values.file ?? TOOL_SCHEMAS_FILE;
   const name = values.file ?? "src/mcp/tool_schemas.json";
   const { fresh, text } = await toolSchemasFresh(file);
-  if (values.check === true) {
-    if (!fresh) {
-      console.error(`${name} is stale: run \`deno task schemas\``);
-      Deno.exit(1);
-    }
-    console.error(`${name} is up to date`);
-  } else if (fresh) console.error(`${name} is up to date`);
-  else {
+  if (fresh) console.error(`${name} is up to date`);
+  else if (values.check === true) {
+    console.error(`${name} is stale: run \`deno task schemas\``);
+    Deno.exit(1);
+  } else {
     await Deno.writeTextFile(file, text);
     console.error(`wrote ${name}`);
   }

@@ -499,6 +499,31 @@ Deno.test("deno task schemas --check exits 1 on a stale file and 0 on a fresh on
   assert.equal(await Deno.readTextFile(dir.file("stale.json")), toolSchemasText(stale), "--check writes nothing");
 });
 
+Deno.test("deno task schemas rewrites a stale file to a fresh conversion, and leaves a fresh one as it is", async () => {
+  await using dir = await tempDir("longcall-schemas-write-");
+  const { text } = await toolSchemasFresh();
+  const stale = JSON.parse(text) as Record<string, Record<string, unknown>>;
+  stale[STALE_KEY] = { ...stale[STALE_KEY], [STALE_MARK]: true };
+  const file = dir.file("tool_schemas.json");
+  await Deno.writeTextFile(file, toolSchemasText(stale));
+  const script = new URL("../scripts/tool_schemas.ts", import.meta.url).pathname;
+  const write = () =>
+    new Deno.Command(denoExecPath(), {
+      args: ["run", "--no-prompt", "--allow-read", `--allow-write=${file}`, script, "--file", file],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  const first = await write();
+  assert.equal(first.code, 0, new TextDecoder().decode(first.stderr));
+  assert.match(new TextDecoder().decode(first.stderr), /^wrote /);
+  assert.equal(await Deno.readTextFile(file), text, "the file now equals a fresh conversion");
+  const { mtime } = await Deno.stat(file);
+  const second = await write();
+  assert.equal(second.code, 0);
+  assert.match(new TextDecoder().decode(second.stderr), /up to date/);
+  assert.deepEqual((await Deno.stat(file)).mtime, mtime, "a fresh file is not written again");
+});
+
 Deno.test("a set that answers for none of a factory's tools is not used: they are converted as usual and nothing is checked", async () => {
   const runtime = controlRuntime();
   const debug: string[] = [];

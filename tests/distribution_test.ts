@@ -18,7 +18,7 @@ import {
 } from "../src/cli/permissions.ts";
 import { isEphemeralPath, launchCommand, type LaunchContext, setupSnippet } from "../src/cli/setup_cmd.ts";
 import { UsageError } from "../src/cli/exit.ts";
-import { buildFlags, compileArgs, TARGETS } from "../scripts/build.ts";
+import { buildFlags, BUNDLE_CONDITIONS, compileArgs, TARGETS } from "../scripts/build.ts";
 import { probeToolsList } from "../scripts/lib/stdio_probe.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -274,6 +274,7 @@ Deno.test("deno task compile --github-host builds each target with the one host 
     const flags = permissionFlags({ githubHosts: ["ghe.example.com"] });
     assert.deepEqual(line.slice(2, 2 + flags.length), flags);
     assert.deepEqual(auditFlags(line), []);
+    assert.equal(line[line.indexOf("--conditions") + 1], BUNDLE_CONDITIONS, "resolved like the bundle");
     assert.match(line[line.indexOf("--output") + 1] ?? "", /dist\/github-host-ghe\.example\.com\/longcall-/);
   }
   assert.deepEqual(compileArgs("x86_64-pc-windows-msvc").slice(1, 1 + launchFlags().length), launchFlags());
