@@ -37,8 +37,6 @@ import {
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
 import { type BenchSection, median, percentile, sleep } from "./store/harness.ts";
 
-export type { BenchSection };
-
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BENCH_SERVER = fileURLToPath(new URL("./bench_server.ts", import.meta.url));
 const HELLO_SERVER = fileURLToPath(new URL("./hello_server.ts", import.meta.url));
@@ -420,16 +418,16 @@ async function startOnce(args: string[]): Promise<StartSample> {
  * Alternates the configurations START_RUNS times each, after one unmeasured run of each; `floor`
  * (the hello server plus one Worker) runs in the same rounds when given.
  */
-async function startPairs(product: string[], hello: string[], floor?: string[]) {
+async function startPairs(product: string[], hello: string[], floor: string[]) {
   const first = { product: await startOnce(product), hello: await startOnce(hello) };
-  if (floor !== undefined) await startOnce(floor);
+  await startOnce(floor);
   const p: StartSample[] = [];
   const h: StartSample[] = [];
   const f: StartSample[] = [];
   for (let i = 0; i < START_RUNS; i++) {
     p.push(await startOnce(product));
     h.push(await startOnce(hello));
-    if (floor !== undefined) f.push(await startOnce(floor));
+    f.push(await startOnce(floor));
   }
   return {
     first,
@@ -437,7 +435,7 @@ async function startPairs(product: string[], hello: string[], floor?: string[]) 
     helloMs: median(h.map((s) => s.ms)),
     productRss: median(p.map((s) => s.rss)),
     helloRss: median(h.map((s) => s.rss)),
-    floorMs: f.length === 0 ? undefined : median(f.map((s) => s.ms)),
+    floorMs: median(f.map((s) => s.ms)),
   };
 }
 
@@ -579,6 +577,14 @@ interface Results {
   flags: string[];
 }
 
+/** The start-up floor row under a start-up ratio: `floor` in the same alternating rounds, against hello. */
+function startFloorRow(floor: string, pairs: { floorMs: number; helloMs: number }): BenchSection["rows"][number] {
+  return {
+    metric: `floor of that ratio: ${floor} (median, same rounds)`,
+    value: `${ms0(pairs.floorMs)} ms vs ${ms0(pairs.helloMs)} ms = ${(pairs.floorMs / pairs.helloMs).toFixed(2)}x`,
+  };
+}
+
 function section(
   { lat, source, bundled, rss1, rss100, rssHello, rssFloor, rssLike, load, loadEnd, flags }: Results,
 ): BenchSection {
@@ -629,13 +635,7 @@ function section(
       goal: `<= ${START_SOURCE_VS_HELLO_GOAL}x`,
       met: sourceRatio <= START_SOURCE_VS_HELLO_GOAL,
     },
-    ...(source.floorMs === undefined ? [] : [{
-      metric: "floor of that ratio: hello + one Worker created before its first request, from source, vs hello " +
-        "(median, same rounds)",
-      value: `${ms0(source.floorMs)} ms vs ${ms0(source.helloMs)} ms = ${
-        (source.floorMs / source.helloMs).toFixed(2)
-      }x`,
-    }]),
+    startFloorRow("hello + one Worker created before its first request, from source, vs hello", source),
     {
       metric: "RSS at the first tools/list answer, from source: longcall vs hello (median)",
       value: `${mb(source.productRss)} vs ${mb(source.helloRss)}`,
@@ -648,13 +648,7 @@ function section(
       goal: `<= ${START_BUNDLE_VS_HELLO_GOAL}x`,
       met: bundleRatio <= START_BUNDLE_VS_HELLO_GOAL,
     },
-    ...(bundled.floorMs === undefined ? [] : [{
-      metric: "floor of that ratio: bundled hello + one Worker created before its first request, vs bundled hello " +
-        "(median, same rounds)",
-      value: `${ms0(bundled.floorMs)} ms vs ${ms0(bundled.helloMs)} ms = ${
-        (bundled.floorMs / bundled.helloMs).toFixed(2)
-      }x`,
-    }]),
+    startFloorRow("bundled hello + one Worker created before its first request, vs bundled hello", bundled),
     {
       metric: "RSS at the first tools/list answer, bundle: longcall vs hello (median)",
       value: `${mb(bundled.productRss)} vs ${mb(bundled.helloRss)}`,
@@ -674,13 +668,13 @@ function section(
       met: rssVsHello <= IDLE_RSS_VS_HELLO_GOAL,
     },
     {
+      metric: `floor of that ratio: idle RSS after ${calls} calls, bundled hello + one idle Worker vs bundled hello`,
+      value: `${floorVsHello.toFixed(2)}x (${mb(rssFloor.worker.rss)} vs ${mb(rssFloor.hello.rss)})`,
+    },
+    {
       metric: `like for like: idle RSS after ${calls} calls, bundle vs bundled hello that also collects once idle ` +
         "(scripts/bench/hello_collect_server.ts; same flags, calls alternating)",
       value: `${likeVsHello.toFixed(2)}x (${mb(rssLike.product.rss)} vs ${mb(rssLike.hello.rss)})`,
-    },
-    {
-      metric: `floor of that ratio: idle RSS after ${calls} calls, bundled hello + one idle Worker vs bundled hello`,
-      value: `${floorVsHello.toFixed(2)}x (${mb(rssFloor.worker.rss)} vs ${mb(rssFloor.hello.rss)})`,
     },
     {
       metric: `idle RSS after ${calls} jobs.get calls of 100 ids, bundle (peak)`,
