@@ -21,7 +21,7 @@ export type Collect = () => void;
  * V8's memory-reducing full collection (the `last-resort` flavour: full collections until nothing
  * more is freed, then free pages released), or `null` when V8 exposes no `gc` function.
  */
-export function fullCollection(): Collect | null {
+function fullCollection(): Collect | null {
   const gc = (globalThis as { gc?: unknown }).gc;
   if (typeof gc !== "function") return null;
   return () => gc({ type: "major", execution: "sync", flavor: "last-resort" });
