@@ -310,6 +310,27 @@ Deno.test("JobControl.cancel: another authority's job (also once ended) and an e
   assert.deepEqual(h.store.rows.jobGet(theirs.id), ended);
 });
 
+Deno.test("JobControl.cancel: an id the caller cannot see answers not_found while another process holds the write lock", async () => {
+  await using dir = await tempDir();
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  await using h = await openHarness(dir.file("a.db"), { executor: false, clock, control: { retentionMs: 60_000 } });
+  const theirs = await h.control.submit("echo", 1, { authority: "token-a" });
+  const ended = await h.control.submit("echo", 2, { authority: "token-a" });
+  await h.control.cancel(ended.id, "token-a");
+  clock.advance(60_000);
+  // Another connection holds the write lock: a cancel that took it would wait, then answer store_busy.
+  const other = new DatabaseSync(dir.file("a.db"));
+  other.exec("BEGIN IMMEDIATE");
+  try {
+    for (const [id, authority] of [[theirs.id, "token-b"], [newJobId(), "token-a"], [ended.id, "token-a"]] as const) {
+      assert.equal((await h.control.cancel(id, authority)).effect, "not_found", `${id} for ${authority}`);
+    }
+  } finally {
+    other.exec("ROLLBACK");
+    other.close();
+  }
+});
+
 Deno.test("Executor.abortLocal: an in-process cancel of a running job is observed without waiting for the poll", async () => {
   await using dir = await tempDir();
   await using h = await openHarness(dir.file("a.db"), { executor: { cancelPollMs: 60_000 } });
