@@ -119,7 +119,7 @@ export function openDatabase(
  */
 function switchToWal(db: DatabaseSync, busyMs: number): void {
   const deadline = Date.now() + busyMs;
-  for (let pause = 1;; pause = Math.min(pause * 2, STORE_WAL_SWITCH_PAUSE_MS_MAX)) {
+  for (let pause = 1;; pause = nextWalSwitchPause(pause)) {
     try {
       db.exec("PRAGMA journal_mode = WAL");
       return;
@@ -130,6 +130,11 @@ function switchToWal(db: DatabaseSync, busyMs: number): void {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(pause, left));
     }
   }
+}
+
+/** The pause after `pause` ms between two WAL switch attempts: doubled, at most STORE_WAL_SWITCH_PAUSE_MS_MAX. */
+export function nextWalSwitchPause(pause: number): number {
+  return Math.min(pause * 2, STORE_WAL_SWITCH_PAUSE_MS_MAX);
 }
 
 /** Start-up errors that say which file and what is wrong with it (never a bare "internal error"). */
