@@ -2,8 +2,8 @@
  * Memory goes back when a server is quiet (issue 14, src/base/idle_collect.ts): the shipped server,
  * a real child with the launch line's flags, collects in the serving thread and in the network worker
  * once quiet (the worker not before the quiet time after its job's end, a sync against the fake GitHub),
- * and keeps answering; without `--expose-gc` it says so and schedules nothing. HTTP reports a request's
- * arrival and its answer as activity.
+ * and keeps answering; without `--expose-gc` it says so at start. HTTP reports a request's arrival and
+ * its response being handed back as activity.
  */
 
 import assert from "node:assert/strict";
@@ -119,18 +119,23 @@ Deno.test("serve: the network worker collects only a quiet time after its job's 
       assert.equal(item["outcome"], "succeeded", JSON.stringify(item));
       return Date.parse(String(item["completed_at"]));
     }, 60_000);
+    // When each collection began: the line is logged at its end, `ms` later (rounded, hence the slack below).
     const collections = () =>
-      [...server.stderr().matchAll(new RegExp(COLLECTED("longcall:worker").source, "gm"))].map((m) =>
-        Date.parse(m[1]!)
-      );
-    const after = await waitFor("the worker to collect", () => collections().find((at) => at > ended), 20_000);
-    assert.ok(after - ended >= IDLE_COLLECT_AFTER_MS, `collected ${after - ended} ms after the job ended`);
+      [...server.stderr().matchAll(new RegExp(COLLECTED("longcall:worker").source, "gm"))].map((m) => ({
+        at: Date.parse(m[1]!),
+        began: Date.parse(m[1]!) - Number(m[4]) - 1,
+      }));
+    const after = await waitFor("the worker to collect", () => collections().find((c) => c.at > ended), 20_000);
+    assert.ok(
+      after.began - ended >= IDLE_COLLECT_AFTER_MS - 3,
+      `began collecting ${after.began - ended} ms after the job ended`,
+    );
   } finally {
     await fake.close();
   }
 });
 
-Deno.test("serve: without --expose-gc both threads say so and schedule no collection", async () => {
+Deno.test("serve: without --expose-gc both threads say at start that they will not collect", async () => {
   await using dir = await tempDir();
   await using server = shippedServer(`${dir.path}/jobs.db`, permissionFlags());
   await initialize(server);
@@ -140,10 +145,9 @@ Deno.test("serve: without --expose-gc both threads say so and schedule no collec
     const err = server.stderr();
     return err.includes(off("longcall")) && err.includes(off("longcall:worker"));
   });
-  assert.doesNotMatch(server.stderr(), /collected garbage after idling/);
 });
 
-Deno.test("serveOnHttp(): onActivity hears a request arrive and its answer leave, refused ones too", async () => {
+Deno.test("serveOnHttp(): onActivity hears a request arrive and its response handed back, refused ones too", async () => {
   let activity = 0;
   const serving = serveOnHttp(() => new McpServer({ name: "t", version: "0" }, { capabilities: { tools: {} } }), {
     hostname: "127.0.0.1",
