@@ -23,7 +23,7 @@ import {
   verifyAdvertised,
   warmAdvertised,
 } from "../src/mcp/advertised.ts";
-import { STALE_KEY, STALE_MARK } from "./helpers/schemas_server.ts";
+import { STALE_KEY, STALE_MARK, staleSchemas } from "./helpers/schemas_server.ts";
 import { InMemoryTransport, type JSONRPCMessage, type McpServer } from "@modelcontextprotocol/server";
 import { ADVERTISED_RELIST_SERVERS_MAX, SEARCH_CURSOR_CHARS_MAX } from "../src/base/limits.ts";
 import { type Logger, silentLogger } from "../src/base/log.ts";
@@ -32,7 +32,7 @@ import { advertiseTools, createServerFactory } from "../src/mcp/server.ts";
 import { LOCAL_READ } from "../src/mcp/tools.ts";
 import { productTools, toolSchemas } from "../src/mcp/serving.ts";
 import { recordingLogger } from "../testing/recording_logger.ts";
-import { tempDir } from "../testing/temp.ts";
+import { tempDir, waitFor } from "../testing/temp.ts";
 import { RawStdioServer } from "./helpers/longcall_procs.ts";
 import { connectLegacyV1, denoExecPath, type StdioTarget } from "../testing/mcp_clients.ts";
 
@@ -236,8 +236,7 @@ Deno.test("a stale or missing schemas file is reported by toolSchemasFresh(), an
   const { text } = await toolSchemasFresh();
   await Deno.writeTextFile(dir.file("fresh.json"), text);
   assert.equal((await toolSchemasFresh(dir.file("fresh.json"))).fresh, true);
-  const stale = JSON.parse(text) as Record<string, Record<string, unknown>>;
-  stale[STALE_KEY] = { ...stale[STALE_KEY], [STALE_MARK]: true };
+  const stale = staleSchemas(JSON.parse(text));
   await Deno.writeTextFile(dir.file("stale.json"), toolSchemasText(stale));
   assert.equal((await toolSchemasFresh(dir.file("stale.json"))).fresh, false);
   assert.equal((await toolSchemasFresh(dir.file("missing.json"))).fresh, false);
@@ -296,22 +295,13 @@ async function listOn(client: InMemoryTransport, inbox: JSONRPCMessage[]) {
   });
   await client.send({ jsonrpc: "2.0", method: "notifications/initialized" });
   await client.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
-  await eventually("the tools/list answer", () => inbox.some((m) => "id" in m && m.id === 2));
-}
-
-/** Waits until `done()` holds, polling every 5 ms; fails after 10 s naming `what` (never hangs a test run). */
-async function eventually(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`no ${what} within 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await waitFor("the tools/list answer", () => inbox.some((m) => "id" in m && m.id === 2));
 }
 
 /** Sends a ping and waits for its answer: a request read after any check a listing scheduled before it. */
 async function pingOn(client: InMemoryTransport, inbox: JSONRPCMessage[]) {
   await client.send({ jsonrpc: "2.0", id: 3, method: "ping" });
-  await eventually("the ping answer", () => inbox.some((m) => "id" in m && m.id === 3));
+  await waitFor("the ping answer", () => inbox.some((m) => "id" in m && m.id === 3));
 }
 
 /** A runtime that only admits (the product's policies, no execution): a factory's control side. */
@@ -332,7 +322,7 @@ for (const count of [ADVERTISED_RELIST_SERVERS_MAX, ADVERTISED_RELIST_SERVERS_MA
       const last = clients.length - 1;
       await listOn(clients[last]!, received[last]!);
       const told = () => received.map((inbox) => inbox.some((m) => "method" in m && m.method === LIST_CHANGED));
-      await eventually("the notices", () => told().filter(Boolean).length >= ADVERTISED_RELIST_SERVERS_MAX);
+      await waitFor("the notices", () => told().filter(Boolean).length >= ADVERTISED_RELIST_SERVERS_MAX);
       assert.deepEqual(
         told(),
         received.map((_, i) => i >= count - ADVERTISED_RELIST_SERVERS_MAX),
@@ -370,7 +360,7 @@ Deno.test("a tools/list_changed that cannot be sent is logged as a warning, and 
   const { received, clients } = await connectedInstances(factory, 1);
   try {
     await listOn(clients[0]!, received[0]!);
-    await eventually("could-not-send warning", () => unsent.length > 0);
+    await waitFor("could-not-send warning", () => unsent.length > 0);
     assert.equal(unsent.length, 1, "one session's notice failed");
     assert.match(String(unsent[0]?.error), /this client cannot take the notice/);
     assert.ok(refusingInstance.isConnected(), "it failed while the instance was connected");
@@ -427,14 +417,14 @@ Deno.test("the check goes on past a schema that cannot be converted: the stale o
         result: { tools: { name: string; outputSchema: Record<string, unknown> }[] };
       }).result.tools.map((t) => [t.name, t.outputSchema["x-precomputed"] ?? false]);
     assert.deepEqual(outputs(), [["stale", true], ["broken", true]], "the first listing answers from the set");
-    await eventually("tools/list_changed", () => received[0]!.some((m) => "method" in m && m.method === LIST_CHANGED));
+    await waitFor("tools/list_changed", () => received[0]!.some((m) => "method" in m && m.method === LIST_CHANGED));
     assert.deepEqual(errors.map((e) => e.message), [
       "could not convert these tools' schemas to check them; they stay as precomputed",
     ]);
     assert.match(JSON.stringify(errors[0]?.fields), /"tool":"broken".*cannot build this schema/);
     assert.match(warnings[0] ?? "", /tool_schemas\.json is stale/);
     await clients[0]!.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
-    await eventually("the second listing", () => received[0]!.filter((m) => "id" in m && m.id === 2).length >= 2);
+    await waitFor("the second listing", () => received[0]!.filter((m) => "id" in m && m.id === 2).length >= 2);
     assert.deepEqual(outputs(), [["stale", false], ["broken", true]], "the stale one replaced, the broken one kept");
   } finally {
     await clients[0]!.close();
@@ -442,7 +432,7 @@ Deno.test("the check goes on past a schema that cannot be converted: the stale o
   }
 });
 
-Deno.test("a trusted set is never checked: a stale schema in it stays, and nobody is told (the bundle and the compiled binaries)", async () => {
+Deno.test("a trusted set is never checked: a stale schema in it stays, and nobody is told (as the bundle trusts its set)", async () => {
   const runtime = controlRuntime();
   const warnings: string[] = [];
   let builds = 0;
@@ -475,8 +465,7 @@ Deno.test("a trusted set is never checked: a stale schema in it stays, and nobod
 Deno.test("deno task schemas --check exits 1 on a stale file and 0 on a fresh one, writing nothing", async () => {
   await using dir = await tempDir("longcall-schemas-check-");
   const { text } = await toolSchemasFresh();
-  const stale = JSON.parse(text) as Record<string, Record<string, unknown>>;
-  stale[STALE_KEY] = { ...stale[STALE_KEY], [STALE_MARK]: true };
+  const stale = staleSchemas(JSON.parse(text));
   await Deno.writeTextFile(dir.file("stale.json"), toolSchemasText(stale));
   await Deno.writeTextFile(dir.file("fresh.json"), text);
   const script = new URL("../scripts/tool_schemas.ts", import.meta.url).pathname;
@@ -502,8 +491,7 @@ Deno.test("deno task schemas --check exits 1 on a stale file and 0 on a fresh on
 Deno.test("deno task schemas rewrites a stale file to a fresh conversion, and leaves a fresh one as it is", async () => {
   await using dir = await tempDir("longcall-schemas-write-");
   const { text } = await toolSchemasFresh();
-  const stale = JSON.parse(text) as Record<string, Record<string, unknown>>;
-  stale[STALE_KEY] = { ...stale[STALE_KEY], [STALE_MARK]: true };
+  const stale = staleSchemas(JSON.parse(text));
   const file = dir.file("tool_schemas.json");
   await Deno.writeTextFile(file, toolSchemasText(stale));
   const script = new URL("../scripts/tool_schemas.ts", import.meta.url).pathname;

@@ -2,7 +2,7 @@
  * The shipped bundle advertises its tools' JSON Schemas precomputed (src/mcp/tool_schemas.json,
  * checked against a fresh conversion when scripts/build.ts bundles; see src/mcp/advertised.ts): its
  * `tools/list` must be exactly what the server from source lists (listed by the v1 SDK Client), both
- * must be the committed set, and a second listing must not change.
+ * must be the committed set, and a second listing must not change. Both tests run one bundle, built once.
  *
  *   deno test --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 tests/bundle_schemas_test.ts
  */
@@ -40,10 +40,22 @@ async function listTwice(entry: string, db: string) {
   }
 }
 
-Deno.test("the bundle's precomputed tool schemas equal the ones the server converts from source", async () => {
+/** The shipped bundle, built once for this file's tests (into a directory removed when the run ends). */
+let built: Promise<string> | undefined;
+function shippedBundle(): Promise<string> {
+  built ??= (async () => {
+    const dir = await Deno.makeTempDir({ prefix: "longcall-bundle-schemas-" });
+    globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+    const bundle = `${dir}/longcall.js`;
+    await bundleTo(bundle);
+    return bundle;
+  })();
+  return built;
+}
+
+Deno.test("the bundle and the server from source list exactly the committed tool schemas, twice alike", async () => {
   await using dir = await tempDir("longcall-bundle-schemas-");
-  const bundle = dir.file("longcall.js");
-  await bundleTo(bundle);
+  const bundle = await shippedBundle();
   const fromBundle = await listTwice(bundle, dir.file("b.db"));
   const fromSource = await listTwice(`${REPO_ROOT}/src/main.ts`, dir.file("s.db"));
   assert.ok(fromSource.first.length >= 5, "the product lists its tools");
@@ -93,8 +105,7 @@ async function listThenPing(entry: string, db: string): Promise<string> {
 
 Deno.test("the bundle trusts its precomputed schemas and never checks them; from source the same listing is checked", async () => {
   await using dir = await tempDir("longcall-bundle-trust-");
-  const bundle = dir.file("longcall.js");
-  await bundleTo(bundle);
+  const bundle = await shippedBundle();
   const fromSource = await listThenPing(`${REPO_ROOT}/src/main.ts`, dir.file("s.db"));
   assert.match(fromSource, /the precomputed tool schemas equal their conversion/, "from source: checked");
   const fromBundle = await listThenPing(bundle, dir.file("b.db"));

@@ -64,10 +64,11 @@ Deno.test("jobs get/cancel --json print exactly what jobs.get and jobs.cancel an
   const unknown = "0123456789ab-00000000-0000-4000-8000-000000000000";
   for (const extra of [[], ["--detailed"], ["--wait-ms", "1"]]) {
     const got = await cliJson(["jobs", "get", a, unknown, "not-an-id", ...extra, "--db", db]);
-    assert.equal(got.code, 3, "not every id was found");
+    assert.equal(got.code, EXIT_NOT_FOUND, "not every id was found");
     assertAnswerOf("jobs.get", got.json);
   }
   const cancelled = await cliJson(["jobs", "cancel", b, unknown, "--db", db]);
+  assert.equal(cancelled.code, EXIT_NOT_FOUND, "one id was not found");
   assertAnswerOf("jobs.cancel", cancelled.json);
 });
 

@@ -164,11 +164,17 @@ Deno.test("corpus tools refuse, at the schema, each argument the corpus function
         ["corpus.get_pull_request_checks", { pull_requests: [] }],
       ] as const
     ) {
+      let example: unknown;
       await assert.rejects(
         async () => await tool(name).call(args, { authority: null, tasksDeclared: false }),
-        (err) => err instanceof AppError && err.data?.["example"] !== undefined,
+        (err) => err instanceof AppError && (example = err.data?.["example"]) !== undefined,
         name,
       );
+      // The example itself is a valid call.
+      const answered = await tool(name).call(example, { authority: null, tasksDeclared: false }) as {
+        isError?: boolean;
+      };
+      assert.notEqual(answered.isError, true, `${name}: its example is accepted`);
     }
     assert.deepEqual(await outcome(threads, { threads: "o/r#1" }), { invalid: "$.threads" });
     assert.deepEqual(await outcome(threads, { threads: ["o/r#1"], view: "huge" }), { invalid: "$.view" });

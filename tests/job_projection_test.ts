@@ -84,7 +84,7 @@ Deno.test("jobTool.call: one guidance computation per submit, for the JobReferen
   assert.equal(task.status, "working");
   assert.equal(task.taskId, carried.id);
   assert.equal(task.pollIntervalMs, carried.poll_after_ms, "task and JobReference show the one guidance");
-  assert.equal(task.ttlMs, ttlMsOf(h.store.rows.jobGet(carried.id)!, 0), "the ttl at this instant (clock at 0)");
+  assert.equal(task.ttlMs, ttlMsOf(h.store.rows.jobGet(carried.id)!, h.clock.now()), "the ttl at this instant");
 
   // A rejected submission computes nothing.
   const bad = await tool.call({ extra: 1 }, { authority: null, tasksDeclared: false }) as { isError?: boolean };

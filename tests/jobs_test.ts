@@ -609,8 +609,10 @@ Deno.test("JobControl.guidanceFor: the batch guidance equals each row's own poll
   const rows = [...h.control.getMany(ids, null, "concise").values()];
   assert.equal(rows.filter((r) => r.status === "running").length, 3);
   const guidance = h.control.guidanceFor(rows);
-  for (const row of rows.reverse()) assert.equal(guidance(row), h.control.pollAfterMs(row), row.id);
+  // Newest first, so the first queued row asked for is not the oldest.
+  const newestFirst = rows.toReversed();
+  for (const row of newestFirst) assert.equal(guidance(row), h.control.pollAfterMs(row), row.id);
   // Queued rows outside the batch (after two queued ones inside it) get their own position query.
-  const partial = h.control.guidanceFor(rows.slice(0, 4));
-  for (const row of rows) assert.equal(partial(row), h.control.pollAfterMs(row), `outside the batch: ${row.id}`);
+  const partial = h.control.guidanceFor(newestFirst.slice(0, 4));
+  for (const row of newestFirst) assert.equal(partial(row), h.control.pollAfterMs(row), `outside the batch: ${row.id}`);
 });

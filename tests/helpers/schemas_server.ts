@@ -17,13 +17,17 @@ import { testRegistry } from "../../testing/test_kinds.ts";
 export const STALE_KEY = schemaKey("jobs.get", "input", "input", { target: ADVERTISED_TARGET });
 export const STALE_MARK = "x-stale";
 
+/** `schemas` with jobs.get's input schema changed (the {@linkcode STALE_MARK} member added). */
+export function staleSchemas(
+  schemas: Readonly<Record<string, Record<string, unknown>>>,
+): Record<string, Record<string, unknown>> {
+  if (schemas[STALE_KEY] === undefined) throw new Error(`no precomputed schema under ${JSON.stringify(STALE_KEY)}`);
+  return { ...schemas, [STALE_KEY]: { ...schemas[STALE_KEY], [STALE_MARK]: true } };
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({ args: Deno.args, options: { db: { type: "string" }, stale: { type: "boolean" } } });
-  const committed = mcp.toolSchemas;
-  if (committed[STALE_KEY] === undefined) throw new Error(`no precomputed schema under ${JSON.stringify(STALE_KEY)}`);
-  const toolSchemas = values.stale === true
-    ? { ...committed, [STALE_KEY]: { ...committed[STALE_KEY], [STALE_MARK]: true } }
-    : committed;
+  const toolSchemas = values.stale === true ? staleSchemas(mcp.toolSchemas) : mcp.toolSchemas;
   const code = await runServer(
     { db: values.db ?? ":memory:", http: false, listen: "127.0.0.1:0", readOnly: false, lingerMs: 0 },
     {
