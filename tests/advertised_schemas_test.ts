@@ -25,7 +25,11 @@ import {
 } from "../src/mcp/advertised.ts";
 import { STALE_KEY, STALE_MARK, staleSchemas } from "./helpers/schemas_server.ts";
 import { InMemoryTransport, type JSONRPCMessage, type McpServer } from "@modelcontextprotocol/server";
-import { ADVERTISED_RELIST_SERVERS_MAX, SEARCH_CURSOR_CHARS_MAX } from "../src/base/limits.ts";
+import {
+  ADVERTISED_CHECK_DELAY_MS,
+  ADVERTISED_RELIST_SERVERS_MAX,
+  SEARCH_CURSOR_CHARS_MAX,
+} from "../src/base/limits.ts";
 import { type Logger, silentLogger } from "../src/base/log.ts";
 import { openRuntime } from "../src/cli/runtime.ts";
 import { advertiseTools, createServerFactory } from "../src/mcp/server.ts";
@@ -199,9 +203,13 @@ Deno.test("serve from source: a stale precomputed schema is answered once, then 
   await using dir = await tempDir("longcall-stale-schemas-");
   const server = await schemasServer(dir.file("x.db"), true);
   try {
+    const listed = performance.now();
     const first = await listTools(server);
     assert.equal(jobsGetInput(first)?.[STALE_MARK], true, "the first listing answers from the precomputed set");
     await server.waitFor("tools/list_changed", (m) => m.method === LIST_CHANGED);
+    // The check's timer was set once the server had read the listing, so after `listed` (the same machine's clock).
+    const after = performance.now() - listed;
+    assert.ok(after >= ADVERTISED_CHECK_DELAY_MS, `told ${after.toFixed(0)} ms after the listing was asked for`);
     const second = await listTools(server);
     assert.equal(jobsGetInput(second)?.[STALE_MARK], undefined, "the listing after the notice is the converted one");
     const { [STALE_MARK]: _mark, ...converted } = jobsGetInput(first) as Record<string, unknown>;
@@ -220,8 +228,10 @@ Deno.test("serve from source: fresh precomputed schemas are checked after the fi
   const server = await schemasServer(dir.file("x.db"), false);
   try {
     assert.equal(Object.keys(jobsGetInput(await listTools(server)) ?? {}).includes(STALE_MARK), false);
-    // The check runs in a timer set while the listing was answered, so before this later request is read.
-    await server.request("ping");
+    await waitFor(
+      "the check's debug line",
+      () => /the precomputed tool schemas equal their conversion/.test(server.stderr()),
+    );
   } finally {
     await server.endStdin();
     await server.exited();
@@ -266,6 +276,7 @@ function staleFactory(log?: Logger) {
     tools: productTools(runtime.control, runtime.store),
     log: log ?? recordingLogger(warnings),
     toolSchemas: { ...committed, [STALE_KEY]: { ...committed[STALE_KEY], [STALE_MARK]: true } },
+    schemaCheckDelayMs: 0,
   });
   return { runtime, factory, warnings };
 }
@@ -408,6 +419,7 @@ Deno.test("the check goes on past a schema that cannot be converted: the stale o
       [schemaKey("stale", "output", "output", options)]: { type: "object", "x-precomputed": true },
       [schemaKey("broken", "output", "output", options)]: { type: "object", "x-precomputed": true },
     },
+    schemaCheckDelayMs: 0,
   });
   const { received, clients } = await connectedInstances(factory, 1);
   try {
@@ -432,6 +444,31 @@ Deno.test("the check goes on past a schema that cannot be converted: the stale o
   }
 });
 
+Deno.test(`schemaCheckDelayMs is taken from 0 to ${ADVERTISED_CHECK_DELAY_MS} and refused past either end`, async () => {
+  const runtime = controlRuntime();
+  try {
+    const make = (schemaCheckDelayMs: number) =>
+      createServerFactory({
+        control: runtime.control,
+        tools: [sampleTool("t", () => z.object({ n: z.number() }))],
+        log: silentLogger,
+        schemaCheckDelayMs,
+      });
+    for (const ok of [0, ADVERTISED_CHECK_DELAY_MS]) assert.equal(typeof make(ok), "function", `${ok} is taken`);
+    for (const bad of [-1, ADVERTISED_CHECK_DELAY_MS + 1, 0.5, NaN]) {
+      assert.throws(
+        () => make(bad),
+        new RangeError(
+          `Cannot create the server factory: schemaCheckDelayMs must be an integer from 0 to ${ADVERTISED_CHECK_DELAY_MS}, ` +
+            `current value is ${bad}`,
+        ),
+      );
+    }
+  } finally {
+    await runtime.close();
+  }
+});
+
 Deno.test("a trusted set is never checked: a stale schema in it stays, and nobody is told (as the bundle trusts its set)", async () => {
   const runtime = controlRuntime();
   const warnings: string[] = [];
@@ -447,6 +484,7 @@ Deno.test("a trusted set is never checked: a stale schema in it stays, and nobod
     tools: [sampleTool("t", () => (builds++, z.object({ n: z.number() })))],
     log: recordingLogger(warnings),
     toolSchemas: set,
+    schemaCheckDelayMs: 0,
   });
   const { received, clients } = await connectedInstances(factory, 1);
   try {
@@ -522,6 +560,7 @@ Deno.test("a set that answers for none of a factory's tools is not used: they ar
       tools: [sampleTool("mine", () => z.object({ n: z.number() }))],
       log: { ...silentLogger, debug: (message: string) => void debug.push(message) },
       toolSchemas: set,
+      schemaCheckDelayMs: 0,
     });
     const { received, clients } = await connectedInstances(factory, 1);
     try {
@@ -543,7 +582,10 @@ Deno.test("a set that answers for none of a factory's tools is not used: they ar
     // The same tool with a fresh entry for it (the server's own conversion): answered from the set, then checked.
     const fresh = precomputeToolSchemas(advertiseTools([sampleTool("mine", () => z.object({ n: z.number() }))]));
     assert.deepEqual(await run(fresh), converted);
-    assert.deepEqual(debug, ["the precomputed tool schemas equal their conversion"]);
+    assert.deepEqual(debug, [
+      "answered from the precomputed tool schemas; checking them against their conversion later",
+      "the precomputed tool schemas equal their conversion",
+    ]);
   } finally {
     await runtime.close();
   }

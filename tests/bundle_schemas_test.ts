@@ -14,7 +14,8 @@ import { ADVERTISED_TARGET, schemaKey } from "../src/mcp/advertised.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { RawStdioServer, REPO_ROOT } from "./helpers/longcall_procs.ts";
 import { connectLegacyV1, denoExecPath } from "../testing/mcp_clients.ts";
-import { tempDir } from "../testing/temp.ts";
+import { tempDir, waitFor } from "../testing/temp.ts";
+import { ADVERTISED_CHECK_DELAY_MS } from "../src/base/limits.ts";
 
 const CLEAN_ENV = {
   GITHUB_TOKEN: "",
@@ -78,8 +79,11 @@ Deno.test("the bundle and the server from source list exactly the committed tool
   }
 });
 
-/** Lists tools, then pings, over raw lines with debug logging; everything the server wrote once it has exited. */
-async function listThenPing(entry: string, db: string): Promise<string> {
+/**
+ * Lists tools, then pings, over raw lines with debug logging; everything the server wrote to stderr once it
+ * has exited. With `untilChecked`, waits for the check of the precomputed schemas before ending stdin.
+ */
+async function listThenPing(entry: string, db: string, untilChecked = false): Promise<string> {
   const server = new RawStdioServer({
     command: denoExecPath(),
     args: ["run", ...permissionFlags(), entry, "serve", "--linger-ms", "0", "--db", db],
@@ -94,8 +98,10 @@ async function listThenPing(entry: string, db: string): Promise<string> {
     });
     await server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     await server.request("tools/list");
-    // Read after any check the listing scheduled (a timer set while it was answered).
     await server.request("ping");
+    if (untilChecked) {
+      await waitFor("the check of the precomputed schemas", () => /equal their conversion/.test(server.stderr()));
+    }
   } finally {
     await server.endStdin();
     await server.exited();
@@ -106,9 +112,20 @@ async function listThenPing(entry: string, db: string): Promise<string> {
 Deno.test("the bundle trusts its precomputed schemas and never checks them; from source the same listing is checked", async () => {
   await using dir = await tempDir("longcall-bundle-trust-");
   const bundle = await shippedBundle();
-  const fromSource = await listThenPing(`${REPO_ROOT}/src/main.ts`, dir.file("s.db"));
+  const fromSource = await listThenPing(`${REPO_ROOT}/src/main.ts`, dir.file("s.db"), true);
+  assert.match(
+    fromSource,
+    new RegExp(`checking them against their conversion later.*"after_ms":${ADVERTISED_CHECK_DELAY_MS}`),
+    "from source: scheduled",
+  );
   assert.match(fromSource, /the precomputed tool schemas equal their conversion/, "from source: checked");
+  // A check is scheduled (and logged) while the listing is answered, so it would be in the stderr of a server
+  // that has exited since.
   const fromBundle = await listThenPing(bundle, dir.file("b.db"));
   assert.match(fromBundle, /serving/, "the bundle logged at debug level");
-  assert.doesNotMatch(fromBundle, /equal their conversion|is stale|could not convert/, "the bundle: never checked");
+  assert.doesNotMatch(
+    fromBundle,
+    /checking them against their conversion|equal their conversion|is stale|could not convert/,
+    "the bundle: never checked",
+  );
 });

@@ -378,10 +378,17 @@ export const ANSWER_TEXT_RECORDED_CHARS_MIN = 4_096;
 
 /** Connected server instances a factory keeps until it has checked its precomputed tool schemas
  * (src/mcp/server.ts), so that a stale one reaches them as `notifications/tools/list_changed`. The check
- * runs right after the first answer taken from the set, so a stdio session holds one; stateless HTTP builds
+ * runs soon after the first answer taken from the set, so a stdio session holds one; stateless HTTP builds
  * one per request, which cannot be notified anyway, so the newest few are enough and the list stays bounded
  * if no such answer ever comes. */
 export const ADVERTISED_RELIST_SERVERS_MAX = 16;
+/** How long after the first answer taken from a precomputed set of tool schemas the factory checks the set
+ * against a real conversion (src/mcp/server.ts; from source only, the bundle's build checked its set). The
+ * check converts every tool's schemas on the serving thread, a pause of about 13 ms on this 2-CPU machine:
+ * run at once, it held the write of the very answers it follows (the first `tools/list` of a server started
+ * from source reached its client that much later). A host's start-up exchange (initialize, tools/list, its
+ * first calls) is over well within this; a stale set is still replaced, and sessions told, within a second. */
+export const ADVERTISED_CHECK_DELAY_MS = 1_000;
 
 // ---------------------------------------------------------------- idle memory (issue 14, src/base/idle_collect.ts)
 

@@ -15,7 +15,8 @@
  *   conversion (scripts/build.ts), and they trust it ({@linkcode trustToolSchemas}: the bundle's
  *   generated entry, src/mcp/serving.ts in a compiled binary), so they never build an output schema;
  * - from source the file may be older than the code (a schema edited, the file not regenerated):
- *   the first answers come from it, and right after the first one the factory converts every schema
+ *   the first answers come from it, and ADVERTISED_CHECK_DELAY_MS after the first one (once the host's
+ *   start-up exchange has been answered, not in the middle of its writes) the factory converts every schema
  *   it answered that way ({@linkcode verifyAdvertised}). What differs is replaced, logged, and the
  *   connected sessions are told `notifications/tools/list_changed`. `deno task ok` fails while
  *   the file is stale (tests/advertised_schemas_test.ts).

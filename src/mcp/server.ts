@@ -8,7 +8,7 @@
 
 import { type AuthInfo, McpServer, type McpServerFactory } from "@modelcontextprotocol/server";
 import { AppError } from "../base/errors.ts";
-import { ADVERTISED_RELIST_SERVERS_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
+import { ADVERTISED_CHECK_DELAY_MS, ADVERTISED_RELIST_SERVERS_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { once } from "../base/once.ts";
 import type { Logger } from "../base/log.ts";
 import { VERSION } from "../base/version.ts";
@@ -49,6 +49,11 @@ export interface ServerDeps {
    * Without them every schema is converted in the first turn of the event loop.
    */
   toolSchemas?: PrecomputedSchemas;
+  /**
+   * How long after the first answer taken from an untrusted `toolSchemas` set its check runs, 0 to
+   * {@linkcode ADVERTISED_CHECK_DELAY_MS} (the default); in-process tests pass 0.
+   */
+  schemaCheckDelayMs?: number;
 }
 
 /** Default instructions: how a model should use longcall's tools. */
@@ -87,8 +92,8 @@ export function advertiseTools(tools: readonly ToolDef[], precomputed?: Precompu
 
 /**
  * The tools' advertised schemas for one factory: precomputed ones when given and they answer for
- * any of these tools (checked against a real conversion right after their first answer unless the
- * build checked them), else converted in the first turn of the event loop, before or while the first
+ * any of these tools (checked against a real conversion {@linkcode ADVERTISED_CHECK_DELAY_MS} after their first
+ * answer unless the build checked them), else converted in the first turn of the event loop, before or while the first
  * requests are read. Either way no tools/list of any instance converts a schema twice. `serving`
  * lists the instances a stale precomputed schema must reach with `notifications/tools/list_changed`.
  */
@@ -106,6 +111,7 @@ function advertiseOnce(
   if (toolSchemasTrusted(precomputed)) {
     return { schemas: advertiseTools(tools, { schemas: precomputed }), serving: () => {} };
   }
+  const delayMs = deps.schemaCheckDelayMs ?? ADVERTISED_CHECK_DELAY_MS;
   // Connected instances built before the check, the newest ADVERTISED_RELIST_SERVERS_MAX; none after it.
   let built: McpServer[] | undefined = [];
   const check = () => {
@@ -133,9 +139,14 @@ function advertiseOnce(
       );
     }
   };
-  // Right after the first answer taken from the precomputed set (a tools/list; the SDK's tools/call
-  // reads the output schema too) has been sent.
-  const onUse = once(() => Deno.unrefTimer(setTimeout(check, 0)));
+  // A while after the first answer taken from the precomputed set (a tools/list; the SDK's tools/call
+  // reads the output schema too): converting every schema at once would hold that answer's write.
+  const onUse = once(() => {
+    deps.log.debug("answered from the precomputed tool schemas; checking them against their conversion later", {
+      after_ms: delayMs,
+    });
+    Deno.unrefTimer(setTimeout(check, delayMs));
+  });
   const schemas = advertiseTools(tools, { schemas: precomputed, onUse });
   return {
     schemas,
@@ -150,6 +161,13 @@ function advertiseOnce(
 
 /** Builds the dual-era factory. */
 export function createServerFactory(deps: ServerDeps): McpServerFactory {
+  const delay = deps.schemaCheckDelayMs;
+  if (delay !== undefined && (!Number.isInteger(delay) || delay < 0 || delay > ADVERTISED_CHECK_DELAY_MS)) {
+    throw new RangeError(
+      `Cannot create the server factory: schemaCheckDelayMs must be an integer from 0 to ${ADVERTISED_CHECK_DELAY_MS}, ` +
+        `current value is ${delay}`,
+    );
+  }
   const tools = deps.readOnly === true ? deps.tools.filter((t) => t.annotations.readOnlyHint) : deps.tools;
   // Wrapped once for every instance this factory builds.
   const { schemas, serving } = advertiseOnce(tools, deps);
