@@ -8,12 +8,15 @@
  * @module
  */
 
-import { holdWorkerMessages, inWorker } from "./cli/worker_env.ts";
+import { enterWorker, inWorker } from "./cli/worker_env.ts";
 
 if (inWorker()) {
-  // Messages that arrive while the worker's code loads would find no handler and be lost.
-  const held = holdWorkerMessages();
-  (await import("./cli/network_worker.ts")).runNetworkWorker(held);
+  // Messages that arrive while the worker's code loads would find no handler and be lost. The code loads on
+  // the first one (the server sends it once it serves, see src/cli/serve.ts), so it does not compete with the
+  // serving thread's own start-up; a dynamic import is checked against the worker's grants, not the server's.
+  const entry = enterWorker();
+  await entry.first;
+  (await import("./cli/network_worker.ts")).runNetworkWorker(entry.held);
 } else if (import.meta.main) {
   // Loaded when asked for (see CliModules in src/cli/main.ts): `serve` imports the MCP layer once
   // its network worker exists, and no command but `serve` when serving. The MCP layer is this entry's

@@ -153,7 +153,7 @@ Deno.test("networkWorkerPermissions: what a real serve grants its worker is what
   // A real server: its worker is started with the grants it logs (then the host goes away at once).
   const served = await longcall(["run", ...flags, MAIN, "serve", "--db", db, "--linger-ms", "0"], env);
   assert.equal(served.code, 0, served.stderr);
-  const line = served.stderr.split("\n").find((l) => l.includes("network worker started"));
+  const line = served.stderr.split("\n").find((l) => l.includes("network worker created"));
   assert.ok(line !== undefined, `serve logs its worker's grants:\n${served.stderr}`);
   const logged = JSON.parse(line.slice(line.indexOf("{"))) as { net: string[]; read: string[]; write: string[] };
   const servedGrants = { net: logged.net, read: logged.read, write: logged.write };

@@ -1,8 +1,8 @@
 /**
  * serve loads its MCP layer after the runtime (and its network worker) exists (src/cli/serve.ts,
  * ServerParts.mcp). What fails meanwhile must stop the server cleanly: a loader that rejects closes
- * the runtime it opened, and a worker whose start fails during the load is reported and ends the
- * process with exit 1, never as an unhandled rejection.
+ * the runtime it opened, and a worker whose entry fails during the load, or whose start fails once
+ * serving, is reported and ends the process with exit 1, never as an unhandled rejection.
  */
 
 import assert from "node:assert/strict";
@@ -28,7 +28,18 @@ Deno.test("runServer: an MCP layer that fails to load rejects, and the runtime i
   assert.equal(owners.n, 0, "the executor was stopped and its owner row deleted");
 });
 
-Deno.test("serve: a network worker that fails while the MCP layer loads stops the server with exit 1, reported", async () => {
+/**
+ * The server thread rejected nothing unhandled: Deno would print `error: Uncaught (in promise)` for it. (It
+ * prints the worker's own uncaught error as `error: Uncaught (in worker "longcall-network") ...`.)
+ */
+function assertNoUnhandledRejection(stderr: string): void {
+  // deno-lint-ignore no-control-regex
+  const lines = stderr.replace(/\x1b\[[0-9;]*m/g, "").split("\n");
+  assert.deepEqual(lines.filter((l) => l.startsWith("error: Uncaught (in promise)")), [], stderr);
+}
+
+/** Runs tests/helpers/late_load_server.ts with its stdin closed: exit code, stdout, stderr. */
+async function lateLoadServer(refuseAt: "entry" | "init") {
   await using dir = await tempDir();
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -42,6 +53,8 @@ Deno.test("serve: a network worker that fails while the MCP layer loads stops th
       new URL("./helpers/late_load_server.ts", import.meta.url).pathname,
       "--db",
       dir.file("jobs.db"),
+      "--refuse-at",
+      refuseAt,
       "--settle-ms",
       "200",
     ],
@@ -50,13 +63,29 @@ Deno.test("serve: a network worker that fails while the MCP layer loads stops th
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  await child.stdin.close();
+  // With stdin held open for `init` (the server must be serving when it starts its worker).
+  if (refuseAt === "entry") await child.stdin.close();
   const { code, stdout, stderr } = await child.output();
-  const err = new TextDecoder().decode(stderr);
-  assert.equal(code, 1, err);
-  assert.doesNotMatch(err, /Uncaught \(in promise\)/, "no unhandled rejection");
-  // The failure came while the MCP layer loaded: the worker crashed, and the wait for its code reports it.
-  assert.match(err, /network worker crashed/, err);
-  assert.match(err, /the network worker could not load; stopping/, err);
-  assert.equal(new TextDecoder().decode(stdout), "", "nothing reached stdout");
+  return { code, stdout: new TextDecoder().decode(stdout), stderr: new TextDecoder().decode(stderr) };
+}
+
+Deno.test("serve: a network worker whose entry fails while the MCP layer loads stops the server with exit 1, reported", async () => {
+  const { code, stdout, stderr } = await lateLoadServer("entry");
+  assert.equal(code, 1, stderr);
+  assertNoUnhandledRejection(stderr);
+  // The failure came while the MCP layer loaded: the worker crashed, and the wait for its entry reports it.
+  assert.match(stderr, /network worker crashed/, stderr);
+  assert.match(stderr, /the network worker could not load; stopping/, stderr);
+  assert.doesNotMatch(stderr, /"serving"|\] serving/, "it never served");
+  assert.equal(stdout, "", "nothing reached stdout");
+});
+
+Deno.test("serve: a network worker that fails when it is started stops the serving server with exit 1, reported", async () => {
+  const { code, stdout, stderr } = await lateLoadServer("init");
+  assert.equal(code, 1, stderr);
+  assertNoUnhandledRejection(stderr);
+  assert.match(stderr, /\] serving/, "it served first");
+  assert.match(stderr, /network worker crashed/, stderr);
+  assert.match(stderr, /the network worker could not start; stopping/, stderr);
+  assert.equal(stdout, "", "nothing reached stdout");
 });

@@ -22,12 +22,12 @@ function replies(url: URL): Promise<unknown[]> {
   }).finally(() => worker.terminate());
 }
 
-Deno.test("holdWorkerMessages() keeps a message posted while the worker's code still loads", async () => {
+Deno.test("enterWorker() says entered and keeps a message posted while the worker's code still loads", async () => {
   const seen = await replies(new URL("./helpers/slow_worker.ts?hold", import.meta.url));
-  assert.deepEqual(seen, [{ ready: true }, { echo: "early" }, { echo: "late" }]);
+  assert.deepEqual(seen, [{ type: "entered" }, { ready: true }, { echo: "early" }, { echo: "late" }]);
 });
 
-Deno.test("without holdWorkerMessages() such a message is lost (why the entry point holds them)", async () => {
+Deno.test("without enterWorker() such a message is lost (why the entry point holds them)", async () => {
   const seen = await replies(new URL("./helpers/slow_worker.ts", import.meta.url));
   assert.deepEqual(seen, [{ ready: true }, { echo: "late" }]);
 });

@@ -280,6 +280,12 @@ export const SEARCH_CURSOR_CHARS_MAX = 512;
 
 /** Network worker handshake bounds (start-up opens a database; stop waits for the executor's grace). */
 export const WORKER_START_TIMEOUT_MS = 15_000;
+/** How long after a server begins serving it starts its network worker, unless a submission starts it
+ * sooner (src/cli/serve.ts). Until then the worker has only run its entry: from source it has not loaded
+ * its ~80 modules, which, loaded while the serving thread loaded its own, cost the host's first `tools/list`
+ * about 15 ms on this 2-CPU machine (alternated start-up runs). A host's start-up exchange is answered well
+ * within this; jobs a previous process left (queued, or running and now lost) are taken up this much later. */
+export const NETWORK_WORKER_START_DELAY_MS = 500;
 export const WORKER_STOP_TIMEOUT_MS = 10_000;
 
 /** Characters of a transport error kept in a log line (the SDK's can be whole zod reports). */

@@ -35,7 +35,7 @@ export type ToWorker =
 
 /** Messages from the worker. */
 export type FromWorker =
-  | { type: "loaded" }
+  | { type: "entered" }
   | { type: "ready"; ownerId: string }
   | { type: "stopped" }
   | { type: "lingering"; running: number }
@@ -133,8 +133,5 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
     }
   };
   scope.onmessage = handle;
-  // Every module of the worker is loaded now: the serving thread may drop its permissions
-  // (revoking them earlier can fail the worker's own module loads).
-  post({ type: "loaded" });
   for (const event of held) void handle(event as MessageEvent<ToWorker>);
 }

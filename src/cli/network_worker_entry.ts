@@ -9,6 +9,7 @@
  */
 
 import { runNetworkWorker } from "./network_worker.ts";
-import { holdWorkerMessages } from "./worker_env.ts";
+import { enterWorker } from "./worker_env.ts";
 
-runNetworkWorker(holdWorkerMessages());
+// Evaluated as one script, the code is here already: the messages are handled as they come.
+runNetworkWorker(enterWorker().held);

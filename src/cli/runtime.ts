@@ -305,15 +305,35 @@ function inProcessExecution(executor: Executor): Execution {
   };
 }
 
+/**
+ * The network worker's execution. `start()` sends `init` once (later calls share its outcome); a
+ * submission (`wake`) starts it too, so a server that starts its worker late (src/cli/serve.ts) never
+ * leaves a job waiting for that. Before it has started it runs nothing: nothing to abort or linger for.
+ */
 function workerExecution(worker: NetworkWorker, init: Parameters<WorkerExecutor["start"]>[0]): Execution {
+  let started: Promise<void> | undefined;
+  const start = () => {
+    if (started === undefined) {
+      started = worker.executor.start(init);
+      // Whoever calls start() hears a failure; a start that a wake made is never an unhandled rejection.
+      started.catch(() => {});
+    }
+    return started;
+  };
   return {
     where: "network_worker",
     executor: undefined,
     worker,
-    start: () => worker.executor.start(init),
-    wake: () => worker.executor.wake(),
-    abortLocal: (ids) => worker.executor.abortLocal(ids),
-    linger: () => worker.executor.linger(),
+    start,
+    wake: () => {
+      void start();
+      worker.executor.wake();
+    },
+    abortLocal: (ids) => {
+      if (started !== undefined) worker.executor.abortLocal(ids);
+    },
+    linger: () =>
+      started === undefined ? Promise.resolve({ running: 0, idle: Promise.resolve() }) : worker.executor.linger(),
     stop: async () => {
       try {
         await worker.executor.stop();

@@ -26,6 +26,8 @@ import {
   JOB_WAIT_MS_MAX,
   LINGER_MS_DEFAULT,
   LINGER_MS_MAX,
+  NETWORK_WORKER_START_DELAY_MS,
+  WORKER_START_TIMEOUT_MS,
 } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
 import type { JobWaits } from "../jobs/wait.ts";
@@ -67,6 +69,11 @@ export interface ServerParts {
    * product's, because the worker builds its own registry.
    */
   networkWorker?: { moduleUrl: string };
+  /**
+   * How long after serving begins the network worker is started if no submission started it sooner:
+   * NETWORK_WORKER_START_DELAY_MS unless given (tests: 0 to WORKER_START_TIMEOUT_MS).
+   */
+  workerStartDelayMs?: number;
   /**
    * Jobs that ask for input mid-flight (`input_required` tasks). Used only by the conformance
    * fixture (tests/helpers/conformance_fixture_server.ts); no product tool asks for input.
@@ -162,6 +169,16 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       `Cannot serve: lingerMs must be an integer from 0 to ${LINGER_MS_MAX}, current value is ${lingerMs}`,
     );
   }
+  const startDelay = parts.workerStartDelayMs;
+  if (
+    startDelay !== undefined &&
+    (!Number.isInteger(startDelay) || startDelay < 0 || startDelay > WORKER_START_TIMEOUT_MS)
+  ) {
+    throw new RangeError(
+      `Cannot serve: workerStartDelayMs must be an integer from 0 to ${WORKER_START_TIMEOUT_MS}, ` +
+        `current value is ${startDelay}`,
+    );
+  }
   if (flags.timeRate !== undefined) {
     log.warn("simulated time: job handlers run faster than real time", { rate: flags.timeRate });
   }
@@ -181,18 +198,13 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   const { store, control, waits, execution } = runtime;
   const worker = execution.worker;
   if (worker !== undefined) {
-    log.debug("network worker started", { ...worker.permissions, from_memory: worker.script.fromMemory });
+    log.debug("network worker created", { ...worker.permissions, from_memory: worker.script.fromMemory });
   }
-  // The network worker opens its store and starts its executor in parallel with serving (its
-  // permissions were fixed when it was created; narrowing waits only for its code to load).
-  // Jobs admitted meanwhile stay queued until it claims them. If it cannot start, the server stops.
-  let workerReady: Promise<void> | undefined;
-  if (worker !== undefined) {
-    workerReady = execution.start();
-    // A start that fails while the MCP layer loads is acted on below (once serving is set up), never
-    // an unhandled rejection meanwhile.
-    workerReady.catch(() => {});
-  } else await execution.start();
+  // The network worker starts (loads its code from source, opens its store, starts its executor) once
+  // this thread serves: NETWORK_WORKER_START_DELAY_MS later, or at the first submission if sooner. Its
+  // permissions were fixed when it was created; narrowing waits only for its entry to run. Jobs
+  // admitted meanwhile stay queued until it claims them. If it cannot start, the server stops.
+  if (worker === undefined) await execution.start();
   // The MCP layer loads only now, after the network worker was created (see ServerParts.mcp).
   let mcp: McpServing;
   let factory: ReturnType<McpServing["createServerFactory"]>;
@@ -235,13 +247,14 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   if (worker !== undefined) {
     if (worker.script.fromMemory) {
       // From memory (the bundle) the worker reads no file to load: nothing to wait for. A load
-      // failure still stops the server (the worker then never answers init: workerReady rejects).
-      void worker.executor.loaded().then(() => worker.script.release(), () => worker.script.release());
+      // failure still stops the server (the worker then never answers init: its start rejects).
+      void worker.executor.entered().then(() => worker.script.release(), () => worker.script.release());
     } else {
-      // The worker's permissions were fixed when it was created, but its own module loads can
-      // fail once this thread has revoked read: narrow only after it has loaded its code.
+      // The worker's permissions were fixed when it was created, but Deno checks its static imports
+      // against this thread's: narrow only once its entry runs. Its other code it imports dynamically,
+      // checked against its own grants (the source directory), when it is started.
       try {
-        await worker.executor.loaded();
+        await worker.executor.entered();
       } catch (err) {
         log.error("the network worker could not load; stopping", { error: String(err) });
         await httpServing?.close().catch(() => {});
@@ -260,11 +273,19 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   const stopRequested = Promise.withResolvers<StopReason>();
   // SIGINT / SIGTERM: today's graceful interrupt, also during a linger (it ends the linger).
   const interrupted = Promise.withResolvers<void>();
-  workerReady?.catch((err) => {
-    log.error("the network worker could not start; stopping", { error: String(err) });
-    exitCode = EXIT_ERROR;
-    stopRequested.resolve("worker_failed");
-  });
+  let workerStart: ReturnType<typeof setTimeout> | undefined;
+  if (worker !== undefined) {
+    const startWorker = () => {
+      execution.start().catch((err) => {
+        log.error("the network worker could not start; stopping", { error: String(err) });
+        exitCode = EXIT_ERROR;
+        stopRequested.resolve("worker_failed");
+      });
+    };
+    const delayMs = parts.workerStartDelayMs ?? NETWORK_WORKER_START_DELAY_MS;
+    if (delayMs === 0) startWorker();
+    else workerStart = setTimeout(startWorker, delayMs);
+  }
   const onSignal = (code: number) => () => {
     exitCode = code;
     stopRequested.resolve("interrupt");
@@ -279,6 +300,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   Deno.addSignalListener("SIGHUP", onHup);
   const reason = await Promise.race([serving.closed.then((): StopReason => "wire_closed"), stopRequested.promise]);
   log.info("shutting down", { reason });
+  clearTimeout(workerStart);
   await stopServing(serving, waits, log);
   idle?.stop();
   if ((reason === "wire_closed" || reason === "hangup") && lingerMs > 0) {

@@ -29,14 +29,16 @@ export class WorkerExecutor {
   readonly #log: Logger;
   readonly #waiters = new Map<FromWorker["type"], (m: FromWorker) => void>();
   #failed: string | undefined;
-  #loaded: Promise<unknown>;
+  #entered: Promise<unknown>;
+  /** Whether anything was sent yet: the worker loads its code on the first message. */
+  #told = false;
 
   /** `onJobEvent` hears each job progress or end the worker reports (wakes waiting readers). */
   constructor(moduleUrl: string | URL, permissions: WorkerPermissions, log: Logger, onJobEvent?: () => void) {
     this.#log = log;
     this.#worker = createWorker(moduleUrl, permissions);
-    this.#loaded = this.#expect("loaded", WORKER_START_TIMEOUT_MS);
-    this.#loaded.catch(() => {}); // reported to whoever awaits loaded(); never an unhandled rejection
+    this.#entered = this.#expect("entered", WORKER_START_TIMEOUT_MS);
+    this.#entered.catch(() => {}); // reported to whoever awaits entered(); never an unhandled rejection
     this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
       const m = event.data;
       if (m.type === "ended" || m.type === "progress") onJobEvent?.();
@@ -91,26 +93,35 @@ export class WorkerExecutor {
         if (m.type === "failed") reject(new Error(`network worker: ${m.message}`));
         else resolve(m as Extract<FromWorker, { type: T }>);
       });
-      this.#worker.postMessage(message);
+      this.#post(message);
     });
   }
 
-  /** Resolves once the worker has loaded all of its code. */
-  async loaded(): Promise<void> {
-    await this.#loaded;
+  #post(message: ToWorker): void {
+    this.#told = true;
+    this.#worker.postMessage(message);
+  }
+
+  /**
+   * Resolves once the worker's entry runs (src/cli/worker_env.ts, `enterWorker`): its static imports have
+   * loaded, and from source it loads the rest of its code on the first message it gets.
+   */
+  async entered(): Promise<void> {
+    await this.#entered;
   }
 
   /** Opens the worker's store and starts its executor. */
   async start(init: Extract<ToWorker, { type: "init" }>): Promise<void> {
-    await this.#request(init, "ready", WORKER_START_TIMEOUT_MS);
+    const ready = await this.#request(init, "ready", WORKER_START_TIMEOUT_MS);
+    this.#log.debug("network worker ready", { owner: ready.ownerId });
   }
 
   wake(): void {
-    if (this.#failed === undefined) this.#worker.postMessage({ type: "wake" } satisfies ToWorker);
+    if (this.#failed === undefined) this.#post({ type: "wake" });
   }
 
   abortLocal(ids: readonly string[]): void {
-    if (this.#failed === undefined) this.#worker.postMessage({ type: "cancel", ids: [...ids] } satisfies ToWorker);
+    if (this.#failed === undefined) this.#post({ type: "cancel", ids: [...ids] });
   }
 
   /**
@@ -141,7 +152,10 @@ export class WorkerExecutor {
   /** Graceful stop (the executor's shutdown rules), then terminates the worker. */
   async stop(): Promise<void> {
     try {
-      if (this.#failed === undefined) await this.#request({ type: "stop" }, "stopped", WORKER_STOP_TIMEOUT_MS);
+      // Told nothing yet, it has opened nothing: stopping it must not make it load its code first.
+      if (this.#failed === undefined && this.#told) {
+        await this.#request({ type: "stop" }, "stopped", WORKER_STOP_TIMEOUT_MS);
+      }
     } catch (err) {
       this.#log.warn("network worker did not stop cleanly", { error: String(err) });
     } finally {

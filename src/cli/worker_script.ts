@@ -5,11 +5,12 @@
  *   bundles src/cli/network_worker_entry.ts and generates a bundle entry that calls
  *   {@linkcode embedWorkerScript} before anything else runs). The worker then starts from a
  *   `blob:` URL: it reads no file, so it is granted no read beyond the database files, and the
- *   serving thread may drop its own permissions right after creating it (Deno checks a worker's
- *   module loads against its parent's permissions; a blob needs none).
+ *   serving thread may drop its own permissions right after creating it (Deno checks the static
+ *   imports of a worker's entry against its parent's permissions; a blob has none to check).
  * - From source (`deno run src/main.ts`, `deno compile`) nothing is embedded: the worker starts
- *   from the entry module, loads its modules from the source directory (which it is granted
- *   read access to), and the serving thread waits for those loads before narrowing.
+ *   from the entry module, and the serving thread narrows once that entry runs (it says `entered`).
+ *   The entry imports the rest dynamically, on its first message, from the source directory it is
+ *   granted read access to (Deno checks a dynamic import against the worker's own permissions).
  *
  * @module
  */
@@ -30,7 +31,7 @@ export function embedWorkerScript(code: string): void {
 export interface WorkerScript {
   /** The URL given to `new Worker()`. */
   url: string;
-  /** True when the code comes from memory (a `blob:` URL): no file read, no wait before narrowing. */
+  /** True when the code comes from memory (a `blob:` URL): no file read, no wait for its entry before narrowing. */
   fromMemory: boolean;
   /** Paths the worker must be able to read to load its code (none from memory). */
   codeReads: string[];

@@ -1,11 +1,12 @@
 /**
- * A server (runServer over stdio) whose network worker fails to start while its MCP layer is still
- * loading: the worker (tests/helpers/refusing_worker.ts) fails on its `init`, and the MCP loader answers
+ * A server (runServer over stdio) whose network worker (tests/helpers/refusing_worker.ts) fails.
+ * With `--refuse-at entry` its entry fails while the MCP layer is still loading: the MCP loader answers
  * only once the worker has announced that failure, then `--settle-ms` more (for its error event to
- * reach this thread). Used by tests/serve_late_load_test.ts; never lingers.
+ * reach this thread). With `--refuse-at init` it fails when the server starts it, right after serving
+ * begins (`workerStartDelayMs: 0`). Used by tests/serve_late_load_test.ts; never lingers.
  *
  *   deno run --unstable-worker-options --allow-read --allow-write --allow-env --allow-net=127.0.0.1 \
- *     tests/helpers/late_load_server.ts --db <path> --settle-ms <ms>
+ *     tests/helpers/late_load_server.ts --db <path> --refuse-at entry|init [--settle-ms <ms>]
  */
 
 import { parseArgs } from "node:util";
@@ -17,8 +18,10 @@ import { REFUSING_CHANNEL } from "./refusing_worker.ts";
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { db: { type: "string" }, "settle-ms": { type: "string" } },
+    options: { db: { type: "string" }, "refuse-at": { type: "string" }, "settle-ms": { type: "string" } },
   });
+  const at = values["refuse-at"];
+  if (at !== "entry" && at !== "init") throw new Error(`--refuse-at must be entry or init, current value is ${at}`);
   const settleMs = Number(values["settle-ms"] ?? "0");
   // Listening before the worker exists (runServer creates it before it calls the loader).
   const refused = new Promise<void>((resolve) => {
@@ -28,17 +31,22 @@ if (import.meta.main) {
       resolve();
     };
   });
+  const worker = new URL("./refusing_worker.ts", import.meta.url);
+  worker.searchParams.set("at", at);
   const code = await runServer(
     { db: values.db ?? ":memory:", http: false, listen: "127.0.0.1:0", readOnly: false, lingerMs: 0 },
     {
       kinds: { product: { github: githubConfigFromEnv() } },
       mcp: async () => {
-        await refused;
-        await new Promise((resolve) => setTimeout(resolve, settleMs));
+        if (at === "entry") {
+          await refused;
+          await new Promise((resolve) => setTimeout(resolve, settleMs));
+        }
         return mcp;
       },
       tools: ({ control, store }) => mcp.productTools(control, store),
-      networkWorker: { moduleUrl: new URL("./refusing_worker.ts", import.meta.url).href },
+      networkWorker: { moduleUrl: worker.href },
+      workerStartDelayMs: 0,
     },
   );
   Deno.exit(code);
