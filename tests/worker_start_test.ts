@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { NETWORK_WORKER_START_DELAY_MS, WORKER_START_TIMEOUT_MS } from "../src/base/limits.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
-import { runServer } from "../src/cli/serve.ts";
+import { runServer, startUp } from "../src/cli/serve.ts";
 import * as mcp from "../src/mcp/serving.ts";
 import { RawStdioServer, REPO_ROOT } from "./helpers/longcall_procs.ts";
 import { denoExecPath } from "../testing/mcp_clients.ts";
@@ -59,6 +59,12 @@ Deno.test(`serve from source: with no submission the worker starts ${NETWORK_WOR
     await server.exited();
   }
   const stderr = server.stderr();
+  const serving = stderr.split("\n").find((l) => l.includes("] serving")) ?? "";
+  const fields = JSON.parse(serving.slice(serving.indexOf("{"))) as ReturnType<typeof startUp>;
+  const { entry, runtime, mcp: layer, narrow } = fields.start_ms;
+  // Each phase is rounded on its own: their sum is within 2 ms of the rounded end.
+  assert.ok(Math.abs(entry + runtime + layer + narrow - fields.serving_at_ms) <= 2, serving);
+  assert.ok([entry, runtime, layer, narrow].every((ms) => Number.isInteger(ms) && ms >= 0), serving);
   const waited = stampOf(stderr, "network worker ready") - stampOf(stderr, "] serving");
   // Both stamps are this server's clock at millisecond resolution; the timer was set after the first.
   assert.ok(waited >= NETWORK_WORKER_START_DELAY_MS - 1, `ready ${waited} ms after serving began:\n${stderr}`);
@@ -111,4 +117,11 @@ Deno.test(`runServer: workerStartDelayMs is taken from 0 to ${WORKER_START_TIMEO
       ),
     );
   }
+});
+
+Deno.test("startUp(): the phases between the marks in whole milliseconds, serving_at_ms from the time origin", () => {
+  assert.deepEqual(startUp({ runtimeAt: 29.6, mcpAt: 44.1, narrowAt: 115.5, servingAt: 121.4 }), {
+    serving_at_ms: 121,
+    start_ms: { entry: 30, runtime: 15, mcp: 71, narrow: 6 },
+  });
 });

@@ -115,6 +115,31 @@ export async function narrowServingThread(): Promise<void> {
   }
 }
 
+/**
+ * Where a server's start-up went, in whole milliseconds of its process's clock (`performance.now()`, from
+ * the time origin): `serving_at_ms` when it began serving, and its phases in order: `entry` (the runtime
+ * itself, the CLI and its modules, until runServer opens the runtime), `runtime` (the store opened, the
+ * network worker created), `mcp` (the MCP layer loaded, its factory built), `narrow` (the HTTP listener
+ * bound if any, waiting for the worker's entry, revoking this thread's permissions, starting the transport).
+ */
+export function startUp(
+  at: { runtimeAt: number; mcpAt: number; narrowAt: number; servingAt: number },
+): {
+  serving_at_ms: number;
+  start_ms: { entry: number; runtime: number; mcp: number; narrow: number };
+} {
+  const ms = (n: number) => Math.round(n);
+  return {
+    serving_at_ms: ms(at.servingAt),
+    start_ms: {
+      entry: ms(at.runtimeAt),
+      runtime: ms(at.mcpAt - at.runtimeAt),
+      mcp: ms(at.narrowAt - at.mcpAt),
+      narrow: ms(at.servingAt - at.narrowAt),
+    },
+  };
+}
+
 /** Parses `host:port` (IPv6 in brackets). */
 export function parseListen(value: string): { hostname: string; port: number } {
   const m = /^(?:\[([0-9a-fA-F:]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
@@ -182,6 +207,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   if (flags.timeRate !== undefined) {
     log.warn("simulated time: job handlers run faster than real time", { rate: flags.timeRate });
   }
+  // Where start-up went, logged with "serving" (for a host that times a server out at start-up).
+  const runtimeAt = performance.now();
   const runtime = openRuntime({
     db: flags.db,
     ...(flags.synchronous === undefined ? {} : { synchronous: flags.synchronous }),
@@ -205,6 +232,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   // permissions were fixed when it was created; narrowing waits only for its entry to run. Jobs
   // admitted meanwhile stay queued until it claims them. If it cannot start, the server stops.
   if (worker === undefined) await execution.start();
+  const mcpAt = performance.now();
   // The MCP layer loads only now, after the network worker was created (see ServerParts.mcp).
   let mcp: McpServing;
   let factory: ReturnType<McpServing["createServerFactory"]>;
@@ -224,6 +252,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     await runtime.close();
     throw err;
   }
+  const narrowAt = performance.now();
   // Once serving and quiet, this thread gives back the memory a burst of requests grew (the worker does the same).
   let idle: IdleCollection | null = null;
   // No request is handled before this thread has narrowed its permissions: HTTP binds first
@@ -267,7 +296,13 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   idle = idleCollection(log);
   narrowed.resolve();
   const serving = httpServing ?? mcp.serveOnStdio(factory, log, idle === null ? undefined : () => idle?.touch());
-  log.info("serving", { transport: flags.http ? "http" : "stdio", db: flags.db, read_only: flags.readOnly });
+  const servingAt = performance.now();
+  log.info("serving", {
+    transport: flags.http ? "http" : "stdio",
+    db: flags.db,
+    read_only: flags.readOnly,
+    ...startUp({ runtimeAt, mcpAt, narrowAt, servingAt }),
+  });
 
   let exitCode = EXIT_OK;
   const stopRequested = Promise.withResolvers<StopReason>();
