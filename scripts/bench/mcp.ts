@@ -417,7 +417,7 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
   }
 }
 
-interface StartSample {
+export interface StartSample {
   ms: number;
   rss: number;
   /** A longcall server's own account of its start-up (from its stderr, kept for the product only). */
@@ -425,7 +425,7 @@ interface StartSample {
 }
 
 /** Spawn to the first tools/list answer; RSS right after it; with `phases`, the server's `serving` line. */
-async function startOnce(args: string[], phases = false): Promise<StartSample> {
+export async function startOnce(args: string[], phases = false): Promise<StartSample> {
   const t0 = performance.now();
   const server = new RawServer(args, { stderr: phases });
   let sample: StartSample;

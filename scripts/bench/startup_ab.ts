@@ -1,0 +1,141 @@
+/**
+ * Start-up of longcall trees side by side: `deno task startup-ab [--runs N] NAME=ENTRY ...`. Each ENTRY is a
+ * longcall entry module (`src/main.ts` of this tree, or of another checkout, e.g. one made with
+ * `git worktree add /tmp/base <rev>`), run as `serve` on a fresh database with the shipped launch flags; the
+ * hello server (scripts/bench/hello_server.ts) runs in the same alternating rounds as the baseline. Timed
+ * as `deno task bench` times its start-up rows (scripts/bench/mcp.ts `startOnce`: spawn to the answer to
+ * tools/list), after one unmeasured run of each.
+ *
+ * Prints the 1-minute load average before and after, each entry's median, its ratio to hello's median and the median of its per-round
+ * difference to hello (a round's servers share the machine's state, so this survives load better), and the
+ * medians of the entry's own start-up phases when it logs them. With `--json` the same as one JSON document.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { launchFlags } from "../../src/cli/permissions.ts";
+import { loadAverage } from "./load.ts";
+import { median } from "./store/harness.ts";
+import { startOnce, type StartSample } from "./mcp.ts";
+
+/** Alternating rounds unless `--runs` says otherwise: enough for a median to settle on this 2-CPU machine. */
+const RUNS_DEFAULT = 21;
+/** More rounds than this take minutes per entry and say nothing a rerun would not. */
+const RUNS_MAX = 200;
+
+const HELLO = fileURLToPath(new URL("./hello_server.ts", import.meta.url));
+
+const HELP = `Usage: deno task startup-ab [--runs N] [--json] NAME=ENTRY [NAME=ENTRY ...]
+
+Times spawn-to-tools/list of each longcall ENTRY (a src/main.ts, run as serve) against the hello server,
+alternating, ${RUNS_DEFAULT} rounds by default (1..${RUNS_MAX}). Example, this tree against an older commit:
+
+  git worktree add /tmp/base e92c2da
+  deno task startup-ab base=/tmp/base/src/main.ts now=src/main.ts`;
+
+interface Entry {
+  name: string;
+  path: string;
+}
+
+function parseEntries(positionals: string[]): Entry[] {
+  if (positionals.length === 0) throw new Error("Cannot compare: give at least one NAME=ENTRY");
+  const entries = positionals.map((spec) => {
+    const at = spec.indexOf("=");
+    if (at <= 0 || at === spec.length - 1) {
+      throw new Error(`Cannot compare ${JSON.stringify(spec)}: expected NAME=ENTRY, e.g. now=src/main.ts`);
+    }
+    return { name: spec.slice(0, at), path: spec.slice(at + 1) };
+  });
+  const names = entries.map((e) => e.name);
+  if (names.includes("hello") || new Set(names).size !== names.length) {
+    throw new Error(`Cannot compare: names must be distinct and not "hello", current value is ${names.join(", ")}`);
+  }
+  return entries;
+}
+
+function parseRuns(value: string | undefined): number {
+  if (value === undefined) return RUNS_DEFAULT;
+  const runs = Number(value);
+  if (!Number.isInteger(runs) || runs < 1 || runs > RUNS_MAX) {
+    throw new Error(`Cannot use --runs: expected an integer from 1 to ${RUNS_MAX}, current value is ${value}`);
+  }
+  return runs;
+}
+
+/** Runs the rounds; each entry's samples and hello's, in round order. */
+async function measure(entries: Entry[], runs: number, dir: string) {
+  const flags = launchFlags();
+  const argsOf = (
+    e: Entry,
+    round: number,
+  ) => ["run", ...flags, e.path, "serve", "--db", `${dir}/${e.name}-${round}.db`];
+  const hello = ["run", ...flags, HELLO];
+  await startOnce(hello);
+  for (const e of entries) await startOnce(argsOf(e, -1), true);
+  const samples = new Map<string, StartSample[]>([["hello", []]]);
+  for (const e of entries) samples.set(e.name, []);
+  for (let round = 0; round < runs; round++) {
+    samples.get("hello")!.push(await startOnce(hello));
+    for (const e of entries) samples.get(e.name)!.push(await startOnce(argsOf(e, round), true));
+  }
+  return samples;
+}
+
+if (import.meta.main) {
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    allowPositionals: true,
+    options: { runs: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+  });
+  if (values.help === true) {
+    console.log(HELP);
+    Deno.exit(0);
+  }
+  let entries: Entry[];
+  let runs: number;
+  try {
+    entries = parseEntries(positionals);
+    runs = parseRuns(values.runs);
+  } catch (err) {
+    console.error(`startup-ab: ${err instanceof Error ? err.message : err}\n\n${HELP}`);
+    Deno.exit(2);
+  }
+  const dir = await Deno.makeTempDir({ prefix: "longcall-startup-ab-" });
+  try {
+    const loadBefore = await loadAverage();
+    const samples = await measure(entries, runs, dir);
+    const loadAfter = await loadAverage();
+    const hello = samples.get("hello")!.map((s) => s.ms);
+    const helloMs = median(hello);
+    const results = entries.map((e) => {
+      const own = samples.get(e.name)!;
+      const phases = own.flatMap((s) => s.phases === undefined ? [] : [s.phases]);
+      return {
+        name: e.name,
+        entry: e.path,
+        median_ms: median(own.map((s) => s.ms)),
+        vs_hello: median(own.map((s) => s.ms)) / helloMs,
+        paired_diff_ms: median(own.map((s, i) => s.ms - hello[i]!)),
+        serving_at_ms: phases.length === 0 ? null : median(phases.map((p) => p.serving_at_ms)),
+      };
+    });
+    if (values.json === true) {
+      console.log(JSON.stringify({ runs, load: { before: loadBefore, after: loadAfter }, hello_ms: helloMs, results }));
+    } else {
+      console.log(`${runs} alternating rounds; 1-min load average ${loadBefore} before, ${loadAfter} after`);
+      console.log(`hello  ${helloMs.toFixed(1)} ms`);
+      for (const r of results) {
+        const serving = r.serving_at_ms === null ? "" : `; serving at ${r.serving_at_ms.toFixed(0)} ms of its clock`;
+        console.log(
+          `${r.name}  ${r.median_ms.toFixed(1)} ms = ${r.vs_hello.toFixed(2)}x hello; per round ` +
+            `${r.paired_diff_ms >= 0 ? "+" : ""}${r.paired_diff_ms.toFixed(1)} ms over hello${serving}`,
+        );
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * scripts/bench/startup_ab.ts (`deno task startup-ab`): the side-by-side start-up command the closing
+ * notes cite. Its refusals, and one real round of this tree against the hello server.
+ */
+
+import assert from "node:assert/strict";
+import { REPO_ROOT } from "./helpers/longcall_procs.ts";
+
+const SCRIPT = `${REPO_ROOT}scripts/bench/startup_ab.ts`;
+
+async function startupAb(...args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-write", "--allow-env", "--allow-run", SCRIPT, ...args],
+    cwd: REPO_ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
+}
+
+Deno.test("startup-ab refuses what it cannot compare, with exit 2 and its usage", async () => {
+  const cases: [string[], RegExp][] = [
+    [[], /give at least one NAME=ENTRY/],
+    [["src/main.ts"], /expected NAME=ENTRY/],
+    [["a="], /expected NAME=ENTRY/],
+    [["a=src/main.ts", "a=src/main.ts"], /names must be distinct and not "hello"/],
+    [["hello=src/main.ts"], /names must be distinct and not "hello"/],
+    [["--runs", "0", "a=src/main.ts"], /--runs: expected an integer from 1 to 200, current value is 0/],
+    [["--runs", "201", "a=src/main.ts"], /current value is 201/],
+    [["--runs", "1.5", "a=src/main.ts"], /current value is 1.5/],
+  ];
+  for (const [args, message] of cases) {
+    const { code, stdout, stderr } = await startupAb(...args);
+    assert.equal(code, 2, `${args.join(" ")}: ${stderr}`);
+    assert.match(stderr, message, args.join(" "));
+    assert.match(stderr, /Usage: deno task startup-ab/);
+    assert.equal(stdout, "");
+  }
+});
+
+Deno.test("startup-ab --runs 1 --json: this tree against hello, with its median, ratio, per-round difference and serving time", async () => {
+  const { code, stdout, stderr } = await startupAb("--runs", "1", "--json", "now=src/main.ts");
+  assert.equal(code, 0, stderr);
+  const report = JSON.parse(stdout) as {
+    runs: number;
+    load: { before: string; after: string };
+    hello_ms: number;
+    results: { name: string; median_ms: number; vs_hello: number; paired_diff_ms: number; serving_at_ms: number }[];
+  };
+  assert.equal(report.runs, 1);
+  assert.match(report.load.before, /^\d+\.\d+$/);
+  assert.ok(report.hello_ms > 0);
+  const [now] = report.results;
+  assert.equal(now?.name, "now");
+  assert.equal(now.vs_hello, now.median_ms / report.hello_ms);
+  // One round: the per-round difference is that round's own.
+  assert.equal(now.paired_diff_ms, now.median_ms - report.hello_ms);
+  assert.ok(Number.isInteger(now.serving_at_ms) && now.serving_at_ms > 0, "it logged its start-up phases");
+});
