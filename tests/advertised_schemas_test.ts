@@ -309,12 +309,6 @@ async function listOn(client: InMemoryTransport, inbox: JSONRPCMessage[]) {
   await waitFor("the tools/list answer", () => inbox.some((m) => "id" in m && m.id === 2));
 }
 
-/** Sends a ping and waits for its answer: a request read after any check a listing scheduled before it. */
-async function pingOn(client: InMemoryTransport, inbox: JSONRPCMessage[]) {
-  await client.send({ jsonrpc: "2.0", id: 3, method: "ping" });
-  await waitFor("the ping answer", () => inbox.some((m) => "id" in m && m.id === 3));
-}
-
 /** A runtime that only admits (the product's policies, no execution): a factory's control side. */
 function controlRuntime() {
   return openRuntime({
@@ -472,6 +466,7 @@ Deno.test(`schemaCheckDelayMs is taken from 0 to ${ADVERTISED_CHECK_DELAY_MS} an
 Deno.test("a trusted set is never checked: a stale schema in it stays, and nobody is told (as the bundle trusts its set)", async () => {
   const runtime = controlRuntime();
   const warnings: string[] = [];
+  const debug: string[] = [];
   let builds = 0;
   const options = { target: ADVERTISED_TARGET };
   const set = { [schemaKey("t", "output", "output", options)]: { type: "object", "x-precomputed": true } };
@@ -482,15 +477,17 @@ Deno.test("a trusted set is never checked: a stale schema in it stays, and nobod
   const factory = createServerFactory({
     control: runtime.control,
     tools: [sampleTool("t", () => (builds++, z.object({ n: z.number() })))],
-    log: recordingLogger(warnings),
+    log: {
+      ...recordingLogger(warnings),
+      debug: (message: string) => void debug.push(message),
+    },
     toolSchemas: set,
-    schemaCheckDelayMs: 0,
   });
   const { received, clients } = await connectedInstances(factory, 1);
   try {
     await listOn(clients[0]!, received[0]!);
-    // A later request is read after any check the listing could have scheduled.
-    await pingOn(clients[0]!, received[0]!);
+    // A check is scheduled, and logged, while the listing is answered: none was.
+    assert.deepEqual(debug, [], "no check scheduled");
     assert.equal(builds, 0, "the output schema was never built");
     assert.deepEqual(warnings, []);
     assert.equal(received[0]!.some((m) => "method" in m && m.method === LIST_CHANGED), false);
@@ -565,7 +562,6 @@ Deno.test("a set that answers for none of a factory's tools is not used: they ar
     const { received, clients } = await connectedInstances(factory, 1);
     try {
       await listOn(clients[0]!, received[0]!);
-      await pingOn(clients[0]!, received[0]!);
       const listed = received[0]!.find((m) => "id" in m && m.id === 2) as unknown as {
         result: { tools: { outputSchema: Record<string, unknown> }[] };
       };
@@ -578,10 +574,12 @@ Deno.test("a set that answers for none of a factory's tools is not used: they ar
     const foreign = { [schemaKey("someone-else", "output", "output", options)]: { "x-precomputed": true } };
     const converted = await run(foreign);
     assert.equal(converted?.["x-precomputed"], undefined, "converted, not taken from a set about other tools");
+    // A check is scheduled, and logged, while the listing is answered.
     assert.deepEqual(debug, [], "and never checked");
     // The same tool with a fresh entry for it (the server's own conversion): answered from the set, then checked.
     const fresh = precomputeToolSchemas(advertiseTools([sampleTool("mine", () => z.object({ n: z.number() }))]));
     assert.deepEqual(await run(fresh), converted);
+    await waitFor("the check", () => debug.length >= 2);
     assert.deepEqual(debug, [
       "answered from the precomputed tool schemas; checking them against their conversion later",
       "the precomputed tool schemas equal their conversion",

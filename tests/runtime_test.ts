@@ -18,6 +18,7 @@ import { networkWorkerScript } from "../src/cli/worker_script.ts";
 import { REPO_ROOT } from "./helpers/longcall_procs.ts";
 import { denoExecPath } from "../testing/mcp_clients.ts";
 import { testRegistry } from "../testing/test_kinds.ts";
+import { logLine } from "../testing/log_lines.ts";
 import { tempDir, waitForStatus } from "../testing/temp.ts";
 
 const MAIN = `${REPO_ROOT}src/main.ts`;
@@ -153,9 +154,11 @@ Deno.test("networkWorkerPermissions: what a real serve grants its worker is what
   // A real server: its worker is started with the grants it logs (then the host goes away at once).
   const served = await longcall(["run", ...flags, MAIN, "serve", "--db", db, "--linger-ms", "0"], env);
   assert.equal(served.code, 0, served.stderr);
-  const line = served.stderr.split("\n").find((l) => l.includes("network worker created"));
-  assert.ok(line !== undefined, `serve logs its worker's grants:\n${served.stderr}`);
-  const logged = JSON.parse(line.slice(line.indexOf("{"))) as { net: string[]; read: string[]; write: string[] };
+  const logged = logLine(served.stderr, "network worker created").fields as {
+    net: string[];
+    read: string[];
+    write: string[];
+  };
   const servedGrants = { net: logged.net, read: logged.read, write: logged.write };
 
   const audited = await longcall(["run", ...flags, MAIN, "permissions", "--json", "--db", db], env);

@@ -38,8 +38,25 @@ function assertNoUnhandledRejection(stderr: string): void {
   assert.deepEqual(lines.filter((l) => l.startsWith("error: Uncaught (in promise)")), [], stderr);
 }
 
-/** Runs tests/helpers/late_load_server.ts with its stdin closed: exit code, stdout, stderr. */
-async function lateLoadServer(refuseAt: "entry" | "init") {
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "late-load-test", version: "0" } },
+};
+const SUBMIT = {
+  jsonrpc: "2.0",
+  id: 2,
+  method: "tools/call",
+  params: { name: "github.sync_threads", arguments: { repositories: ["octocat/hello-world"] } },
+};
+
+/**
+ * Runs tests/helpers/late_load_server.ts (its flags after `--db`) until it exits: exit code, stdout, stderr.
+ * With `lines`, writes them and ends stdin; without, stdin stays open (an `init` refusal needs a serving
+ * server). Killed after 20 s, which fails the test: every case ends well before its worker's start timeout.
+ */
+async function lateLoadServer(flags: string[], lines?: Record<string, unknown>[]) {
   await using dir = await tempDir();
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -53,39 +70,71 @@ async function lateLoadServer(refuseAt: "entry" | "init") {
       new URL("./helpers/late_load_server.ts", import.meta.url).pathname,
       "--db",
       dir.file("jobs.db"),
-      "--refuse-at",
-      refuseAt,
-      "--settle-ms",
-      "200",
+      ...flags,
     ],
-    env: { LONGCALL_GITHUB_API_URL: "http://127.0.0.1:9", LONGCALL_LOG: "info" },
+    env: { LONGCALL_GITHUB_API_URL: "http://127.0.0.1:9", LONGCALL_LOG: "debug" },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  // With stdin held open for `init` (the server must be serving when it starts its worker).
-  if (refuseAt === "entry") await child.stdin.close();
-  const { code, stdout, stderr } = await child.output();
-  return { code, stdout: new TextDecoder().decode(stdout), stderr: new TextDecoder().decode(stderr) };
+  let killed = false;
+  const timer = setTimeout(() => {
+    killed = true;
+    child.kill("SIGKILL");
+  }, 20_000);
+  if (lines !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(lines.map((l) => JSON.stringify(l) + "\n").join("")));
+    await writer.close();
+  }
+  const [status, stdout, stderr] = await Promise.all([
+    child.status,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
+  clearTimeout(timer);
+  if (lines === undefined) await child.stdin.close().catch(() => {});
+  assert.equal(killed, false, `the server did not stop by itself:\n${stderr}`);
+  return { code: status.code, stdout, stderr };
 }
 
 Deno.test("serve: a network worker whose entry fails while the MCP layer loads stops the server with exit 1, reported", async () => {
-  const { code, stdout, stderr } = await lateLoadServer("entry");
+  const { code, stdout, stderr } = await lateLoadServer(["--refuse-at", "entry", "--settle-ms", "200"], []);
   assert.equal(code, 1, stderr);
   assertNoUnhandledRejection(stderr);
   // The failure came while the MCP layer loaded: the worker crashed, and the wait for its entry reports it.
   assert.match(stderr, /network worker crashed/, stderr);
   assert.match(stderr, /the network worker could not load; stopping/, stderr);
-  assert.doesNotMatch(stderr, /"serving"|\] serving/, "it never served");
+  assert.doesNotMatch(stderr, /\] serving/, "it never served");
   assert.equal(stdout, "", "nothing reached stdout");
 });
 
-Deno.test("serve: a network worker that fails when it is started stops the serving server with exit 1, reported", async () => {
-  const { code, stdout, stderr } = await lateLoadServer("init");
+Deno.test("serve: a network worker that fails when the start delay starts it stops the serving server with exit 1", async () => {
+  const { code, stdout, stderr } = await lateLoadServer(["--refuse-at", "init"]);
   assert.equal(code, 1, stderr);
   assertNoUnhandledRejection(stderr);
   assert.match(stderr, /\] serving/, "it served first");
+  assert.match(stderr, /starting the network worker \{"on":"start"\}/, stderr);
   assert.match(stderr, /network worker crashed/, stderr);
   assert.match(stderr, /the network worker could not start; stopping/, stderr);
   assert.equal(stdout, "", "nothing reached stdout");
+});
+
+Deno.test("serve: a start that a submission made and that fails is reported with exit 1, though the host left before the delay", async () => {
+  const { code, stdout, stderr } = await lateLoadServer(["--refuse-at", "init"], [INITIALIZE, SUBMIT]);
+  assert.equal(code, 1, stderr);
+  assertNoUnhandledRejection(stderr);
+  assert.match(stderr, /starting the network worker \{"on":"submission"\}/, stderr);
+  assert.match(stderr, /the network worker could not start; stopping/, stderr);
+  assert.match(stdout, /"id":2/, "the submission was answered");
+});
+
+Deno.test("serve: an embedded worker whose entry fails stops the server at once, not when its start would time out", async () => {
+  const { code, stderr } = await lateLoadServer(["--from-memory"]);
+  assert.equal(code, 1, stderr);
+  assertNoUnhandledRejection(stderr);
+  assert.match(stderr, /network worker crashed.*this embedded worker refuses to start/, stderr);
+  assert.match(stderr, /the network worker could not start; stopping/, stderr);
+  // Before the fix the start waited for an answer the crashed worker could never give.
+  assert.doesNotMatch(stderr, /did not answer init within/, stderr);
 });

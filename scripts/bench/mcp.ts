@@ -35,6 +35,7 @@ import {
   type TaskHost,
   type V2Connection,
 } from "../../testing/mcp_clients.ts";
+import { logLines } from "../../testing/log_lines.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
 import { type BenchSection, median, percentile, sleep } from "./store/harness.ts";
 
@@ -395,9 +396,9 @@ class RawServer {
 type StartPhases = ReturnType<typeof startUp>;
 
 function startPhasesOf(stderr: string): StartPhases | undefined {
-  const line = stderr.split("\n").find((l) => l.includes("] serving {"));
+  const [line] = logLines(stderr, "serving");
   if (line === undefined) return undefined;
-  const fields = JSON.parse(line.slice(line.indexOf("{"))) as Partial<StartPhases>;
+  const fields = line.fields as Partial<StartPhases>;
   return fields.start_ms === undefined || fields.serving_at_ms === undefined
     ? undefined
     : { serving_at_ms: fields.serving_at_ms, start_ms: fields.start_ms };
@@ -796,7 +797,8 @@ function section(
       `jobs.get with 100 ids misses its goal (p99 ${batchVsOne.toFixed(2)}x of ${BATCH_VS_ONE_GOAL}x, p50 ` +
         `${batchVsOneP50.toFixed(2)}x of ${BATCH_VS_ONE_P50_GOAL}x): the ids are read in one statement and the ` +
         "answer is serialized once (the stdio line reuses the text content's JSON for the structuredContent, " +
-        "src/mcp/answer_text.ts), but it is about 100 times larger: the JSON twice on the wire, once escaped. " +
+        "src/mcp/answer_text.ts), but it holds a hundred items instead of one, and its JSON is on the wire " +
+        "twice (once escaped, as the text content). " +
         "The SDK checks every tools/call result against its wire schema (zod), and the stdio line empties the " +
         "result okResult returned once its line is made, so less of it is promoted past a minor collection. " +
         "What is left of the p99 moves with the 1-id p99 it divides by (the machine), and with the write of the " +
@@ -815,7 +817,7 @@ function section(
         "must be: a worker can only be granted what its creator still holds, and the serving thread holds " +
         "nothing once it serves) measure the permission split's price in this run; the phases above say where " +
         "the rest of longcall's own start-up went. Above the floor it loads the store (node:sqlite, the " +
-        "migrations check), its own modules (about a hundred from source, each read and compiled on its own) and " +
+        "migrations check), its own modules (from source each read and compiled on its own) and " +
         "the Tasks extension's schemas, none of which hello has. Already off the path to the first answer: the " +
         "network worker's code and store (started once serving, NETWORK_WORKER_START_DELAY_MS later or at the " +
         "first submission), every schema conversion (src/mcp/tool_schemas.json, trusted by the bundle, checked " +

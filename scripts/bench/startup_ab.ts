@@ -71,7 +71,7 @@ async function measure(entries: Entry[], runs: number, dir: string) {
   const argsOf = (
     e: Entry,
     round: number,
-  ) => ["run", ...flags, e.path, "serve", "--db", `${dir}/${e.name}-${round}.db`];
+  ) => ["run", ...flags, e.path, "serve", "--linger-ms", "0", "--db", `${dir}/${e.name}-${round}.db`];
   const hello = ["run", ...flags, HELLO];
   await startOnce(hello);
   for (const e of entries) await startOnce(argsOf(e, -1), true);

@@ -280,13 +280,14 @@ export const SEARCH_CURSOR_CHARS_MAX = 512;
 
 /** Network worker handshake bounds (start-up opens a database; stop waits for the executor's grace). */
 export const WORKER_START_TIMEOUT_MS = 15_000;
+export const WORKER_STOP_TIMEOUT_MS = 10_000;
 /** How long after a server begins serving it starts its network worker, unless a submission starts it
  * sooner (src/cli/serve.ts). Until then the worker has only run its entry: from source it has not loaded
- * its ~80 modules, which, loaded while the serving thread loaded its own, cost the host's first `tools/list`
- * about 15 ms on this 2-CPU machine (alternated start-up runs). A host's start-up exchange is answered well
- * within this; jobs a previous process left (queued, or running and now lost) are taken up this much later. */
+ * its modules, which, loaded while the serving thread loaded its own, delayed the host's first `tools/list`
+ * on this 2-CPU machine (`deno task startup-ab` against a tree that starts it at once shows by how much).
+ * A host's start-up exchange is answered well within this; jobs a previous process left (queued, or
+ * running and now lost) are taken up this much later. */
 export const NETWORK_WORKER_START_DELAY_MS = 500;
-export const WORKER_STOP_TIMEOUT_MS = 10_000;
 
 /** Characters of a transport error kept in a log line (the SDK's can be whole zod reports). */
 export const LOG_TRANSPORT_ERROR_CHARS_MAX = 300;
@@ -390,9 +391,9 @@ export const ANSWER_TEXT_RECORDED_CHARS_MIN = 4_096;
 export const ADVERTISED_RELIST_SERVERS_MAX = 16;
 /** How long after the first answer taken from a precomputed set of tool schemas the factory checks the set
  * against a real conversion (src/mcp/server.ts; from source only, the bundle's build checked its set). The
- * check converts every tool's schemas on the serving thread, a pause of about 13 ms on this 2-CPU machine:
- * run at once, it held the write of the very answers it follows (the first `tools/list` of a server started
- * from source reached its client that much later). A host's start-up exchange (initialize, tools/list, its
+ * check converts every tool's schemas on the serving thread, a pause of its own: run at once, it held the
+ * write of the very answers it follows (the first `tools/list` of a server started from source reached its
+ * client that much later; `deno task startup-ab` against a tree that checks at once shows by how much). A host's start-up exchange (initialize, tools/list, its
  * first calls) is over well within this; a stale set is still replaced, and sessions told, within a second. */
 export const ADVERTISED_CHECK_DELAY_MS = 1_000;
 

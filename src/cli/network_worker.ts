@@ -132,6 +132,12 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
       post({ type: "failed", message: err instanceof Error ? err.message : String(err) });
     }
   };
-  scope.onmessage = handle;
-  for (const event of held) void handle(event as MessageEvent<ToWorker>);
+  // One message at a time, in the order sent: a linger or a stop that arrives while init is still opening the
+  // store (they come together when a submission starts the worker) waits for it.
+  let queue = Promise.resolve();
+  const enqueue = (event: MessageEvent<ToWorker>) => {
+    queue = queue.then(() => handle(event));
+  };
+  scope.onmessage = enqueue;
+  for (const event of held) enqueue(event as MessageEvent<ToWorker>);
 }

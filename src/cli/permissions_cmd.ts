@@ -1,7 +1,7 @@
 /**
  * `longcall permissions`: what Deno actually grants each part of a server, queried
  * descriptor by descriptor, before and after the serving thread narrows itself. The
- * same start-up sequence as `serve` (worker with explicit permissions, then revoke).
+ * same start-up sequence as `serve` (worker with explicit permissions, its entry run, then revoke).
  *
  * @module
  */
@@ -115,12 +115,15 @@ export async function auditPermissions(db: string): Promise<PermissionReport> {
   });
   let workerStates: Deno.PermissionState[];
   try {
+    // As serve does: narrow once the worker's entry runs. From source the worker then loads the rest of its
+    // code, to answer the audit, under its own grants alone.
+    await worker.executor.entered();
+    await narrowServingThread();
     workerStates = await worker.executor.audit(descriptors);
   } finally {
     await worker.executor.stop();
     worker.script.release();
   }
-  await narrowServingThread();
   const rows: PermissionRow[] = [];
   for (const [i, d] of descriptors.entries()) {
     rows.push({

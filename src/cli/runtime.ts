@@ -95,6 +95,8 @@ export interface Execution {
    * Resolves once it claims; rejects when the worker cannot start.
    */
   start(): Promise<void>;
+  /** The network worker's first start, whoever made it (`start()` or a submission's `wake()`); else undefined. */
+  readonly firstStart?: Promise<void>;
   wake(): void;
   abortLocal(ids: readonly string[]): void;
   /** Stops claiming and keeps running what it owns (Executor.linger); `idle` resolves when none is left. */
@@ -227,7 +229,7 @@ export function openRuntime(config: RuntimeConfig): Runtime {
         logLevel: workerConfig.logLevel,
         ...(config.timeRate === undefined ? {} : { timeRate: config.timeRate }),
         executor: config.executor ?? {},
-      });
+      }, log);
     } else if (config.execution === "in_process" && runnable !== undefined) {
       const overrides = config.executor ?? {};
       execution = inProcessExecution(
@@ -308,32 +310,40 @@ function inProcessExecution(executor: Executor): Execution {
 /**
  * The network worker's execution. `start()` sends `init` once (later calls share its outcome); a
  * submission (`wake`) starts it too, so a server that starts its worker late (src/cli/serve.ts) never
- * leaves a job waiting for that. Before it has started it runs nothing: nothing to abort or linger for.
+ * leaves a job waiting for that. `firstStart` settles as that one start does, whoever made it. Before
+ * it has started it runs nothing: nothing to abort or linger for.
  */
-function workerExecution(worker: NetworkWorker, init: Parameters<WorkerExecutor["start"]>[0]): Execution {
-  let started: Promise<void> | undefined;
-  const start = () => {
-    if (started === undefined) {
-      started = worker.executor.start(init);
-      // Whoever calls start() hears a failure; a start that a wake made is never an unhandled rejection.
-      started.catch(() => {});
+function workerExecution(
+  worker: NetworkWorker,
+  init: Parameters<WorkerExecutor["start"]>[0],
+  log: Logger,
+): Execution {
+  const first = Promise.withResolvers<void>();
+  // Whoever awaits start() or firstStart hears a failure; until then it is no unhandled rejection.
+  first.promise.catch(() => {});
+  let started = false;
+  const begin = (on: "start" | "submission") => {
+    if (!started) {
+      started = true;
+      log.debug("starting the network worker", { on });
+      worker.executor.start(init).then(first.resolve, first.reject);
     }
-    return started;
+    return first.promise;
   };
   return {
     where: "network_worker",
     executor: undefined,
     worker,
-    start,
+    firstStart: first.promise,
+    start: () => begin("start"),
     wake: () => {
-      void start();
+      void begin("submission");
       worker.executor.wake();
     },
     abortLocal: (ids) => {
-      if (started !== undefined) worker.executor.abortLocal(ids);
+      if (started) worker.executor.abortLocal(ids);
     },
-    linger: () =>
-      started === undefined ? Promise.resolve({ running: 0, idle: Promise.resolve() }) : worker.executor.linger(),
+    linger: () => started ? worker.executor.linger() : Promise.resolve({ running: 0, idle: Promise.resolve() }),
     stop: async () => {
       try {
         await worker.executor.stop();

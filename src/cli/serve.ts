@@ -27,7 +27,6 @@ import {
   LINGER_MS_DEFAULT,
   LINGER_MS_MAX,
   NETWORK_WORKER_START_DELAY_MS,
-  WORKER_START_TIMEOUT_MS,
 } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
 import type { JobWaits } from "../jobs/wait.ts";
@@ -69,11 +68,6 @@ export interface ServerParts {
    * product's, because the worker builds its own registry.
    */
   networkWorker?: { moduleUrl: string };
-  /**
-   * How long after serving begins the network worker is started if no submission started it sooner:
-   * NETWORK_WORKER_START_DELAY_MS unless given (tests: 0 to WORKER_START_TIMEOUT_MS).
-   */
-  workerStartDelayMs?: number;
   /**
    * Jobs that ask for input mid-flight (`input_required` tasks). Used only by the conformance
    * fixture (tests/helpers/conformance_fixture_server.ts); no product tool asks for input.
@@ -194,16 +188,6 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       `Cannot serve: lingerMs must be an integer from 0 to ${LINGER_MS_MAX}, current value is ${lingerMs}`,
     );
   }
-  const startDelay = parts.workerStartDelayMs;
-  if (
-    startDelay !== undefined &&
-    (!Number.isInteger(startDelay) || startDelay < 0 || startDelay > WORKER_START_TIMEOUT_MS)
-  ) {
-    throw new RangeError(
-      `Cannot serve: workerStartDelayMs must be an integer from 0 to ${WORKER_START_TIMEOUT_MS}, ` +
-        `current value is ${startDelay}`,
-    );
-  }
   if (flags.timeRate !== undefined) {
     log.warn("simulated time: job handlers run faster than real time", { rate: flags.timeRate });
   }
@@ -275,8 +259,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   }
   if (worker !== undefined) {
     if (worker.script.fromMemory) {
-      // From memory (the bundle) the worker reads no file to load: nothing to wait for. A load
-      // failure still stops the server (the worker then never answers init: its start rejects).
+      // From memory (the bundle) the worker reads no file to load: nothing to wait for. An entry that
+      // fails still stops the server (below: its start is tried at once and rejects).
       void worker.executor.entered().then(() => worker.script.release(), () => worker.script.release());
     } else {
       // The worker's permissions were fixed when it was created, but Deno checks its static imports
@@ -310,16 +294,18 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   const interrupted = Promise.withResolvers<void>();
   let workerStart: ReturnType<typeof setTimeout> | undefined;
   if (worker !== undefined) {
-    const startWorker = () => {
-      execution.start().catch((err) => {
-        log.error("the network worker could not start; stopping", { error: String(err) });
-        exitCode = EXIT_ERROR;
-        stopRequested.resolve("worker_failed");
-      });
-    };
-    const delayMs = parts.workerStartDelayMs ?? NETWORK_WORKER_START_DELAY_MS;
-    if (delayMs === 0) startWorker();
-    else workerStart = setTimeout(startWorker, delayMs);
+    // Whoever starts it (the timer below or a submission), a start that fails stops the server.
+    execution.firstStart?.catch((err) => {
+      log.error("the network worker could not start; stopping", { error: String(err) });
+      exitCode = EXIT_ERROR;
+      stopRequested.resolve("worker_failed");
+    });
+    workerStart = setTimeout(() => void execution.start(), NETWORK_WORKER_START_DELAY_MS);
+    // An entry that crashed (from memory nothing waited for it): the start is tried now, fails at once, and stops.
+    worker.executor.entered().catch(() => {
+      clearTimeout(workerStart);
+      void execution.start();
+    });
   }
   const onSignal = (code: number) => () => {
     exitCode = code;

@@ -83,6 +83,8 @@ export class WorkerExecutor {
     reply: T,
     timeoutMs: number,
   ): Promise<Extract<FromWorker, { type: T }>> {
+    // A worker that already failed (its entry crashed, say) answers nothing: say so now, not after the timeout.
+    if (this.#failed !== undefined) return Promise.reject(new Error(`network worker: ${this.#failed}`));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiters.delete(reply);
