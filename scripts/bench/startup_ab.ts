@@ -1,14 +1,16 @@
 /**
  * Start-up of longcall trees side by side: `deno task startup-ab [--runs N] NAME=ENTRY ...`. Each ENTRY is a
  * longcall entry module (`src/main.ts` of this tree, or of another checkout, e.g. one made with
- * `git worktree add /tmp/base <rev>`), run as `serve` on a fresh database with the shipped launch flags; the
- * hello server (scripts/bench/hello_server.ts) runs in the same alternating rounds as the baseline. Timed
- * as `deno task bench` times its start-up rows (scripts/bench/mcp.ts `startOnce`: spawn to the answer to
+ * `git worktree add /tmp/base <rev>`), run as `serve` with the shipped launch flags on a database of its
+ * own (created by its unmeasured run, as `deno task bench` reuses one); the hello server
+ * (scripts/bench/hello_server.ts) runs in the same alternating rounds as the baseline. Timed as
+ * `deno task bench` times its start-up rows (scripts/bench/mcp.ts `startOnce`: spawn to the answer to
  * tools/list), after one unmeasured run of each.
  *
- * Prints the 1-minute load average before and after, each entry's median, its ratio to hello's median and the median of its per-round
- * difference to hello (a round's servers share the machine's state, so this survives load better), and the
- * medians of the entry's own start-up phases when it logs them. With `--json` the same as one JSON document.
+ * Prints the 1-minute load average before and after, each entry's median, its ratio to hello's median,
+ * the median of its per-round difference to hello (a round's servers share the machine's state, so this
+ * survives load better) and the median of the time it says it began serving. With `--json` the same as
+ * one JSON document.
  *
  * @module
  */
@@ -68,18 +70,16 @@ function parseRuns(value: string | undefined): number {
 /** Runs the rounds; each entry's samples and hello's, in round order. */
 async function measure(entries: Entry[], runs: number, dir: string) {
   const flags = launchFlags();
-  const argsOf = (
-    e: Entry,
-    round: number,
-  ) => ["run", ...flags, e.path, "serve", "--linger-ms", "0", "--db", `${dir}/${e.name}-${round}.db`];
+  // One database per entry, created by its unmeasured run: a host restarts a server on its existing database.
+  const argsOf = (e: Entry) => ["run", ...flags, e.path, "serve", "--linger-ms", "0", "--db", `${dir}/${e.name}.db`];
   const hello = ["run", ...flags, HELLO];
   await startOnce(hello);
-  for (const e of entries) await startOnce(argsOf(e, -1), true);
+  for (const e of entries) await startOnce(argsOf(e), true);
   const samples = new Map<string, StartSample[]>([["hello", []]]);
   for (const e of entries) samples.set(e.name, []);
   for (let round = 0; round < runs; round++) {
     samples.get("hello")!.push(await startOnce(hello));
-    for (const e of entries) samples.get(e.name)!.push(await startOnce(argsOf(e, round), true));
+    for (const e of entries) samples.get(e.name)!.push(await startOnce(argsOf(e), true));
   }
   return samples;
 }
