@@ -134,6 +134,8 @@ Deno.test("serve: an embedded worker whose entry fails stops the server at once,
   assert.equal(code, 1, stderr);
   assertNoUnhandledRejection(stderr);
   assert.match(stderr, /network worker crashed.*this embedded worker refuses to start/, stderr);
+  // Nothing waited for its entry: its failure made the server try the start at once, not at the delay.
+  assert.match(stderr, /the network worker's entry failed: starting it now/, stderr);
   assert.match(stderr, /the network worker could not start; stopping/, stderr);
   // Before the fix the start waited for an answer the crashed worker could never give.
   assert.doesNotMatch(stderr, /did not answer init within/, stderr);

@@ -10,8 +10,10 @@ import { permissionFlags } from "../src/cli/permissions.ts";
 import { startUp } from "../src/cli/serve.ts";
 import { RawStdioServer, REPO_ROOT } from "./helpers/longcall_procs.ts";
 import { denoExecPath } from "../testing/mcp_clients.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { openRuntime } from "../src/cli/runtime.ts";
 import { logLine } from "../testing/log_lines.ts";
-import { tempDir, waitFor } from "../testing/temp.ts";
+import { openTempStore, tempDir, waitFor } from "../testing/temp.ts";
 
 const ENV = {
   GITHUB_TOKEN: "",
@@ -64,8 +66,10 @@ Deno.test(`serve from source: with no submission the worker starts ${NETWORK_WOR
 Deno.test("a submission starts the worker at once, not the start delay", async () => {
   await using dir = await tempDir("longcall-worker-wake-");
   const server = sourceServer(dir.file("x.db"));
+  let submittedAt = NaN;
   try {
     await server.request("initialize", INITIALIZE);
+    submittedAt = Date.now();
     const answer = await server.request("tools/call", {
       name: "github.sync_threads",
       arguments: { repositories: ["octocat/hello-world"] },
@@ -75,6 +79,12 @@ Deno.test("a submission starts the worker at once, not the start delay", async (
   } finally {
     await server.endStdin();
     assert.equal((await server.exited()).code, 0, server.stderr());
+  }
+  // Wall clocks of one machine: the submission left before the delay ran out (else the timer may rightly win).
+  const sinceServing = submittedAt - logLine(server.stderr(), "serving").at;
+  if (sinceServing >= NETWORK_WORKER_START_DELAY_MS - 50) {
+    console.log(`not checked: the machine was too slow, the submission left ${sinceServing} ms after serving began`);
+    return;
   }
   assert.match(server.stderr(), /starting the network worker \{"on":"submission"\}/);
   assert.doesNotMatch(server.stderr(), /"on":"start"/, "started once");
@@ -87,8 +97,13 @@ Deno.test("a server whose host leaves before the start delay never starts its wo
   await server.endStdin();
   assert.equal((await server.exited()).code, 0, server.stderr());
   // The start is logged when it is made, so a server that has exited would show it.
-  assert.match(server.stderr(), /shutting down/);
-  assert.doesNotMatch(server.stderr(), /starting the network worker|network worker ready/, server.stderr());
+  const stderr = server.stderr();
+  const servedFor = logLine(stderr, "shutting down").at - logLine(stderr, "serving").at;
+  if (servedFor >= NETWORK_WORKER_START_DELAY_MS - 50) {
+    console.log(`not checked: the machine was too slow, the server shut down ${servedFor} ms after serving began`);
+    return;
+  }
+  assert.doesNotMatch(stderr, /starting the network worker|network worker ready/, stderr);
 });
 
 Deno.test("startUp(): the phases between the marks in whole milliseconds, serving_at_ms from the time origin", () => {
@@ -96,4 +111,27 @@ Deno.test("startUp(): the phases between the marks in whole milliseconds, servin
     serving_at_ms: 121,
     start_ms: { entry: 30, runtime: 15, mcp: 71, narrow: 6 },
   });
+});
+
+Deno.test("a linger right after the worker's start (a host that leaves right after a submission): the start completes, nothing runs, the owner row goes", async () => {
+  await using dir = await tempDir("longcall-worker-order-");
+  const db = dir.file("x.db");
+  const runtime = openRuntime({
+    db,
+    kinds: { product: { github: { baseUrl: "http://127.0.0.1:9" } } },
+    log: silentLogger,
+    execution: { networkWorker: { moduleUrl: new URL("../src/main.ts", import.meta.url).href, logLevel: "silent" } },
+  });
+  try {
+    // init, then linger at once: both are held while the worker loads its code, then handled in order.
+    const started = runtime.execution.start();
+    const lingered = await runtime.execution.linger();
+    await started;
+    assert.equal(lingered.running, 0, "it lingered after its start, with nothing running");
+  } finally {
+    await runtime.close();
+  }
+  using store = openTempStore(db);
+  const owners = store.conn.stmt("SELECT count(*) AS n FROM job_owners").get() as { n: number };
+  assert.equal(owners.n, 0, "the worker's executor started and stopped, deleting its owner row");
 });

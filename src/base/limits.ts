@@ -284,7 +284,8 @@ export const WORKER_STOP_TIMEOUT_MS = 10_000;
 /** How long after a server begins serving it starts its network worker, unless a submission starts it
  * sooner (src/cli/serve.ts). Until then the worker has only run its entry: from source it has not loaded
  * its modules, which, loaded while the serving thread loaded its own, delayed the host's first `tools/list`
- * on this 2-CPU machine (`deno task startup-ab` against a tree that starts it at once shows by how much).
+ * on this 2-CPU machine (`deno task startup-ab` against a worktree of `dbfd034^`, which starts it at once,
+ * shows by how much).
  * A host's start-up exchange is answered well within this; jobs a previous process left (queued, or
  * running and now lost) are taken up this much later. */
 export const NETWORK_WORKER_START_DELAY_MS = 500;
@@ -393,7 +394,8 @@ export const ADVERTISED_RELIST_SERVERS_MAX = 16;
  * against a real conversion (src/mcp/server.ts; from source only, the bundle's build checked its set). The
  * check converts every tool's schemas on the serving thread, a pause of its own: run at once, it held the
  * write of the very answers it follows (the first `tools/list` of a server started from source reached its
- * client that much later; `deno task startup-ab` against a tree that checks at once shows by how much). A host's start-up exchange (initialize, tools/list, its
+ * client that much later; `deno task startup-ab` against a worktree of `d65c97f^`, which checks at once,
+ * shows by how much). A host's start-up exchange (initialize, tools/list, its
  * first calls) is over well within this; a stale set is still replaced, and sessions told, within a second. */
 export const ADVERTISED_CHECK_DELAY_MS = 1_000;
 

@@ -95,7 +95,10 @@ export interface Execution {
    * Resolves once it claims; rejects when the worker cannot start.
    */
   start(): Promise<void>;
-  /** The network worker's first start, whoever made it (`start()` or a submission's `wake()`); else undefined. */
+  /**
+   * The network worker's first start, whoever made it (`start()` or a submission's `wake()`): settles as it
+   * does, or resolves at `stop()` if nothing started it; undefined for the other executions.
+   */
   readonly firstStart?: Promise<void>;
   wake(): void;
   abortLocal(ids: readonly string[]): void;
@@ -345,6 +348,8 @@ function workerExecution(
     },
     linger: () => started ? worker.executor.linger() : Promise.resolve({ running: 0, idle: Promise.resolve() }),
     stop: async () => {
+      // Never started, it never will be: firstStart settles (resolved) so nothing waits for it.
+      if (!started) first.resolve();
       try {
         await worker.executor.stop();
       } finally {

@@ -304,11 +304,13 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     // An entry that crashed (from memory nothing waited for it): the start is tried now, fails at once, and stops.
     worker.executor.entered().catch(() => {
       clearTimeout(workerStart);
+      log.debug("the network worker's entry failed: starting it now, to stop on its failure");
       void execution.start();
     });
   }
   const onSignal = (code: number) => () => {
-    exitCode = code;
+    // A failure already recorded (the worker could not start) keeps its exit code.
+    if (exitCode === EXIT_OK) exitCode = code;
     stopRequested.resolve("interrupt");
     interrupted.resolve();
   };
@@ -328,6 +330,9 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     await linger(execution, lingerMs, interrupted.promise, log, () => muted = true);
   }
   await runtime.close();
+  // A start that fails while the server shuts down (the host left right after a submission) sets the exit
+  // code in the handler above; the stop settled it, and this waits for that handler.
+  await execution.firstStart?.catch(() => {});
   Deno.removeSignalListener("SIGINT", onInt);
   Deno.removeSignalListener("SIGTERM", onTerm);
   Deno.removeSignalListener("SIGHUP", onHup);

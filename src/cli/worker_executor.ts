@@ -162,6 +162,9 @@ export class WorkerExecutor {
       this.#log.warn("network worker did not stop cleanly", { error: String(err) });
     } finally {
       this.#worker.terminate();
+      // Whatever still waits for an answer (a start in flight) gets none now: it fails rather than hangs.
+      for (const [, waiter] of this.#waiters) waiter({ type: "failed", message: "the network worker was stopped" });
+      this.#waiters.clear();
     }
   }
 }
