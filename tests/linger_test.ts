@@ -233,6 +233,33 @@ for (const how of ["end of stdin", "SIGHUP"] as const) {
   });
 }
 
+Deno.test("linger: a watch submitted right before the host leaves is claimed and run by the lingering server (its worker starts at the submission)", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
+  const first = new RawStdioServer(productServer(dir.path, db, fake));
+  try {
+    // The submission starts the worker (it had not started: less than NETWORK_WORKER_START_DELAY_MS since
+    // serving); the host leaves at once, while the worker still loads its code.
+    const id = await startWatch(first);
+    await first.endStdin();
+    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
+    assert.match(first.stderr(), /the host went away: running jobs continue.*"running":1/, first.stderr());
+    await waitFor("the watch to poll the fake", () => fake.counts.byKind.check_runs > 0, LOADED_WAIT_MS);
+    fake.advance(CI_DONE_AT_MS);
+    const status = await exitWithin(first, LOADED_WAIT_MS);
+    assert.ok(status !== undefined, "the first server exits once its job has ended");
+    assert.equal(status.code, 0, first.stderr());
+    using store = openTempStore(db);
+    const row = store.rows.jobGet(id);
+    assert.equal(row?.status, "succeeded", `${JSON.stringify(row)}\n${first.stderr()}`);
+    assert.equal(row?.attempt, 1, "run once, by the lingering server");
+  } finally {
+    await first.close();
+    await fake.close();
+  }
+});
+
 Deno.test("linger: the host closes its ends of stdout and stderr and exits; the lingering watch still completes", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
