@@ -36,6 +36,7 @@ import {
   type V2Connection,
 } from "../../testing/mcp_clients.ts";
 import { logLines } from "../../testing/log_lines.ts";
+import { loadAverages } from "./load.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
 import { type BenchSection, median, percentile, sleep } from "./store/harness.ts";
 
@@ -547,8 +548,7 @@ async function bundle(entry: string, out: string): Promise<void> {
 export async function benchMcp(): Promise<BenchSection> {
   const dir = await Deno.makeTempDir({ prefix: "longcall-bench-mcp-" });
   try {
-    const loadAt = async () => (await procText("loadavg")).split(" ").slice(0, 3).join(" ");
-    const load = await loadAt();
+    const load = await loadAverages();
     const jobsDb = `${dir}/jobs.db`;
     const lat = await latencies(dir, jobsDb);
 
@@ -606,7 +606,7 @@ export async function benchMcp(): Promise<BenchSection> {
       rssFloor: { worker: rssFloor, hello: rssFloorHello },
       rssLike: { product: rssLike, hello: rssLikeHello },
       load,
-      loadEnd: await loadAt(),
+      loadEnd: await loadAverages(),
       flags,
     });
   } finally {
