@@ -52,7 +52,7 @@ export interface ServerParts {
   kinds: RuntimeKinds;
   /**
    * The MCP layer (`import * as mcp from "src/mcp/serving.ts"`), or a loader of it, called once the
-   * runtime (and its network worker) exists: from source its modules then load while the worker's do.
+   * runtime exists and its network worker has been created (the worker loads its own code only once started).
    */
   mcp: McpServing | (() => Promise<McpServing>);
   /**
@@ -391,7 +391,8 @@ export function serveCommand(parts: () => ServerParts): Command {
       "Both protocol generations are served: 2026-07-28 clients (server/discover) get the",
       "io.modelcontextprotocol/tasks extension; legacy clients (initialize) get JobReferences and jobs.get,",
       `whose wait_ms (up to ${JOB_WAIT_MS_MAX}) waits in the call until a job changes or ends (for hosts that cannot sleep).`,
-      "Logs go to stderr (LONGCALL_LOG=debug|info|warn|error).",
+      "Logs go to stderr (LONGCALL_LOG=debug|info|warn|error); the `serving` line says where start-up went",
+      `(start_ms). Jobs run in a network worker, started ${NETWORK_WORKER_START_DELAY_MS} ms after serving begins or at the first submission.`,
       "With --http every request needs Authorization: Bearer <token>: LONGCALL_HTTP_TOKEN, or else a token",
       "generated into <db>.http-token (mode 0600; its path is printed on stderr, the token never). Only",
       "--http-no-auth (loopback only, warned on every start; for local conformance runs) serves without a",
