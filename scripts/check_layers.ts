@@ -45,8 +45,8 @@ export const NARROW_ARROWS: ReadonlyArray<
   {
     from: "main",
     to: "mcp",
-    // From source, src/main.ts hands cli/main.ts a loader of the MCP layer, so serve can load it after
-    // its network worker exists (their module loads overlap); that one module, nothing else of mcp/.
+    // From source, src/main.ts hands cli/main.ts a loader of the MCP layer, so only serve loads it, once
+    // its runtime exists (no other command loads the SDK); that one module, nothing else of mcp/.
     files: ["main.ts"],
     targets: ["mcp/serving.ts"],
     why: "the entry hands the CLI the MCP layer as one module (src/mcp/serving.ts), loaded late",

@@ -15,10 +15,10 @@ import type * as Commands from "./commands.ts";
 
 /**
  * How the CLI's heavier modules load, chosen by its entry. From source (src/main.ts) they are
- * dynamic imports: `serve` loads the MCP layer only once its network worker exists (their loads
- * overlap) and never loads the other commands. The bundle's generated entry (scripts/build.ts)
+ * dynamic imports: `serve` loads the MCP layer once its runtime exists and never loads the other
+ * commands, and the other commands never load the SDK. The bundle's generated entry (scripts/build.ts)
  * imports both statically: a dynamic import inside the bundle would wrap every module it reaches
- * in a lazy initializer, which costs more at start-up than the overlap saves.
+ * in a lazy initializer, which costs more at start-up than loading less saves.
  */
 export interface CliModules {
   /** src/mcp/serving.ts: the MCP server, its transports and the product's tools. */

@@ -3,9 +3,9 @@
  * product's tools. src/cli/serve.ts takes it from its caller instead of importing it, so whoever
  * starts a server decides when these modules (the SDK, zod, the tools' schemas) load:
  *
- * - from source, src/main.ts imports this module only once the network worker has been created,
- *   so their loads overlap the worker's (a worker can load modules only while the serving thread
- *   still holds read, so the two loads must both end before it narrows);
+ * - from source, src/main.ts imports this module only for `serve`, once its runtime exists and its
+ *   network worker has been created (the other commands never load the SDK; the worker loads its own
+ *   code only once the server starts it, see src/cli/serve.ts);
  * - the bundle's generated entry (scripts/build.ts) and the test and benchmark servers import it
  *   statically (in the bundle a dynamic import would wrap every module it reaches in a lazy
  *   initializer, which costs more at start-up than it saves).
