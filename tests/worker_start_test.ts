@@ -11,7 +11,7 @@ import { startUp } from "../src/cli/serve.ts";
 import { RawStdioServer, REPO_ROOT } from "./helpers/longcall_procs.ts";
 import { denoExecPath } from "../testing/mcp_clients.ts";
 import { silentLogger } from "../src/base/log.ts";
-import { openRuntime } from "../src/cli/runtime.ts";
+import { openRuntime, startNetworkWorker } from "../src/cli/runtime.ts";
 import { logLine } from "../testing/log_lines.ts";
 import { openTempStore, tempDir, waitFor } from "../testing/temp.ts";
 
@@ -134,4 +134,30 @@ Deno.test("a linger right after the worker's start (a host that leaves right aft
   using store = openTempStore(db);
   const owners = store.conn.stmt("SELECT count(*) AS n FROM job_owners").get() as { n: number };
   assert.equal(owners.n, 0, "the worker's executor started and stopped, deleting its owner row");
+});
+
+Deno.test("a stopped worker answers nothing: a request sent after stop() fails at once, not at its timeout", async () => {
+  await using dir = await tempDir("longcall-worker-stopped-");
+  const db = dir.file("x.db");
+  const worker = startNetworkWorker({
+    db,
+    githubBaseUrl: "http://127.0.0.1:9",
+    moduleUrl: new URL("../src/main.ts", import.meta.url).href,
+    log: silentLogger,
+  });
+  await worker.executor.entered();
+  await worker.executor.stop();
+  worker.script.release();
+  // The start timeout is WORKER_START_TIMEOUT_MS; Deno's test sanitizer would also report its pending timer.
+  await assert.rejects(
+    worker.executor.start({
+      type: "init",
+      db,
+      github: { baseUrl: "http://127.0.0.1:9" },
+      logLevel: "silent",
+      executor: {},
+    }),
+    /network worker: the network worker was stopped/,
+  );
+  await assert.rejects(Deno.stat(db), Deno.errors.NotFound, "the stopped worker never opened the database");
 });

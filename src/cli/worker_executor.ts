@@ -162,8 +162,10 @@ export class WorkerExecutor {
       this.#log.warn("network worker did not stop cleanly", { error: String(err) });
     } finally {
       this.#worker.terminate();
-      // Whatever still waits for an answer (a start in flight) gets none now: it fails rather than hangs.
-      for (const [, waiter] of this.#waiters) waiter({ type: "failed", message: "the network worker was stopped" });
+      // Whatever still waits for an answer (a start in flight) gets none now, and nothing asked later will:
+      // both fail at once rather than wait out their timeouts.
+      this.#failed ??= "the network worker was stopped";
+      for (const [, waiter] of this.#waiters) waiter({ type: "failed", message: this.#failed });
       this.#waiters.clear();
     }
   }
