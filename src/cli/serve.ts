@@ -293,6 +293,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   // SIGINT / SIGTERM: today's graceful interrupt, also during a linger (it ends the linger).
   const interrupted = Promise.withResolvers<void>();
   let workerStart: ReturnType<typeof setTimeout> | undefined;
+  let stopping = false;
   if (worker !== undefined) {
     // Whoever starts it (the timer below or a submission), a start that fails stops the server.
     execution.firstStart?.catch((err) => {
@@ -303,6 +304,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     workerStart = setTimeout(() => void execution.start(), NETWORK_WORKER_START_DELAY_MS);
     // An entry that crashed (from memory nothing waited for it): the start is tried now, fails at once, and stops.
     worker.executor.entered().catch(() => {
+      // A stop fails whatever still waits on the worker, its entry too: nothing to start then.
+      if (stopping) return;
       clearTimeout(workerStart);
       log.debug("the network worker's entry failed: starting it now, to stop on its failure");
       void execution.start();
@@ -323,6 +326,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   Deno.addSignalListener("SIGHUP", onHup);
   const reason = await Promise.race([serving.closed.then((): StopReason => "wire_closed"), stopRequested.promise]);
   log.info("shutting down", { reason });
+  stopping = true;
   clearTimeout(workerStart);
   await stopServing(serving, waits, log);
   idle?.stop();
