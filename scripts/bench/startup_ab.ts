@@ -113,11 +113,12 @@ if (import.meta.main) {
     const results = entries.map((e) => {
       const own = samples.get(e.name)!;
       const phases = own.flatMap((s) => s.phases === undefined ? [] : [s.phases]);
+      const medianMs = median(own.map((s) => s.ms));
       return {
         name: e.name,
         entry: e.path,
-        median_ms: median(own.map((s) => s.ms)),
-        vs_hello: median(own.map((s) => s.ms)) / helloMs,
+        median_ms: medianMs,
+        vs_hello: medianMs / helloMs,
         paired_diff_ms: median(own.map((s, i) => s.ms - hello[i]!)),
         serving_at_ms: phases.length === 0 ? null : median(phases.map((p) => p.serving_at_ms)),
       };

@@ -52,7 +52,8 @@ export const FLAG_REASONS: Record<string, string> = {
  * `jobs.get` calls of 100 ids: about 145 MB uncapped, 101-124 MB at 128-1,536 MB), but a cap turns a
  * large live heap into a crash, and the bounds allow about 1.4 GiB in the serving thread (64 HTTP
  * requests in flight, each a 1 MiB message that JSON.parse can make 22 MiB of heap); a cap above that
- * with a margin no longer helps. Measured and reasoned in scripts/bench/mcp.ts's RSS note.
+ * with a margin no longer helps. Reasoned in scripts/bench/mcp.ts's RSS note; the measurements are in
+ * docs/benchmarks.md's history (`git log -p docs/benchmarks.md`).
  */
 export const V8_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space-size=1,--expose-gc"];
 

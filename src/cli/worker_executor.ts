@@ -28,8 +28,9 @@ export class WorkerExecutor {
   readonly #worker: Worker;
   readonly #log: Logger;
   readonly #waiters = new Map<FromWorker["type"], (m: FromWorker) => void>();
-  #failed: string | undefined;
-  #entered: Promise<unknown>;
+  /** Why the worker answers nothing more (it failed, or it was stopped); undefined while it may. */
+  #gone: string | undefined;
+  readonly #entered: Promise<unknown>;
   /** Whether anything was sent yet: the worker loads its code on the first message. */
   #told = false;
 
@@ -43,7 +44,7 @@ export class WorkerExecutor {
       const m = event.data;
       if (m.type === "ended" || m.type === "progress") onJobEvent?.();
       if (m.type === "failed") {
-        this.#failed = m.message;
+        this.#gone = m.message;
         this.#log.error("network worker failed", { error: m.message });
       }
       // A failure answers whoever waits for it, else whoever waits for "ready".
@@ -56,7 +57,7 @@ export class WorkerExecutor {
     };
     this.#worker.onerror = (event) => {
       event.preventDefault();
-      this.#failed = event.message;
+      this.#gone = event.message;
       this.#log.error("network worker crashed", { error: event.message });
       for (const [, waiter] of this.#waiters) waiter({ type: "failed", message: event.message });
       this.#waiters.clear();
@@ -84,7 +85,7 @@ export class WorkerExecutor {
     timeoutMs: number,
   ): Promise<Extract<FromWorker, { type: T }>> {
     // A worker that already failed (its entry crashed, say) answers nothing: say so now, not after the timeout.
-    if (this.#failed !== undefined) return Promise.reject(new Error(`network worker: ${this.#failed}`));
+    if (this.#gone !== undefined) return Promise.reject(new Error(`network worker: ${this.#gone}`));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiters.delete(reply);
@@ -119,11 +120,11 @@ export class WorkerExecutor {
   }
 
   wake(): void {
-    if (this.#failed === undefined) this.#post({ type: "wake" });
+    if (this.#gone === undefined) this.#post({ type: "wake" });
   }
 
   abortLocal(ids: readonly string[]): void {
-    if (this.#failed === undefined) this.#post({ type: "cancel", ids: [...ids] });
+    if (this.#gone === undefined) this.#post({ type: "cancel", ids: [...ids] });
   }
 
   /**
@@ -132,7 +133,7 @@ export class WorkerExecutor {
    * to wait for then).
    */
   async linger(): Promise<{ running: number; idle: Promise<void> }> {
-    if (this.#failed !== undefined) return { running: 0, idle: Promise.resolve() };
+    if (this.#gone !== undefined) return { running: 0, idle: Promise.resolve() };
     const idle = Promise.withResolvers<void>();
     this.#waiters.set("idle", () => idle.resolve());
     try {
@@ -155,7 +156,7 @@ export class WorkerExecutor {
   async stop(): Promise<void> {
     try {
       // Told nothing yet, it has opened nothing: stopping it must not make it load its code first.
-      if (this.#failed === undefined && this.#told) {
+      if (this.#gone === undefined && this.#told) {
         await this.#request({ type: "stop" }, "stopped", WORKER_STOP_TIMEOUT_MS);
       }
     } catch (err) {
@@ -164,8 +165,8 @@ export class WorkerExecutor {
       this.#worker.terminate();
       // Whatever still waits for an answer (a start in flight) gets none now, and nothing asked later will:
       // both fail at once rather than wait out their timeouts.
-      this.#failed ??= "the network worker was stopped";
-      for (const [, waiter] of this.#waiters) waiter({ type: "failed", message: this.#failed });
+      this.#gone ??= "the network worker was stopped";
+      for (const [, waiter] of this.#waiters) waiter({ type: "failed", message: this.#gone });
       this.#waiters.clear();
     }
   }
