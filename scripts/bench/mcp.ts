@@ -37,6 +37,7 @@ import {
 } from "../../testing/mcp_clients.ts";
 import { logLines } from "../../testing/log_lines.ts";
 import { loadAverages } from "./load.ts";
+import { measureModuleLoad, type ModuleLoad } from "./module_load.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
 import { type BenchSection, median, percentile, sleep } from "./store/harness.ts";
 
@@ -78,6 +79,7 @@ const quantile = (samples: readonly number[], p: number) => percentile([...sampl
 const ms2 = (n: number) => n.toFixed(2);
 const ms0 = (n: number) => n.toFixed(0);
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const pp = (samples: readonly number[]) => `${ms2(quantile(samples, 0.5))} / ${ms2(quantile(samples, 0.99))} ms`;
 
 /**
@@ -207,6 +209,8 @@ interface LatencyResults {
   legacyEcho: number[];
   get1: number[];
   get100: number[];
+  /** UTF-8 bytes of the JSON of a `jobs.get` result (its text content and structuredContent), 1 id and 100 ids. */
+  getBytes: { one: number; hundred: number };
   modernEcho: number[];
   tasksGet: number[];
   observeLag: number[];
@@ -232,6 +236,7 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       legacyEcho: [],
       get1: [],
       get100: [],
+      getBytes: { one: 0, hundred: 0 },
       modernEcho: [],
       tasksGet: [],
       observeLag: [],
@@ -270,6 +275,12 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
         ];
         for (const step of shuffle(steps)) await step();
       }
+      const resultBytes = async (window: string[]) =>
+        new TextEncoder().encode(
+          JSON.stringify(resultOf(await callTool(legacy, "jobs.get", { ids: window }), "jobs.get")),
+        )
+          .length;
+      out.getBytes = { one: await resultBytes(ids.slice(0, 1)), hundred: await resultBytes(ids.slice(0, 100)) };
     } finally {
       await legacy.close();
     }
@@ -560,6 +571,8 @@ export async function benchMcp(): Promise<BenchSection> {
       // The floor, from source too: the hello server plus one Worker created before its first request.
       ["run", ...flags, HELLO_WORKER_SERVER],
     );
+    // What part of the source start-up is loading our own modules one by one (scripts/bench/module_load.ts).
+    const moduleLoad = await measureModuleLoad(flags, dir, START_RUNS);
 
     // The shipped bundle (network worker embedded, started from memory) against a plain bundle of hello.
     await bundleTo(`${dir}/longcall.js`);
@@ -599,6 +612,7 @@ export async function benchMcp(): Promise<BenchSection> {
     return section({
       lat,
       source,
+      moduleLoad,
       bundled,
       rss1,
       rss100,
@@ -617,6 +631,7 @@ export async function benchMcp(): Promise<BenchSection> {
 interface Results {
   lat: LatencyResults;
   source: Awaited<ReturnType<typeof startPairs>>;
+  moduleLoad: ModuleLoad;
   bundled: Awaited<ReturnType<typeof startPairs>>;
   rss1: { rss: number; peak: number };
   rss100: { rss: number; peak: number };
@@ -639,7 +654,7 @@ function startFloorRow(floor: string, pairs: { floorMs: number; helloMs: number 
 }
 
 function section(
-  { lat, source, bundled, rss1, rss100, rssHello, rssFloor, rssLike, load, loadEnd, flags }: Results,
+  { lat, source, moduleLoad, bundled, rss1, rss100, rssHello, rssFloor, rssLike, load, loadEnd, flags }: Results,
 ): BenchSection {
   const p99 = (s: number[]) => quantile(s, 0.99);
   const getVsEcho = p99(lat.get1) / p99(lat.legacyEcho);
@@ -662,6 +677,11 @@ function section(
       met: getVsEcho <= JOBS_GET_VS_ECHO_GOAL,
     },
     { metric: "jobs.get 100 ids, legacy stdio p50 / p99", value: pp(lat.get100) },
+    {
+      metric: "jobs.get result on the wire, 1 id / 100 ids (UTF-8 bytes of its JSON: the text content and the " +
+        "structuredContent)",
+      value: `${kb(lat.getBytes.one)} / ${kb(lat.getBytes.hundred)}`,
+    },
     {
       metric: "jobs.get 100 ids p99 / 1 id p99 (p50 ratio in brackets)",
       value: `${batchVsOne.toFixed(2)}x (${batchVsOneP50.toFixed(2)}x)`,
@@ -689,6 +709,14 @@ function section(
       met: sourceRatio <= START_SOURCE_VS_HELLO_GOAL,
     },
     startFloorRow("hello + one Worker created before its first request, from source, vs hello", source),
+    {
+      metric: `part of that ratio: the ${moduleLoad.modules} modules of src/ that serve loads before it answers, ` +
+        "imported from source vs the same code bundled into one module (npm packages outside the bundle on both " +
+        `sides; median of ${moduleLoad.runs} alternating imports, each in a fresh process with the launch flags)`,
+      value: `${ms0(moduleLoad.sourceMs)} ms vs ${ms0(moduleLoad.bundledMs)} ms: ${
+        ms0(moduleLoad.sourceMs - moduleLoad.bundledMs)
+      } ms = ${((moduleLoad.sourceMs - moduleLoad.bundledMs) / source.helloMs).toFixed(2)}x of hello's start-up`,
+    },
     {
       metric: "RSS at the first tools/list answer, from source: longcall vs hello (median)",
       value: `${mb(source.productRss)} vs ${mb(source.helloRss)}`,
@@ -802,8 +830,9 @@ function section(
         "The SDK checks every tools/call result against its wire schema (zod), and the stdio line empties the " +
         "result okResult returned once its line is made, so less of it is promoted past a minor collection. " +
         "What is left of the p99 moves with the 1-id p99 it divides by (the machine), and with the write of the " +
-        "line itself: it is larger than a pipe's default 64 KB, so the write ends only once the client has read " +
-        "part of it. The measurements behind these choices are in the commit messages that made them and in " +
+        `line itself: it is larger than a pipe's default 64 KB (${kb(lat.getBytes.hundred)} of JSON in this run), ` +
+        "so the write ends only once the client has read part of it, and the client's own parse of it is on " +
+        "every round trip timed. The measurements behind these choices are in the commit messages that made them and in " +
         "this file's history (git log -p docs/benchmarks.md).",
     );
   }
@@ -817,8 +846,10 @@ function section(
         "must be: a worker can only be granted what its creator still holds, and the serving thread holds " +
         "nothing once it serves) measure the permission split's price in this run; the phases above say where " +
         "the rest of longcall's own start-up went. Above the floor it loads the store (node:sqlite, the " +
-        "migrations check), its own modules (from source each read and compiled on its own) and " +
-        "the Tasks extension's schemas, none of which hello has. Already off the path to the first answer: the " +
+        "migrations check), its own modules (from source each resolved, read and instantiated on its own: " +
+        `${ms0(moduleLoad.sourceMs - moduleLoad.bundledMs)} ms more than the same code as one module in this ` +
+        `run, ${((moduleLoad.sourceMs - moduleLoad.bundledMs) / source.helloMs).toFixed(2)}x of hello's ` +
+        "start-up, the row above) and the Tasks extension's schemas, none of which hello has. Already off the path to the first answer: the " +
         "network worker's code and store (started once serving, NETWORK_WORKER_START_DELAY_MS later or at the " +
         "first submission), every schema conversion (src/mcp/tool_schemas.json, trusted by the bundle, checked " +
         "ADVERTISED_CHECK_DELAY_MS after its first answer from source), zod and the MCP code in the worker.",
