@@ -41,6 +41,11 @@ export interface LineIo {
   input: ReadableStream<Uint8Array>;
   /** Writes all of `bytes` (or throws). */
   write(bytes: Uint8Array): Promise<void>;
+  /**
+   * Hears every chunk the transport reads from `input` (the idle collection's activity), as it is read:
+   * a callback rather than a stream stage, whose set-up would sit on the path to the first answer.
+   */
+  onChunk?: () => void;
 }
 
 /** Writes every byte to stdout (Deno's `write` may write fewer than asked). */
@@ -166,6 +171,7 @@ export class LineTransport implements Transport {
     try {
       for (;;) {
         const { value, done } = await reader.read();
+        if (!done) this.#io.onChunk?.();
         if (done || this.#isClosed) break;
         let chunk = value;
         while (chunk.length > 0) {

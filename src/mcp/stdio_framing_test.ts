@@ -57,6 +57,30 @@ async function run(t: ReturnType<typeof chunkTransport>): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 0)); // answers handed over are written (microtasks)
 }
 
+Deno.test("LineTransport: io.onChunk hears each chunk as it is read, whatever it holds", async () => {
+  const heard: number[] = [];
+  const chunks = ['{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc"', ':"2.0","method":"b"}\n', "\n", "not json\n"];
+  const input = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(new TextEncoder().encode(chunk));
+      c.close();
+    },
+  });
+  let delivered = 0;
+  const transport = new LineTransport(
+    { input, write: () => Promise.resolve(), onChunk: () => void heard.push(delivered) },
+    64,
+    60_000,
+    new ManualClock(),
+  );
+  transport.onmessage = () => void delivered++;
+  await transport.start();
+  await transport.inputEnded;
+  // One call per chunk (the blank line and the invalid one too), each before that chunk's lines are handled.
+  assert.deepEqual(heard, [0, 1, 2, 2]);
+  assert.equal(delivered, 2);
+});
+
 Deno.test("LineTransport: a message split across reads is delivered whole; two in one read are two", async () => {
   const a = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
   const b = JSON.stringify({ jsonrpc: "2.0", method: "notifications/x" });

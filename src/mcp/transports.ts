@@ -66,14 +66,8 @@ function observedStdio(onActivity: (() => void) | undefined): LineIo {
   const io = processStdio();
   if (onActivity === undefined) return io;
   return {
-    input: io.input.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, out) {
-          onActivity();
-          out.enqueue(chunk);
-        },
-      }),
-    ),
+    input: io.input,
+    onChunk: onActivity,
     write: (bytes) => {
       onActivity();
       return io.write(bytes);
