@@ -22,7 +22,7 @@ export const ALLOWED: Record<string, readonly string[]> = {
   tasks: ["jobs", "store", "base"],
   mcp: ["tasks", "jobs", "corpus", "github", "store", "base"],
   cli: ["mcp", "tasks", "jobs", "corpus", "github", "store", "base"],
-  main: ["cli", "mcp"],
+  main: ["cli", "mcp", "tasks"],
 };
 
 /**
@@ -50,6 +50,15 @@ export const NARROW_ARROWS: ReadonlyArray<
     files: ["main.ts"],
     targets: ["mcp/serving.ts"],
     why: "the entry hands the CLI the MCP layer as one module (src/mcp/serving.ts), loaded late",
+  },
+  {
+    from: "main",
+    to: "tasks",
+    // From source, src/main.ts hands cli/main.ts a loader of the Tasks extension's adapter too, so a server
+    // loads it only at its first modern connection (the 2025 generation has no Tasks extension).
+    files: ["main.ts"],
+    targets: ["tasks/adapter.ts"],
+    why: "the entry hands the CLI the Tasks adapter as one module (src/tasks/adapter.ts), loaded when first needed",
   },
 ];
 

@@ -19,11 +19,16 @@ if (inWorker()) {
   (await import("./cli/network_worker.ts")).runNetworkWorker(entry.held);
 } else if (import.meta.main) {
   // Loaded when asked for (see CliModules in src/cli/main.ts): `serve` imports the MCP layer once
-  // its network worker exists, and no command but `serve` when serving. The MCP layer is this entry's
-  // one import outside cli/ (a dynamic one, handed to cli/main.ts as a loader); the bundle's generated
-  // entry (scripts/build.ts) hands over the same two modules imported statically.
+  // its network worker exists, the Tasks extension's adapter at its first modern connection, and no
+  // command but `serve` when serving. The MCP layer and the adapter are this entry's imports outside cli/
+  // (dynamic ones, handed to cli/main.ts as loaders); the bundle's generated entry (scripts/build.ts)
+  // hands over the same modules imported statically. The adapter loads after the serving thread has
+  // given up its read permission: Deno loads a dynamic import whose specifier is a string literal with the
+  // module graph it builds at start-up, checking no permission then (its own test:
+  // tests/specs/run/dynamic_import_static_analysis_no_permissions).
   await (await import("./cli/main.ts")).run({
     mcp: () => import("./mcp/serving.ts"),
     commands: () => import("./cli/commands.ts"),
+    tasks: () => import("./tasks/adapter.ts"),
   });
 }

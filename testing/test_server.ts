@@ -21,6 +21,7 @@ import { productRegistry } from "../src/cli/product_runners.ts";
 import { productTools } from "../src/mcp/product_tools.ts";
 import { runServer } from "../src/cli/serve.ts";
 import * as mcp from "../src/mcp/serving.ts";
+import { tasksAdapter } from "./tasks_adapter.ts";
 import type { JobControl } from "../src/jobs/control.ts";
 import { jobsTools, jobTool, type ToolDef } from "../src/mcp/tools.ts";
 import { testRegistry } from "./test_kinds.ts";
@@ -114,12 +115,14 @@ if (import.meta.main) {
       ? {
         kinds: { product: { github: githubConfigFromEnv(), runners: productRegistry } },
         mcp,
+        tasks: tasksAdapter,
         executor,
         tools: ({ control, store }) => productTools(control, store),
       }
       : {
         kinds: { registry: () => testRegistry() },
         mcp,
+        tasks: tasksAdapter,
         executor,
         tools: ({ control }) => [...jobsTools(control), ...testJobTools(control)],
       },

@@ -37,6 +37,7 @@ import { LOCAL_READ } from "../src/mcp/tools.ts";
 import { productTools, toolSchemas } from "../src/mcp/serving.ts";
 import { recordingLogger } from "../testing/recording_logger.ts";
 import { tempDir, waitFor } from "../testing/temp.ts";
+import { tasksAdapter } from "../testing/tasks_adapter.ts";
 import { RawStdioServer } from "./helpers/longcall_procs.ts";
 import { connectLegacyV1, denoExecPath, type StdioTarget } from "../testing/mcp_clients.ts";
 
@@ -272,6 +273,7 @@ function staleFactory(log?: Logger) {
   const warnings: string[] = [];
   const committed = toolSchemas;
   const factory = createServerFactory({
+    tasks: tasksAdapter,
     control: runtime.control,
     tools: productTools(runtime.control, runtime.store),
     log: log ?? recordingLogger(warnings),
@@ -401,6 +403,7 @@ Deno.test("the check goes on past a schema that cannot be converted: the stale o
   };
   const options = { target: ADVERTISED_TARGET };
   const factory = createServerFactory({
+    tasks: tasksAdapter,
     control: runtime.control,
     tools: [
       sampleTool("stale", () => z.object({ n: z.number() })),
@@ -443,6 +446,7 @@ Deno.test(`schemaCheckDelayMs is taken from 0 to ${ADVERTISED_CHECK_DELAY_MS} an
   try {
     const make = (schemaCheckDelayMs: number) =>
       createServerFactory({
+        tasks: tasksAdapter,
         control: runtime.control,
         tools: [sampleTool("t", () => z.object({ n: z.number() }))],
         log: silentLogger,
@@ -475,6 +479,7 @@ Deno.test("a trusted set is never checked: a stale schema in it stays, and nobod
   assert.equal(toolSchemasTrusted(set), true);
   assert.equal(toolSchemasTrusted({ ...set }), false, "trust is given to that very set, not to its contents");
   const factory = createServerFactory({
+    tasks: tasksAdapter,
     control: runtime.control,
     tools: [sampleTool("t", () => (builds++, z.object({ n: z.number() })))],
     log: {
@@ -553,6 +558,7 @@ Deno.test("a set that answers for none of a factory's tools is not used: they ar
   const options = { target: ADVERTISED_TARGET };
   const run = async (set: Record<string, Record<string, unknown>>) => {
     const factory = createServerFactory({
+      tasks: tasksAdapter,
       control: runtime.control,
       tools: [sampleTool("mine", () => z.object({ n: z.number() }))],
       log: { ...silentLogger, debug: (message: string) => void debug.push(message) },

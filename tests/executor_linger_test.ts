@@ -14,6 +14,7 @@ import { systemClock } from "../src/base/clock.ts";
 import { LINGER_MS_MAX } from "../src/base/limits.ts";
 import { runServer } from "../src/cli/serve.ts";
 import * as mcp from "../src/mcp/serving.ts";
+import { tasksAdapter } from "../testing/tasks_adapter.ts";
 import { defineJobKind } from "../src/jobs/kinds.ts";
 import { JobControl } from "../src/jobs/control.ts";
 import { gate, heartbeatsPass, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
@@ -122,6 +123,7 @@ Deno.test("runServer: a lingerMs outside 0..LINGER_MS_MAX or not an integer is a
   const parts = {
     kinds: { registry: () => testRegistry() },
     mcp,
+    tasks: tasksAdapter,
     tools: () => [],
   };
   for (const lingerMs of [-1, LINGER_MS_MAX + 1, 1.5, Number.NaN]) {

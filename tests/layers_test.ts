@@ -91,6 +91,22 @@ Deno.test("checkLayers() lets src/main.ts load only mcp/serving.ts of mcp/, and 
   assert.match(problems.join("\n"), /^cli\/jobs_cmd\.ts: cli may not import mcp \(\.\.\/mcp\/server\.ts\)/m);
 });
 
+Deno.test("checkLayers() lets src/main.ts load only tasks/adapter.ts of tasks/", async () => {
+  const problems = await problemsIn({
+    "tasks/adapter.ts": "export const a = 1;\n",
+    "tasks/task_projection.ts": "export const p = 1;\n",
+    "cli/main.ts": "export const run = (m: unknown) => m;\n",
+    "main.ts":
+      'const t = () => import("./tasks/adapter.ts");\nconst p = () => import("./tasks/task_projection.ts");\n' +
+      'import { run } from "./cli/main.ts";\nrun([t, p]);\n',
+  });
+  assert.equal(problems.length, 1, problems.join("\n"));
+  assert.match(
+    problems.join("\n"),
+    /^main\.ts: main may import only tasks\/adapter\.ts of tasks \(\.\/tasks\/task_projection\.ts\)/m,
+  );
+});
+
 Deno.test("checkLayers() reports stdout written outside the terminal commands and the stdio framing", async () => {
   const problems = await problemsIn({
     "mcp/stdio_framing.ts": "export const w = (b: Uint8Array) => Deno.stdout.write(b);\n",

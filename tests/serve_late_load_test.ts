@@ -18,6 +18,7 @@ Deno.test("runServer: an MCP layer that fails to load rejects, and the runtime i
     runServer({ db, http: false, listen: "127.0.0.1:0", readOnly: false, lingerMs: 0 }, {
       kinds: { registry: () => testRegistry() },
       mcp: () => Promise.reject(failure),
+      tasks: () => Promise.reject(new Error("never loaded: the MCP layer failed first")),
       tools: () => [],
     }),
     (err) => err === failure,

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { parseArgs } from "node:util";
 import { runServer } from "../../src/cli/serve.ts";
 import * as mcp from "../../src/mcp/serving.ts";
+import { tasksAdapter } from "../../testing/tasks_adapter.ts";
 import { okResult } from "../../src/mcp/tool_kit.ts";
 import { jobsTools, LOCAL_READ, type ToolDef } from "../../src/mcp/tools.ts";
 import { testJobTools } from "../../testing/test_server.ts";
@@ -55,6 +56,7 @@ if (import.meta.main) {
   }, {
     kinds: { registry: () => testRegistry() },
     mcp,
+    tasks: tasksAdapter,
     executor,
     tools: ({ control }) => [...jobsTools(control), benchEcho, ...testJobTools(control)],
   });

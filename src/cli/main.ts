@@ -12,19 +12,23 @@ import { githubConfigFromEnv } from "./product_kinds.ts";
 import { serveCommand } from "./serve.ts";
 import type * as Serving from "../mcp/serving.ts";
 import type * as Commands from "./commands.ts";
+import type { TasksAdapterModule } from "../mcp/server.ts";
 
 /**
  * How the CLI's heavier modules load, chosen by its entry. From source (src/main.ts) they are
  * dynamic imports: `serve` loads the MCP layer once its runtime exists and never loads the other
- * commands, and the other commands never load the SDK. The bundle's generated entry (scripts/build.ts)
- * imports both statically: a dynamic import inside the bundle would wrap every module it reaches
- * in a lazy initializer, which costs more at start-up than loading less saves.
+ * commands, the other commands never load the SDK, and a server loads the Tasks extension's adapter
+ * only at its first modern connection. The bundle's generated entry (scripts/build.ts) imports them
+ * statically: a dynamic import inside the bundle would wrap every module it reaches in a lazy
+ * initializer, which costs more at start-up than loading less saves.
  */
 export interface CliModules {
   /** src/mcp/serving.ts: the MCP server, its transports and the product's tools. */
   mcp(): Promise<typeof Serving>;
   /** src/cli/commands.ts: every command but serve. */
   commands(): Promise<typeof Commands>;
+  /** src/tasks/adapter.ts: the Tasks extension, loaded by a server's first modern connection. */
+  tasks(): Promise<TasksAdapterModule>;
 }
 
 function serve(modules: CliModules): Command {
@@ -33,6 +37,7 @@ function serve(modules: CliModules): Command {
     return {
       kinds: { product: { github } },
       mcp: modules.mcp,
+      tasks: modules.tasks,
       tools: ({ control, store, mcp }) => mcp.productTools(control, store),
       networkWorker: { moduleUrl: Deno.mainModule },
     };

@@ -22,6 +22,7 @@ async function mainCapturing(argv: string[], modules: CliModules): Promise<{ cod
 const unloadable: CliModules = {
   mcp: () => Promise.reject(new Error("Module not found: serving.ts")),
   commands: () => Promise.reject(new Error("Module not found: commands.ts")),
+  tasks: () => Promise.reject(new Error("Module not found: adapter.ts")),
 };
 
 Deno.test("main: a command module that cannot load is one stderr line and exit 1", async () => {
@@ -35,6 +36,7 @@ Deno.test("main: serve --help loads neither the MCP layer nor the other commands
   const counting: CliModules = {
     mcp: () => (loads.push("mcp"), unloadable.mcp()),
     commands: () => (loads.push("commands"), unloadable.commands()),
+    tasks: () => (loads.push("tasks"), unloadable.tasks()),
   };
   const log = console.log;
   console.log = () => {};

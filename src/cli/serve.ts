@@ -31,6 +31,7 @@ import {
 import { JobControl } from "../jobs/control.ts";
 import type { JobWaits } from "../jobs/wait.ts";
 import type * as Serving from "../mcp/serving.ts";
+import type { TasksAdapterModule } from "../mcp/server.ts";
 import type { ToolDef } from "../mcp/tools.ts";
 import type { TaskInputs } from "../tasks/adapter.ts";
 import { isLoopbackHost } from "../base/net.ts";
@@ -55,6 +56,11 @@ export interface ServerParts {
    * runtime exists and its network worker has been created (the worker loads its own code only once started).
    */
   mcp: McpServing | (() => Promise<McpServing>);
+  /**
+   * Loads the Tasks extension's adapter (src/tasks/adapter.ts) for the first modern connection; a server
+   * that serves only the 2025 generation never calls it (see `ServerDeps.tasks` in src/mcp/server.ts).
+   */
+  tasks: () => Promise<TasksAdapterModule>;
   /**
    * Tools for this process, built once the store and control side exist and `mcp` has loaded (handed
    * in, so the product's tools come from the same module).
@@ -229,6 +235,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       log,
       readOnly: flags.readOnly,
       toolSchemas: mcp.toolSchemas,
+      tasks: parts.tasks,
       ...(parts.taskInputs === undefined ? {} : { taskInputs: parts.taskInputs }),
     });
     if (flags.http) token = await httpToken(flags);

@@ -13,7 +13,8 @@ import { once } from "../base/once.ts";
 import type { Logger } from "../base/log.ts";
 import { VERSION } from "../base/version.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
-import { registerTasksExtension, requestDeclaresTasks, type TaskInputs } from "../tasks/adapter.ts";
+import type * as TasksAdapter from "../tasks/adapter.ts";
+import type { TaskInputs } from "../tasks/adapter.ts";
 import { forwardCancellations, RequestCancels } from "./cancels.ts";
 import {
   advertised,
@@ -29,9 +30,20 @@ import { errorResult, type ToolResult, withErrorOutput } from "./tool_kit.ts";
 import type { ToolDef } from "./tools.ts";
 import type { z } from "zod";
 
+/** The Tasks extension's adapter: src/tasks/adapter.ts (with the extension's official schemas). */
+export type TasksAdapterModule = typeof TasksAdapter;
+
 /** What the factory needs. */
 export interface ServerDeps {
   control: JobControl;
+  /**
+   * Loads the Tasks extension's adapter, called once, by the first modern connection: the 2025 generation
+   * has no Tasks extension, so a server that only ever serves it never loads the adapter. Handed in by
+   * the entry, as the MCP layer itself is (src/main.ts: a dynamic import; the bundle's generated entry: a
+   * static one, since a dynamic import inside the bundle would wrap every module it reaches in a lazy
+   * initializer).
+   */
+  tasks: () => Promise<TasksAdapterModule>;
   tools: ToolDef[];
   log: Logger;
   /** List only tools whose readOnlyHint is true. */
@@ -173,7 +185,11 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
   const { schemas, serving } = advertiseOnce(tools, deps);
   // One registry for every instance this factory builds (stateless HTTP: one per request).
   const cancels = new RequestCancels();
-  return ({ era, authInfo }) => {
+  const tasksAdapter = once(deps.tasks);
+  const build = (
+    { era, authInfo }: Parameters<McpServerFactory>[0],
+    tasks: TasksAdapterModule | undefined,
+  ): McpServer => {
     const authority = authorityOf(authInfo);
     const mcp = new McpServer(
       { name: "longcall", version: VERSION },
@@ -196,7 +212,7 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
           const inputResponses = ctx.mcpReq.inputResponses;
           const result = await tool.call(args, {
             authority,
-            tasksDeclared: requestDeclaresTasks(era, ctx.mcpReq.envelope),
+            tasksDeclared: tasks !== undefined && tasks.requestDeclaresTasks(era, ctx.mcpReq.envelope),
             signal: AbortSignal.any([ctx.mcpReq.signal, cancel.signal]),
             ...(inputResponses === undefined ? {} : { inputResponses }),
           });
@@ -212,8 +228,8 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
       });
     });
     // The Tasks extension exists only in the 2026-07-28 generation.
-    if (era === "modern") {
-      registerTasksExtension(mcp, {
+    if (tasks !== undefined) {
+      tasks.registerTasksExtension(mcp, {
         control: deps.control,
         authority,
         log: deps.log,
@@ -222,4 +238,6 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
     }
     return mcp;
   };
+  // A modern instance waits for the adapter (loaded once; at once after the first); a legacy one never does.
+  return (ctx) => ctx.era === "modern" ? tasksAdapter().then((tasks) => build(ctx, tasks)) : build(ctx, undefined);
 }

@@ -3,7 +3,9 @@
  * `tasks/cancel` on a modern-era server instance through the SDK's documented
  * custom-method mechanism, and decides per request whether a job-submitting tool answers
  * with a task. Kept in one folder so the SDK's own Tasks runtime can replace the
- * plumbing later.
+ * plumbing later. A server loads this module (and with it the extension's schemas) at its first
+ * modern connection, through the loader its entry hands it (`ServerDeps.tasks`, src/mcp/server.ts);
+ * a server that serves only the 2025 generation never does.
  *
  * `tasks/get` is a bounded local read: one row by primary key, no network, no process,
  * no job submission, no write.

@@ -42,6 +42,7 @@ import { z } from "zod";
 import { AppError } from "../../src/base/errors.ts";
 import { runServer } from "../../src/cli/serve.ts";
 import * as mcp from "../../src/mcp/serving.ts";
+import { tasksAdapter } from "../../testing/tasks_adapter.ts";
 import { type AnyJobKind, defineJobKind, type JobContext, JobKindRegistry } from "../../src/jobs/kinds.ts";
 import type { JobControl } from "../../src/jobs/control.ts";
 import { errorResult, type ToolResult } from "../../src/mcp/tool_kit.ts";
@@ -335,6 +336,7 @@ if (import.meta.main) {
   }, {
     kinds: { registry: () => new JobKindRegistry(fixtureKinds(desk)) },
     mcp,
+    tasks: tasksAdapter,
     executor: { onTerminal: watch.onTerminal },
     tools: ({ control }) => fixtureTools(control, watch),
     taskInputs: desk,

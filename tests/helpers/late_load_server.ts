@@ -16,6 +16,7 @@ import { runServer } from "../../src/cli/serve.ts";
 import { githubConfigFromEnv } from "../../src/cli/product_kinds.ts";
 import { embedWorkerScript } from "../../src/cli/worker_script.ts";
 import * as mcp from "../../src/mcp/serving.ts";
+import { tasksAdapter } from "../../testing/tasks_adapter.ts";
 import { REFUSING_CHANNEL } from "./refusing_worker.ts";
 
 if (import.meta.main) {
@@ -57,6 +58,7 @@ if (import.meta.main) {
         return mcp;
       },
       tools: ({ control, store }) => mcp.productTools(control, store),
+      tasks: tasksAdapter,
       networkWorker: { moduleUrl: worker.href },
     },
   );

@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { runServer } from "../../src/cli/serve.ts";
 import { ADVERTISED_TARGET, schemaKey } from "../../src/mcp/advertised.ts";
 import * as mcp from "../../src/mcp/serving.ts";
+import { tasksAdapter } from "../../testing/tasks_adapter.ts";
 import { testRegistry } from "../../testing/test_kinds.ts";
 
 /** The key of jobs.get's input schema in the precomputed set, and the member `--stale` adds to it. */
@@ -33,6 +34,7 @@ if (import.meta.main) {
     {
       kinds: { registry: () => testRegistry() },
       mcp: { ...mcp, toolSchemas },
+      tasks: tasksAdapter,
       tools: ({ control, store }) => mcp.productTools(control, store),
     },
   );
