@@ -2,7 +2,8 @@
  * The Tasks extension's adapter is loaded by a server's first modern connection, never by a legacy one
  * (`ServerDeps.tasks`, src/mcp/server.ts): the 2025 generation has no Tasks extension. From source the
  * loader is a dynamic import (src/main.ts) that runs after the serving thread has narrowed its permissions;
- * tests/inspector_test.ts drives that path (a modern host against `src/main.ts serve` with the shipped flags).
+ * tests/inspector_test.ts drives that path (a modern host against the shipped server, from source, with the shipped
+ * flags).
  */
 
 import assert from "node:assert/strict";
