@@ -44,4 +44,8 @@ Deno.test("measureModuleLoad() with one round: both sides import, and the serve 
   const bundle = await Deno.readTextFile(dir.file("serve_path.js"));
   assert.match(bundle, /from "@modelcontextprotocol\/server"/, "the SDK stays outside the bundle");
   assert.match(bundle, /from "zod"/, "zod stays outside the bundle");
+  // Only what serve loads before it answers: not the other commands, the worker's code or the Tasks adapter.
+  for (const absent of ["otherCommands", "runNetworkWorker", "registerTasksExtension"]) {
+    assert.doesNotMatch(bundle, new RegExp(`function ${absent}\\(`), `${absent} is not on the serve path`);
+  }
 });

@@ -849,7 +849,9 @@ function section(
         "migrations check), its own modules (from source each resolved, read and instantiated on its own: " +
         `${ms0(moduleLoad.sourceMs - moduleLoad.bundledMs)} ms more than the same code as one module in this ` +
         `run, ${((moduleLoad.sourceMs - moduleLoad.bundledMs) / source.helloMs).toFixed(2)}x of hello's ` +
-        "start-up, the row above) and the Tasks extension's schemas, none of which hello has. Already off the path to the first answer: the " +
+        "start-up, the row above) and, in the bundle, the Tasks extension's schemas, none of which hello has. " +
+        "Already off the path to the first answer: from source the Tasks extension's adapter (loaded at the " +
+        "first modern connection; the timed handshake is legacy), the " +
         "network worker's code and store (started once serving, NETWORK_WORKER_START_DELAY_MS later or at the " +
         "first submission), every schema conversion (src/mcp/tool_schemas.json, trusted by the bundle, checked " +
         "ADVERTISED_CHECK_DELAY_MS after its first answer from source), zod and the MCP code in the worker.",

@@ -1,7 +1,7 @@
 /**
  * What loading longcall's own modules one by one costs a start-up from source: the modules `serve`
- * loads before it answers (src/main.ts, src/cli/main.ts and src/mcp/serving.ts, with everything they
- * import statically), imported from source against the same code bundled into one module. The npm packages
+ * loads before it answers (src/cli/worker_env.ts, src/cli/main.ts and src/mcp/serving.ts, with everything
+ * they import statically), imported from source against the same code bundled into one module. The npm packages
  * (the MCP SDK, ext-tasks, zod) stay outside the bundle, so both sides load them alike and the
  * difference is the price of our module count: Deno resolves, reads and instantiates each module on
  * its own. Each import runs in a fresh `deno run` with the shipped launch flags
@@ -17,10 +17,12 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CONFIG = `${ROOT}deno.json`;
 const PROBE = fileURLToPath(new URL("./import_probe.ts", import.meta.url));
 /**
- * What `serve` imports before it serves: the entry, which imports the CLI and hands it the MCP layer as a
- * loader (both dynamically; here all three statically, so either side loads them in one go).
+ * What `serve` imports before it serves: the entry's one static import, the CLI and the MCP layer (the
+ * entry imports the last two dynamically; here all three are static, so either side loads them in one go).
+ * Not src/main.ts itself: its other dynamic imports (the other commands, the network worker's code, the
+ * Tasks adapter) would be bundled too, as lazy initializers, into code `serve` never loads first.
  */
-const SERVE_PATH = ["src/main.ts", "src/cli/main.ts", "src/mcp/serving.ts"];
+const SERVE_PATH = ["src/cli/worker_env.ts", "src/cli/main.ts", "src/mcp/serving.ts"];
 /** Bare specifiers left to the import map on both sides: every npm package the serve path imports. */
 const EXTERNAL = ["zod", "@modelcontextprotocol/*"];
 
