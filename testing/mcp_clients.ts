@@ -39,6 +39,8 @@ export { type JsonRpcErrorObject, type RawResponse, type RawSendOptions } from "
 export {
   assertExplicitPermissionFlags,
   type ClientIdentity,
+  DENO_CACHE_ENV_VARS,
+  denoCacheEnv,
   denoExecPath,
   type HttpTarget,
   type ServerTarget,

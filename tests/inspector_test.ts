@@ -15,7 +15,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { type FakeCheck, type FakeGitHub, SCENARIO_PULL, startFakeGitHub } from "../testing/fake_github.ts";
-import { spawnHttpServer } from "../testing/mcp_clients.ts";
+import { denoCacheEnv, spawnHttpServer } from "../testing/mcp_clients.ts";
 import { shippedServeArgs } from "./helpers/longcall_procs.ts";
 import { tempDir } from "../testing/temp.ts";
 
@@ -44,6 +44,11 @@ function npxPath(): string | undefined {
 }
 
 const NPX = npxPath();
+/**
+ * `-e` pairs that give the stdio server the Deno cache of this process: the Inspector starts it with only
+ * HOME, LOGNAME, PATH, SHELL, TERM and USER of its own environment, plus these.
+ */
+const denoCacheArgs = Object.entries(denoCacheEnv()).flatMap(([name, value]) => ["-e", `${name}=${value}`]);
 if (NPX === undefined) {
   console.log(`inspector_test: skipping: npx (Node.js/npm) is not on PATH, so ${INSPECTOR} cannot run`);
 }
@@ -122,6 +127,7 @@ Deno.test({
         `LONGCALL_GITHUB_API_URL=${fake.url}`,
         "-e",
         "LONGCALL_LOG=warn",
+        ...denoCacheArgs,
         "--method",
         "tools/call",
         "--tool-name",
@@ -191,6 +197,7 @@ Deno.test({
         `LONGCALL_GITHUB_API_URL=${fake.url}`,
         "-e",
         "LONGCALL_LOG=warn",
+        ...denoCacheArgs,
         "--method",
         "tools/list",
         Deno.execPath(),

@@ -6,10 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath as fromFileUrl } from "node:url";
+import { tempDir } from "../testing/temp.ts";
 import {
   connectLegacyV1,
   connectTaskHost,
   connectV2,
+  DENO_CACHE_ENV_VARS,
   denoExecPath,
   type HttpTarget,
   type SpawnedHttpServer,
@@ -20,6 +22,8 @@ import {
 
 const REPO_ROOT = fromFileUrl(new URL("../", import.meta.url));
 const SPIKE = fromFileUrl(new URL("./helpers/spike_server.ts", import.meta.url));
+const SILENT = fromFileUrl(new URL("./helpers/silent_server.ts", import.meta.url));
+const CACHE_ENV_PROBE = fromFileUrl(new URL("./helpers/cache_env_probe.ts", import.meta.url));
 
 /** Stdio spike: an explicit deny flag keeps node:child_process from injecting -A. */
 function stdioSpike(): StdioTarget {
@@ -196,4 +200,67 @@ Deno.test({
     const result = await conn.client.callTool({ name: "echo", arguments: { text: "sib" } });
     assert.equal(textOf(result), "sib");
   },
+});
+
+/** True while `pid` names a process (signal 0 is not offered; SIGCONT does nothing to a running one). */
+function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+for (const sdk of ["v1", "v2"] as const) {
+  Deno.test(`a failed connect leaves no child behind, even one that ignores the end of its stdin (${sdk})`, async () => {
+    await using dir = await tempDir("longcall-silent-");
+    const pidFile = dir.file("pid");
+    const target: StdioTarget = {
+      command: denoExecPath(),
+      args: ["run", "--no-prompt", `--allow-write=${pidFile}`, SILENT, pidFile],
+      cwd: REPO_ROOT,
+    };
+    const connect = sdk === "v1"
+      ? connectLegacyV1(target, { connectTimeoutMs: 500 })
+      : connectV2(target, { era: "legacy", connectTimeoutMs: 500 });
+    await assert.rejects(connect, /timed out/i);
+    const pid = Number(await Deno.readTextFile(pidFile));
+    assert.ok(Number.isInteger(pid) && pid > 0, `pid file: ${pid}`);
+    // Both SDKs close the transport on their own when connecting fails, with unref'd kill timers; before the
+    // helpers killed it, this child outlived its host (a demo that failed this way left its servers running).
+    assert.equal(alive(pid), false, `child ${pid} still running after the failed connect`);
+  });
+}
+
+Deno.test("a stdio child finds Deno's cache through DENO_DIR when its HOME has none", async () => {
+  assert.deepEqual([...DENO_CACHE_ENV_VARS], ["DENO_DIR", "XDG_CACHE_HOME"]);
+  await using dir = await tempDir("longcall-cache-env-");
+  const info = await new Deno.Command(denoExecPath(), { args: ["info", "--json"], stdout: "piped" }).output();
+  const denoDir = (JSON.parse(new TextDecoder().decode(info.stdout)) as { denoDir: string }).denoDir;
+  // The probe and the server it starts run with --cached-only: a server that looked in HOME's (empty) cache
+  // fails at once instead of downloading every package, as it did when only the SDK's defaults reached it.
+  const out = await new Deno.Command(denoExecPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      "--cached-only",
+      "--allow-read",
+      `--allow-write=${dir.path}`,
+      "--allow-env",
+      `--allow-run=${denoExecPath()}`,
+      CACHE_ENV_PROBE,
+      dir.file("jobs.db"),
+    ],
+    cwd: REPO_ROOT,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "", HOME: dir.file("home"), DENO_DIR: denoDir, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  assert.equal(out.code, 0, text(out.stderr));
+  const { tools } = JSON.parse(text(out.stdout).trim().split("\n").pop() ?? "") as { tools: number };
+  assert.ok(tools >= 1, text(out.stdout));
 });

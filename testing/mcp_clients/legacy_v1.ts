@@ -12,9 +12,10 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport as V1StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport as V1StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { connectOrClose, endStdinAndAwaitExit, validateOutputs } from "./lifecycle.ts";
+import { connectOrClose, endStdinAndAwaitExit, rememberChild, validateOutputs } from "./lifecycle.ts";
 import {
   assertExplicitPermissionFlags,
+  childEnv,
   type ClientIdentity,
   DEFAULT_CLIENT_INFO,
   httpRequestInit,
@@ -30,6 +31,8 @@ export interface LegacyV1Options {
   capabilities?: Record<string, unknown>;
   /** The SDK's own handling of list_changed notifications (its `listChanged` client option). */
   listChanged?: NonNullable<ConstructorParameters<typeof V1Client>[1]>["listChanged"];
+  /** Timeout of the initialize request (the SDK's default is 60 s). */
+  connectTimeoutMs?: number;
 }
 
 /** Connects a `@modelcontextprotocol/sdk@1.32.2` Client. `client.close()` also reaps a stdio child. */
@@ -41,16 +44,18 @@ export async function connectLegacyV1(
     capabilities: options.capabilities ?? {},
     ...(options.listChanged === undefined ? {} : { listChanged: options.listChanged }),
   });
+  const connectOptions = options.connectTimeoutMs === undefined ? undefined : { timeout: options.connectTimeoutMs };
   if (isStdioTarget(target)) {
     assertExplicitPermissionFlags(target);
     const transport = new V1StdioClientTransport({
       command: target.command,
       args: target.args,
-      ...(target.env === undefined ? {} : { env: target.env }),
+      env: childEnv(target),
       ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
       stderr: target.stderr ?? "inherit",
     });
-    await connectOrClose(() => client.connect(transport), () => transport.close());
+    const child = rememberChild(transport);
+    await connectOrClose(() => client.connect(transport, connectOptions), () => transport.close(), child);
     const sdkClose = client.close.bind(client);
     client.close = async () => {
       await endStdinAndAwaitExit(transport);
@@ -61,7 +66,7 @@ export async function connectLegacyV1(
     const transport = new V1StreamableHTTPClientTransport(new URL(target.url), {
       requestInit: httpRequestInit(target),
     });
-    await connectOrClose(() => client.connect(transport), () => transport.close());
+    await connectOrClose(() => client.connect(transport, connectOptions), () => transport.close());
     await validateOutputs(client, transport);
   }
   return client;

@@ -49,6 +49,46 @@ interface ChildProcessLike {
   signalCode: string | null;
   stdin?: { end(): void } | null;
   once(event: "close", listener: () => void): unknown;
+  kill(signal: "SIGKILL"): unknown;
+}
+
+/**
+ * Remembers the child a stdio transport spawns (its private `_process`, read once `start()` has
+ * spawned it), for {@linkcode connectOrClose}: when connecting fails, both SDK clients close the transport
+ * themselves without waiting, which unsets `_process`, and the transport's kill timers are unref'd, so a
+ * child that ignores the end of its stdin (one still loading its modules, say) outlived the host process.
+ * Wraps the instance's `start`: the SDK's class checks look at the prototype, which stays the SDK's own.
+ */
+export function rememberChild(transport: unknown): () => ChildProcessLike | undefined {
+  const t = transport as { start(): Promise<void>; _process?: ChildProcessLike };
+  let child: ChildProcessLike | undefined;
+  const start = t.start.bind(t);
+  t.start = async () => {
+    try {
+      await start();
+    } finally {
+      child = t._process;
+    }
+  };
+  return () => child;
+}
+
+/** Lets `child` exit on its own for `graceMs` (its stdin was ended), then SIGKILLs it; waits at most 2 s more. */
+async function killIfRunning(child: ChildProcessLike | undefined, graceMs = 1_000): Promise<void> {
+  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
+  if (child === undefined || !running()) return;
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const within = async (ms: number) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([exited, new Promise<void>((resolve) => timer = setTimeout(resolve, ms))]);
+    clearTimeout(timer);
+  };
+  await within(graceMs);
+  if (!running()) return;
+  try {
+    child.kill("SIGKILL");
+  } catch { /* already gone */ }
+  await within(2_000);
 }
 
 /**
@@ -75,15 +115,20 @@ export async function endStdinAndAwaitExit(transport: unknown, timeoutMs = 2_000
   clearTimeout(timer);
 }
 
-/** Runs `connect`; when it fails, runs `close` (ignoring its failure) and rethrows the connect error. */
+/**
+ * Runs `connect`; when it fails, runs `close` (ignoring its failure), kills the stdio child if one was
+ * spawned and is still running (see {@linkcode rememberChild}), and rethrows the connect error.
+ */
 export async function connectOrClose(
   connect: () => Promise<void>,
   close: () => Promise<void>,
+  child: () => ChildProcessLike | undefined = () => undefined,
 ): Promise<void> {
   try {
     await connect();
   } catch (error) {
     await close().catch(() => {});
+    await killIfRunning(child());
     throw error;
   }
 }

@@ -11,9 +11,10 @@ export interface StdioTarget {
   command: string;
   args: string[];
   /**
-   * Extra environment for the child. NOTE: under Deno, `node:child_process` MERGES this with the
-   * parent's environment (it is not a replacement), and both SDK transports add HOME, LOGNAME,
-   * PATH, SHELL, TERM, USER from the parent. To hide a parent variable, set it to "".
+   * Extra environment for the child. The child's whole environment is this, over the parent's HOME,
+   * LOGNAME, PATH, SHELL, TERM and USER (both SDK transports' default) and the variables that locate
+   * Deno's cache ({@linkcode childEnv}); nothing else of the parent's reaches it (Deno 2.9.6's
+   * `node:child_process` replaces the environment with the one given, as Node does).
    */
   env?: Record<string, string>;
   cwd?: string;
@@ -41,6 +42,31 @@ export const DEFAULT_CLIENT_INFO: ClientIdentity = {
   name: "longcall-test",
   version: "0.0.0",
 };
+
+/**
+ * The variables that tell a deno child where Deno's cache is (`DENO_DIR`, or `XDG_CACHE_HOME` on Linux),
+ * copied from this process when set (and readable). Both SDK transports pass a child only HOME, LOGNAME,
+ * PATH, SHELL, TERM and USER of the parent, so with `DENO_DIR` set a spawned server looked for its modules
+ * in the default cache instead: empty on a fresh machine, where it then downloaded every package of the
+ * lockfile before its first answer, and the host's first request timed out.
+ */
+export const DENO_CACHE_ENV_VARS = ["DENO_DIR", "XDG_CACHE_HOME"] as const;
+
+/** {@linkcode DENO_CACHE_ENV_VARS} of this process that are set (and readable), by name. */
+export function denoCacheEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of DENO_CACHE_ENV_VARS) {
+    if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") continue;
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** A stdio child's environment as the helpers pass it to the SDK: the Deno cache variables, then `target.env`. */
+export function childEnv(target: StdioTarget): Record<string, string> {
+  return { ...denoCacheEnv(), ...target.env };
+}
 
 export function isStdioTarget(target: ServerTarget): target is StdioTarget {
   return "command" in target;

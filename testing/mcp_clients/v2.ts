@@ -14,10 +14,11 @@ import {
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { OutputSchemaValidator } from "../output_schemas.ts";
 import { MODERN_PROTOCOL_VERSION, modernEnvelope } from "./envelope.ts";
-import { connectOrClose, endStdinAndAwaitExit, validateOutputs } from "./lifecycle.ts";
+import { connectOrClose, endStdinAndAwaitExit, rememberChild, validateOutputs } from "./lifecycle.ts";
 import { RawChannel, type RawResponse, type RawSendOptions } from "./raw_channel.ts";
 import {
   assertExplicitPermissionFlags,
+  childEnv,
   type ClientIdentity,
   DEFAULT_CLIENT_INFO,
   httpRequestInit,
@@ -98,18 +99,20 @@ export async function openV2(target: ServerTarget, options: V2Options): Promise<
     versionNegotiation: options.era === "modern" ? { mode: { pin: MODERN_PROTOCOL_VERSION } } : { mode: "legacy" },
   });
   let transport: Transport;
+  let child: Parameters<typeof connectOrClose>[2];
   if (isStdioTarget(target)) {
     assertExplicitPermissionFlags(target);
     const params = {
       command: target.command,
       args: target.args,
-      ...(target.env === undefined ? {} : { env: target.env }),
+      env: childEnv(target),
       ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
       stderr: target.stderr ?? "inherit",
     };
     transport = options.stdioProbe === "sibling"
       ? new StdioClientTransport(params)
       : new InPlaceProbeStdioClientTransport(params);
+    child = rememberChild(transport);
   } else {
     transport = new StreamableHTTPClientTransport(new URL(target.url), {
       requestInit: httpRequestInit(target),
@@ -119,6 +122,7 @@ export async function openV2(target: ServerTarget, options: V2Options): Promise<
   await connectOrClose(
     () => client.connect(transport, connectOptions),
     () => client.close(),
+    child,
   );
   const era = client.getProtocolEra();
   if (era !== options.era) {
