@@ -14,6 +14,8 @@ export interface SpawnedHttpServer {
   readonly pid: number;
   /** Everything the child wrote to stderr so far. */
   stderr(): string;
+  /** The child's exit status, once it has exited (by itself, or after `close()`). */
+  readonly status: Promise<Deno.CommandStatus>;
   /** SIGTERM, then SIGKILL after `graceMs` (default 3000); resolves with the exit status. */
   close(graceMs?: number): Promise<Deno.CommandStatus>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -114,6 +116,7 @@ export async function spawnHttpServer(
     port,
     pid: child.pid,
     stderr: () => stderrText,
+    status: child.status,
     close,
     [Symbol.asyncDispose]: async () => {
       await close();
