@@ -13,6 +13,10 @@ import { openRuntime } from "../src/cli/runtime.ts";
 import { createServerFactory, type TasksAdapterModule } from "../src/mcp/server.ts";
 import { jobsTools } from "../src/mcp/tools.ts";
 import { tasksAdapter } from "../testing/tasks_adapter.ts";
+import { denoExecPath } from "../testing/mcp_clients.ts";
+import { tempDir } from "../testing/temp.ts";
+import { ADAPTER_LOAD_ERROR } from "./helpers/broken_tasks_server.ts";
+import { RawStdioServer } from "./helpers/longcall_procs.ts";
 
 type Factory = ReturnType<typeof createServerFactory>;
 const ctx = (era: "legacy" | "modern") => ({ era }) as Parameters<Factory>[0];
@@ -61,4 +65,41 @@ Deno.test("createServerFactory(): an adapter that cannot load fails each modern 
   } finally {
     await runtime.close();
   }
+});
+
+Deno.test("a server whose Tasks adapter cannot load answers modern requests with an error and logs why; legacy sessions are served", async () => {
+  await using dir = await tempDir();
+  await using server = new RawStdioServer({
+    command: denoExecPath(),
+    args: [
+      "run",
+      "--no-prompt",
+      "--allow-read",
+      `--allow-write=${dir.path}`,
+      "--allow-env",
+      "--allow-net=127.0.0.1",
+      new URL("./helpers/broken_tasks_server.ts", import.meta.url).pathname,
+      "--db",
+      dir.file("jobs.db"),
+    ],
+    env: { LONGCALL_GITHUB_API_URL: "http://127.0.0.1:1", LONGCALL_LOG: "warn" },
+  });
+  // Each modern request gets an answer (no hang): the SDK's internal error, since the factory rejected.
+  for (const method of ["tools/list", "server/discover"]) {
+    const modern = await server.modern(method);
+    assert.ok("error" in modern, `${method}: ${JSON.stringify(modern)}`);
+    assert.equal((modern["error"] as { code: number }).code, -32603);
+  }
+  // The operator's log names the cause.
+  assert.ok(server.stderr().includes(ADAPTER_LOAD_ERROR), server.stderr());
+  // The 2025 generation has no Tasks extension and never loads the adapter: it is served in full.
+  const init = await server.request("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "legacy-host", version: "1.0.0" },
+  });
+  assert.equal(((init["result"] as Record<string, unknown>)["serverInfo"] as { name: string }).name, "longcall");
+  await server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const tools = await server.request("tools/list");
+  assert.ok((tools["result"] as { tools: unknown[] }).tools.length >= 1, JSON.stringify(tools));
 });
