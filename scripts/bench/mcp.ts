@@ -39,7 +39,7 @@ import { logLines } from "../../testing/log_lines.ts";
 import { loadAverages } from "./load.ts";
 import { measureModuleLoad, type ModuleLoad } from "./module_load.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
-import { type BenchSection, median, percentile, sleep } from "./store/harness.ts";
+import { type BenchSection, median, percentile, ratioFmt, sleep } from "./store/harness.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BENCH_SERVER = fileURLToPath(new URL("./bench_server.ts", import.meta.url));
@@ -672,7 +672,7 @@ function section(
     { metric: "jobs.get 1 id, legacy stdio p50 / p99", value: pp(lat.get1) },
     {
       metric: "jobs.get 1 id p99 / bench.echo p99",
-      value: `${getVsEcho.toFixed(2)}x`,
+      value: `${ratioFmt(getVsEcho, JOBS_GET_VS_ECHO_GOAL)}x`,
       goal: `<= ${JOBS_GET_VS_ECHO_GOAL}x`,
       met: getVsEcho <= JOBS_GET_VS_ECHO_GOAL,
     },
@@ -684,7 +684,7 @@ function section(
     },
     {
       metric: "jobs.get 100 ids p99 / 1 id p99 (p50 ratio in brackets)",
-      value: `${batchVsOne.toFixed(2)}x (${batchVsOneP50.toFixed(2)}x)`,
+      value: `${ratioFmt(batchVsOne, BATCH_VS_ONE_GOAL)}x (${ratioFmt(batchVsOneP50, BATCH_VS_ONE_P50_GOAL)}x)`,
       goal: `<= ${BATCH_VS_ONE_GOAL}x (p50 <= ${BATCH_VS_ONE_P50_GOAL}x)`,
       met: batchVsOne <= BATCH_VS_ONE_GOAL && batchVsOneP50 <= BATCH_VS_ONE_P50_GOAL,
     },
@@ -692,7 +692,7 @@ function section(
     { metric: "tasks/get, modern task-declaring stdio p50 / p99", value: pp(lat.tasksGet) },
     {
       metric: "tasks/get p99 / bench.echo p99",
-      value: `${tasksVsEcho.toFixed(2)}x`,
+      value: `${ratioFmt(tasksVsEcho, TASKS_GET_VS_ECHO_GOAL)}x`,
       goal: `<= ${TASKS_GET_VS_ECHO_GOAL}x`,
       met: tasksVsEcho <= TASKS_GET_VS_ECHO_GOAL,
     },
@@ -704,7 +704,9 @@ function section(
     },
     {
       metric: "start to first tools/list: deno run src/main.ts serve vs hello server (median)",
-      value: `${ms0(source.productMs)} ms vs ${ms0(source.helloMs)} ms = ${sourceRatio.toFixed(2)}x`,
+      value: `${ms0(source.productMs)} ms vs ${ms0(source.helloMs)} ms = ${
+        ratioFmt(sourceRatio, START_SOURCE_VS_HELLO_GOAL)
+      }x`,
       goal: `<= ${START_SOURCE_VS_HELLO_GOAL}x`,
       met: sourceRatio <= START_SOURCE_VS_HELLO_GOAL,
     },
@@ -723,9 +725,9 @@ function section(
     },
     {
       metric: "start from the shipped bundle to first tools/list vs bundled hello (median; first run after bundling)",
-      value: `${ms0(bundled.productMs)} ms vs ${ms0(bundled.helloMs)} ms = ${bundleRatio.toFixed(2)}x (first run ${
-        ms0(bundled.first.product.ms)
-      } vs ${ms0(bundled.first.hello.ms)} ms)`,
+      value: `${ms0(bundled.productMs)} ms vs ${ms0(bundled.helloMs)} ms = ${
+        ratioFmt(bundleRatio, START_BUNDLE_VS_HELLO_GOAL)
+      }x (first run ${ms0(bundled.first.product.ms)} vs ${ms0(bundled.first.hello.ms)} ms)`,
       goal: `<= ${START_BUNDLE_VS_HELLO_GOAL}x`,
       met: bundleRatio <= START_BUNDLE_VS_HELLO_GOAL,
     },
@@ -744,7 +746,7 @@ function section(
     },
     {
       metric: `idle RSS after ${calls} calls, bundle vs bundled hello (same flags, calls alternating)`,
-      value: `${rssVsHello.toFixed(2)}x`,
+      value: `${ratioFmt(rssVsHello, IDLE_RSS_VS_HELLO_GOAL)}x`,
       goal: `<= ${IDLE_RSS_VS_HELLO_GOAL}x`,
       met: rssVsHello <= IDLE_RSS_VS_HELLO_GOAL,
     },
@@ -822,8 +824,12 @@ function section(
   ];
   if (batchVsOne > BATCH_VS_ONE_GOAL || batchVsOneP50 > BATCH_VS_ONE_P50_GOAL) {
     notes.push(
-      `jobs.get with 100 ids misses its goal (p99 ${batchVsOne.toFixed(2)}x of ${BATCH_VS_ONE_GOAL}x, p50 ` +
-        `${batchVsOneP50.toFixed(2)}x of ${BATCH_VS_ONE_P50_GOAL}x): the ids are read in one statement and the ` +
+      `jobs.get with 100 ids misses its goal (p99 ${
+        ratioFmt(batchVsOne, BATCH_VS_ONE_GOAL)
+      }x of ${BATCH_VS_ONE_GOAL}x, p50 ` +
+        `${
+          ratioFmt(batchVsOneP50, BATCH_VS_ONE_P50_GOAL)
+        }x of ${BATCH_VS_ONE_P50_GOAL}x): the ids are read in one statement and the ` +
         "answer is serialized once (the stdio line reuses the text content's JSON for the structuredContent, " +
         "src/mcp/answer_text.ts), but it holds a hundred items instead of one, and its JSON is on the wire " +
         "twice (once escaped, as the text content). " +
@@ -838,8 +844,10 @@ function section(
   }
   if (sourceRatio > START_SOURCE_VS_HELLO_GOAL || bundleRatio > START_BUNDLE_VS_HELLO_GOAL) {
     notes.push(
-      `Start-up misses its goal (bundle ${bundleRatio.toFixed(2)}x of ${START_BUNDLE_VS_HELLO_GOAL}x, source ` +
-        `${sourceRatio.toFixed(2)}x of ${START_SOURCE_VS_HELLO_GOAL}x; ${
+      `Start-up misses its goal (bundle ${
+        ratioFmt(bundleRatio, START_BUNDLE_VS_HELLO_GOAL)
+      }x of ${START_BUNDLE_VS_HELLO_GOAL}x, source ` +
+        `${ratioFmt(sourceRatio, START_SOURCE_VS_HELLO_GOAL)}x of ${START_SOURCE_VS_HELLO_GOAL}x; ${
           ms0(bundled.productMs - bundled.helloMs)
         } ms over hello from the bundle, ${ms0(source.productMs - source.helloMs)} from source). What bounds it: ` +
         "the floor rows (hello plus one Worker created before the first request, as longcall's network worker " +
@@ -863,9 +871,11 @@ function section(
     notes.push(
       `${rssMissed ? "Idle RSS misses a goal" : "Idle RSS meets its ratio goal only with the idle collection"} (1 id: ${
         mb(rss1.rss)
-      } of ${mb(IDLE_RSS_GOAL_BYTES)}, ${rssVsHello.toFixed(2)}x of ${IDLE_RSS_VS_HELLO_GOAL}x hello, ${
-        likeVsHello.toFixed(2)
-      }x like for like; 100 ids: ${mb(rss100.rss)} of ${mb(RSS_100_GOAL_BYTES)}). ` +
+      } of ${mb(IDLE_RSS_GOAL_BYTES)}, ${
+        ratioFmt(rssVsHello, IDLE_RSS_VS_HELLO_GOAL)
+      }x of ${IDLE_RSS_VS_HELLO_GOAL}x hello, ${likeVsHello.toFixed(2)}x like for like; 100 ids: ${mb(rss100.rss)} of ${
+        mb(RSS_100_GOAL_BYTES)
+      }). ` +
         `longcall starts ${mb(bundled.productRss - bundled.helloRss)} above hello: the network worker's isolate ` +
         `(the price of running GitHub work under its own permission set; in this run an idle extra isolate ` +
         `costs ${mb(rssFloor.worker.rss - rssFloor.hello.rss)}, the floor row), its SQLite connection, and the ` +

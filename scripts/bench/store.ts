@@ -31,7 +31,7 @@ import {
   cancelLatencyRemote,
 } from "./store/cancel_latency.ts";
 import { runChild } from "./store/children.ts";
-import { benchDir, type BenchSection, fmt, mb, percentile } from "./store/harness.ts";
+import { benchDir, type BenchSection, fmt, mb, percentile, ratioFmt } from "./store/harness.ts";
 import {
   LIFECYCLE_JOBS,
   LIFECYCLE_ROUNDS,
@@ -135,7 +135,7 @@ export async function benchStore(): Promise<BenchSection> {
         },
         {
           metric: "(c) ratio b x 3 / a",
-          value: ratio.toFixed(2),
+          value: ratioFmt(ratio, RATIO_GOAL),
           goal: `>= ${RATIO_GOAL}`,
           met: ratio >= RATIO_GOAL,
         },

@@ -38,6 +38,16 @@ export function median(xs: readonly number[]): number {
 /** A count or rate as a table cell: rounded, with thousands separators. */
 export const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 /** Bytes as a table cell, in MB. */
+/**
+ * A ratio compared with a goal, with `digits` decimals, or with as many more (up to 4) as it takes not to round onto
+ * the goal: 1.503 against `<= 1.5` reads 1.503, not a 1.50 beside "no".
+ */
+export function ratioFmt(value: number, goal: number, digits = 2): string {
+  let d = digits;
+  while (d < 4 && value !== goal && Number(value.toFixed(d)) === goal) d++;
+  return value.toFixed(d);
+}
+
 export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** File system type of a directory (`stat -f`), or undefined where that does not work. */
