@@ -221,9 +221,10 @@ for (const sdk of ["v1", "v2"] as const) {
       args: ["run", "--no-prompt", `--allow-write=${pidFile}`, SILENT, pidFile],
       cwd: REPO_ROOT,
     };
+    // Long enough for the child to have written its pid on a loaded machine (it never answers anyway).
     const connect = sdk === "v1"
-      ? connectLegacyV1(target, { connectTimeoutMs: 500 })
-      : connectV2(target, { era: "legacy", connectTimeoutMs: 500 });
+      ? connectLegacyV1(target, { connectTimeoutMs: 2_000 })
+      : connectV2(target, { era: "legacy", connectTimeoutMs: 2_000 });
     await assert.rejects(connect, /timed out/i);
     const pid = Number(await Deno.readTextFile(pidFile));
     assert.ok(Number.isInteger(pid) && pid > 0, `pid file: ${pid}`);
