@@ -314,14 +314,17 @@ Deno.test("deno task bundle --github-host writes a launch line that serves with 
     assert.equal(rows.find((x) => x.descriptor === "net example.com:443")?.network_worker, "denied");
     // The built bundle starts its worker from memory: the worker cannot read the bundle file.
     assert.equal(rows.find((x) => x.descriptor === `read ${dir}/longcall.js`)?.network_worker, "denied");
+    // With an empty Deno cache and --cached-only: the bundle carries its modules (the README says a host entry
+    // running it needs no DENO_DIR), so it serves without the cache that built it and without the registry.
     const served = await probeToolsList(Deno.execPath(), [
       "run",
+      "--cached-only",
       ...flags,
       `${dir}/longcall.js`,
       "serve",
       "--db",
       `${tmp}/x.db`,
-    ], env);
+    ], { ...env, DENO_DIR: `${tmp}/empty-deno-dir` });
     assert.equal(served.code, 0, served.stderr);
     assert.ok(served.tools.length > 0, served.stderr);
   } finally {
