@@ -37,7 +37,6 @@ export function median(xs: readonly number[]): number {
 
 /** A count or rate as a table cell: rounded, with thousands separators. */
 export const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
-/** Bytes as a table cell, in MB. */
 /**
  * A ratio compared with a goal, with `digits` decimals, or with as many more (up to 4) as it takes not to round onto
  * the goal: 1.503 against `<= 1.5` reads 1.503, not a 1.50 beside "no".
@@ -48,6 +47,7 @@ export function ratioFmt(value: number, goal: number, digits = 2): string {
   return value.toFixed(d);
 }
 
+/** Bytes as a table cell, in MB. */
 export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** File system type of a directory (`stat -f`), or undefined where that does not work. */
