@@ -11,6 +11,9 @@
  *
  * Without `--linger-ms` the test server does not linger (the product's `serve` does by default).
  *
+ * `--tasks-unloadable`: the Tasks extension's adapter cannot load (its loader rejects with
+ * {@linkcode ADAPTER_LOAD_ERROR}), as after an install that lost `src/tasks/adapter.ts`.
+ *
  * @module
  */
 
@@ -25,6 +28,9 @@ import { tasksAdapter } from "./tasks_adapter.ts";
 import type { JobControl } from "../src/jobs/control.ts";
 import { jobsTools, jobTool, type ToolDef } from "../src/mcp/tools.ts";
 import { testRegistry } from "./test_kinds.ts";
+
+/** What the adapter's loader rejects with under `--tasks-unloadable`; tests look for it in the log. */
+export const ADAPTER_LOAD_ERROR = "Module not found: src/tasks/adapter.ts (a broken install)";
 
 const TEST_TOOL = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
@@ -87,8 +93,12 @@ if (import.meta.main) {
       "running-max": { type: "string" },
       product: { type: "boolean" },
       "linger-ms": { type: "string" },
+      "tasks-unloadable": { type: "boolean" },
     },
   });
+  const tasks = values["tasks-unloadable"] === true
+    ? () => Promise.reject(new Error(ADAPTER_LOAD_ERROR))
+    : tasksAdapter;
   const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
   const executor = Object.fromEntries(
     Object.entries({
@@ -115,14 +125,14 @@ if (import.meta.main) {
       ? {
         kinds: { product: { github: githubConfigFromEnv(), runners: productRegistry } },
         mcp,
-        tasks: tasksAdapter,
+        tasks,
         executor,
         tools: ({ control, store }) => productTools(control, store),
       }
       : {
         kinds: { registry: () => testRegistry() },
         mcp,
-        tasks: tasksAdapter,
+        tasks,
         executor,
         tools: ({ control }) => [...jobsTools(control), ...testJobTools(control)],
       },

@@ -13,10 +13,9 @@ import { openRuntime } from "../src/cli/runtime.ts";
 import { createServerFactory, type TasksAdapterModule } from "../src/mcp/server.ts";
 import { jobsTools } from "../src/mcp/tools.ts";
 import { tasksAdapter } from "../testing/tasks_adapter.ts";
-import { denoExecPath } from "../testing/mcp_clients.ts";
+import { ADAPTER_LOAD_ERROR } from "../testing/test_server.ts";
 import { tempDir } from "../testing/temp.ts";
-import { ADAPTER_LOAD_ERROR } from "./helpers/broken_tasks_server.ts";
-import { RawStdioServer } from "./helpers/longcall_procs.ts";
+import { RawStdioServer, stdioServer } from "./helpers/longcall_procs.ts";
 
 type Factory = ReturnType<typeof createServerFactory>;
 const ctx = (era: "legacy" | "modern") => ({ era }) as Parameters<Factory>[0];
@@ -69,21 +68,12 @@ Deno.test("createServerFactory(): an adapter that cannot load fails each modern 
 
 Deno.test("a server whose Tasks adapter cannot load answers modern requests with an error and logs why; legacy sessions are served", async () => {
   await using dir = await tempDir();
-  await using server = new RawStdioServer({
-    command: denoExecPath(),
-    args: [
-      "run",
-      "--no-prompt",
-      "--allow-read",
-      `--allow-write=${dir.path}`,
-      "--allow-env",
-      "--allow-net=127.0.0.1",
-      new URL("./helpers/broken_tasks_server.ts", import.meta.url).pathname,
-      "--db",
-      dir.file("jobs.db"),
-    ],
-    env: { LONGCALL_GITHUB_API_URL: "http://127.0.0.1:1", LONGCALL_LOG: "warn" },
-  });
+  await using server = new RawStdioServer(
+    stdioServer(dir.path, dir.file("jobs.db"), ["--product", "--tasks-unloadable"], {
+      LONGCALL_GITHUB_API_URL: "http://127.0.0.1:1",
+      LONGCALL_LOG: "warn",
+    }),
+  );
   // Each modern request gets an answer (no hang): the SDK's internal error, since the factory rejected.
   for (const method of ["tools/list", "server/discover"]) {
     const modern = await server.modern(method);

@@ -39,7 +39,7 @@ import { logLines } from "../../testing/log_lines.ts";
 import { loadAverages } from "./load.ts";
 import { measureModuleLoad, type ModuleLoad } from "./module_load.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
-import { type BenchSection, median, percentile, ratioFmt, sleep } from "./store/harness.ts";
+import { type BenchSection, mb, median, percentile, ratioFmt, sleep } from "./store/harness.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BENCH_SERVER = fileURLToPath(new URL("./bench_server.ts", import.meta.url));
@@ -78,7 +78,6 @@ const RSS_100_GOAL_BYTES = 140 * 1024 * 1024;
 const quantile = (samples: readonly number[], p: number) => percentile([...samples].sort((a, b) => a - b), p);
 const ms2 = (n: number) => n.toFixed(2);
 const ms0 = (n: number) => n.toFixed(0);
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const pp = (samples: readonly number[]) => `${ms2(quantile(samples, 0.5))} / ${ms2(quantile(samples, 0.99))} ms`;
 

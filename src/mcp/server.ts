@@ -14,7 +14,6 @@ import type { Logger } from "../base/log.ts";
 import { VERSION } from "../base/version.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import type * as TasksAdapter from "../tasks/adapter.ts";
-import type { TaskInputs } from "../tasks/adapter.ts";
 import { forwardCancellations, RequestCancels } from "./cancels.ts";
 import {
   advertised,
@@ -54,7 +53,7 @@ export interface ServerDeps {
    * Jobs that ask for input mid-flight (`input_required` tasks). Used only by the conformance
    * fixture; no product tool asks for input.
    */
-  taskInputs?: TaskInputs;
+  taskInputs?: TasksAdapter.TaskInputs;
   /**
    * Precomputed JSON Schemas of the tools (src/mcp/tool_schemas.json, for the product's tools):
    * `tools/list` answers from them instead of converting at start-up (see src/mcp/advertised.ts).
