@@ -8,12 +8,14 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { AppError } from "../src/base/errors.ts";
+import { STORE_WAL_AUTOCHECKPOINT_PAGES, STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { networkWorkerPermissions, openRuntime } from "../src/cli/runtime.ts";
 import { productRegistry } from "../src/cli/product_runners.ts";
 import { SYNC_KIND } from "../src/github/sync_kind.ts";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
+import { type Store, storeConnection } from "../src/store/store.ts";
 import { networkWorkerScript } from "../src/cli/worker_script.ts";
 import { REPO_ROOT } from "./helpers/longcall_procs.ts";
 import { denoExecPath } from "../testing/mcp_clients.ts";
@@ -124,6 +126,38 @@ Deno.test("openRuntime: a network worker needs the product's kinds and no inject
   );
   for (const name of ["a.db", "b.db", "c.db"]) {
     await assert.rejects(Deno.stat(dir.file(name)), Deno.errors.NotFound, `${name}: refused before opening`);
+  }
+});
+
+Deno.test("openRuntime: with a network worker the serving connection leaves checkpoints to the worker's (backstop only)", async () => {
+  await using dir = await tempDir("longcall-runtime-checkpoints-");
+  const autocheckpoint = (store: Store) =>
+    (storeConnection(store).db.prepare("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number })
+      .wal_autocheckpoint;
+  const served = openRuntime({
+    db: dir.file("a.db"),
+    kinds: { product: { github: { baseUrl: "http://127.0.0.1:9" } } },
+    log: silentLogger,
+    execution: { networkWorker: { moduleUrl: new URL("../src/main.ts", import.meta.url).href, logLevel: "silent" } },
+  });
+  try {
+    assert.equal(autocheckpoint(served.store), STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING);
+  } finally {
+    await served.close();
+  }
+  // Where this thread executes jobs (as the worker does, through the same openRuntime), it checkpoints.
+  for (const execution of ["in_process", "none"] as const) {
+    const runtime = openRuntime({
+      db: dir.file("b.db"),
+      kinds: { registry: () => testRegistry() },
+      log: silentLogger,
+      execution,
+    });
+    try {
+      assert.equal(autocheckpoint(runtime.store), STORE_WAL_AUTOCHECKPOINT_PAGES, execution);
+    } finally {
+      await runtime.close();
+    }
   }
 });
 

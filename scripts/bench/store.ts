@@ -22,6 +22,8 @@ import {
   OWNER_HEARTBEAT_MS_DEFAULT,
   OWNER_LEASE_MS_DEFAULT,
   RECONCILE_INTERVAL_MS_DEFAULT,
+  STORE_WAL_AUTOCHECKPOINT_PAGES,
+  STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING,
 } from "../../src/base/limits.ts";
 import { openStore } from "../../src/store/store.ts";
 import {
@@ -33,6 +35,8 @@ import {
 import { runChild } from "./store/children.ts";
 import { benchDir, type BenchSection, fmt, mb, percentile, ratioFmt } from "./store/harness.ts";
 import {
+  CHECKPOINT_FREE_JOBS,
+  CHECKPOINT_SAMPLES,
   LIFECYCLE_JOBS,
   LIFECYCLE_ROUNDS,
   LIFECYCLE_WARMUP,
@@ -68,6 +72,8 @@ export async function benchStore(): Promise<BenchSection> {
       walAfter,
       walMax,
       retainedAtEnd,
+      checkpointedShare,
+      checkpointPauses,
     } = await measureLifecycle(dir);
 
     // cancel latency
@@ -98,8 +104,19 @@ export async function benchStore(): Promise<BenchSection> {
       `(a) and (b) ran alternately, ${LIFECYCLE_ROUNDS} rounds of ${
         fmt(LIFECYCLE_JOBS / LIFECYCLE_ROUNDS)
       } jobs each; the table shows medians (the ratio is the median of each round's own ratio). Rounds: ${
-        rounds.map((r) => `${fmt(r.raw)} tx/s, ${fmt(r.rate)} jobs/s (load ${r.load})`).join("; ")
+        rounds.map((r) =>
+          `${fmt(r.raw)} tx/s, ${fmt(r.rate)} jobs/s, ${
+            fmt(r.rateWithoutCheckpoints)
+          } jobs/s without checkpoints (load ${r.load})`
+        ).join("; ")
       }.`,
+      `Checkpoints: SQLite checkpoints the WAL in the thread whose commit finds it ${
+        fmt(STORE_WAL_AUTOCHECKPOINT_PAGES)
+      } pages long (src/base/limits.ts), and the checkpoint fsyncs the WAL, then the database, before that commit returns. The pause row times ${CHECKPOINT_SAMPLES} such checkpoints, each of a WAL the lifecycle grew to that length with automatic checkpoints off. The share row runs (b) in each round a second time, ${
+        fmt(CHECKPOINT_FREE_JOBS)
+      } jobs with automatic checkpoints off (the WAL they grew is checkpointed after, untimed), before (b) itself: (b)'s time is that much more than without its checkpoints. (a) pays its own checkpoints too, so the ratio (c) keeps them on both sides. A server whose jobs run in the network worker leaves checkpoints to the worker's connection; its serving thread checkpoints only past ${
+        fmt(STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING)
+      } pages (STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING), so MCP answers do not wait for this pause.`,
       `WAL bytes per job: the WAL truncated, then ${WAL_SAMPLE_JOBS} jobs with automatic checkpoints off, the WAL's size divided by ${WAL_SAMPLE_JOBS}; once after the warm-up and once after every round.`,
       `(b) submits ${
         fmt(LIFECYCLE_JOBS)
@@ -138,6 +155,16 @@ export async function benchStore(): Promise<BenchSection> {
           value: ratioFmt(ratio, RATIO_GOAL),
           goal: `>= ${RATIO_GOAL}`,
           met: ratio >= RATIO_GOAL,
+        },
+        {
+          metric: `checkpoint pause of the committing thread, WAL of ${
+            fmt(STORE_WAL_AUTOCHECKPOINT_PAGES)
+          } pages from the lifecycle, p50 / max`,
+          value: `${percentile(checkpointPauses, 0.5).toFixed(1)} / ${(checkpointPauses.at(-1) ?? NaN).toFixed(1)} ms`,
+        },
+        {
+          metric: "share of (b)'s time in its checkpoints: 1 - (b) / (b without checkpoints) (median of rounds)",
+          value: `${((1 - checkpointedShare) * 100).toFixed(0)}%`,
         },
         {
           metric: "cancel observation in-process p50 / p99",

@@ -116,10 +116,16 @@ export const CLAIM_KINDS_INLINE_MAX = 16;
  * outlier while following a change of pace within a few runs, and few enough that the indexed
  * read stays a handful of rows. */
 export const JOB_RECENT_RUNS_SAMPLE = 20;
-/** Passive WAL checkpoint after this many commits by one connection. */
-export const STORE_CHECKPOINT_COMMITS = 1_000;
-/** SQLite's own autocheckpoint threshold in pages, and the WAL size we aim to stay near. */
+/** SQLite's autocheckpoint threshold in pages, and the WAL size we aim to stay near: a commit that leaves
+ * the WAL this long checkpoints it before it returns, in the committing thread, and a checkpoint's fsyncs
+ * (the WAL's bytes, then the database's) block that thread for tens of milliseconds on a slow disk
+ * (`deno task bench` measures the pause). The threshold of every connection but the one below. */
 export const STORE_WAL_AUTOCHECKPOINT_PAGES = 1_000;
+/** The autocheckpoint threshold of the serving thread's connection when its jobs run in the network worker:
+ * that thread answers every MCP request, so it leaves checkpoints to the worker's connection (which commits
+ * whenever jobs run) and checkpoints only past this backstop, which bounds the WAL should the worker write
+ * nothing; 4,000 pages of 4 KiB are STORE_JOURNAL_SIZE_LIMIT_BYTES. */
+export const STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING = 4_000;
 /** journal_size_limit: truncate the WAL back to this many bytes after a checkpoint. */
 export const STORE_JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 

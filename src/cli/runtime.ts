@@ -13,6 +13,7 @@
 
 import { type Clock, ScaledClock, systemClock } from "../base/clock.ts";
 import type { Logger, LogLevel } from "../base/log.ts";
+import { STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING } from "../base/limits.ts";
 import { JobControl } from "../jobs/control.ts";
 import { Executor, type ExecutorOptions } from "../jobs/executor.ts";
 import { type AnyJobPolicy, JobKindRegistry } from "../jobs/kinds.ts";
@@ -204,7 +205,12 @@ export function openRuntime(config: RuntimeConfig): Runtime {
   }
   const runners = product !== undefined && config.execution === "in_process" ? productRunners(product) : undefined;
   const log = config.log;
-  const store = openStore(config.db, config.synchronous === undefined ? {} : { synchronous: config.synchronous });
+  const store = openStore(config.db, {
+    ...(config.synchronous === undefined ? {} : { synchronous: config.synchronous }),
+    // With a network worker this thread serves, and a checkpoint blocks the committing thread (its fsyncs):
+    // the worker's connection checkpoints, this one only past a backstop.
+    ...(workerConfig === undefined ? {} : { autocheckpointPages: STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING }),
+  });
   try {
     // The runners (GitHub clients, the ETag cache) exist only where jobs execute: with the network
     // worker (or no execution) this thread admits with the kinds' policies alone.

@@ -37,6 +37,9 @@ export interface OpenOptions {
   synchronous?: Synchronous;
   /** Busy timeout used while migrating at start-up, when blocking briefly is harmless. */
   migrationBusyTimeoutMs?: number;
+  /** The WAL length in pages at which this connection's commits checkpoint (SQLite's autocheckpoint; default
+   * {@linkcode STORE_WAL_AUTOCHECKPOINT_PAGES}). */
+  autocheckpointPages?: number;
 }
 
 /** Creates the parent directory (0700) and the file (0600) if missing. An existing file is
@@ -84,6 +87,12 @@ export function openDatabase(
   path: string,
   options: OpenOptions = {},
 ): DatabaseSync {
+  const autocheckpointPages = options.autocheckpointPages ?? STORE_WAL_AUTOCHECKPOINT_PAGES;
+  if (!Number.isSafeInteger(autocheckpointPages) || autocheckpointPages < 1) {
+    throw new RangeError(
+      `Cannot open database: autocheckpointPages must be a positive integer, current value is ${autocheckpointPages}`,
+    );
+  }
   prepareFile(path);
   let db: DatabaseSync;
   try {
@@ -101,7 +110,7 @@ export function openDatabase(
     if (path !== ":memory:") switchToWal(db, openBusyMs);
     db.exec(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
     db.exec("PRAGMA foreign_keys = ON");
-    db.exec(`PRAGMA wal_autocheckpoint = ${STORE_WAL_AUTOCHECKPOINT_PAGES}`);
+    db.exec(`PRAGMA wal_autocheckpoint = ${autocheckpointPages}`);
     db.exec(`PRAGMA journal_size_limit = ${STORE_JOURNAL_SIZE_LIMIT_BYTES}`);
     migrate(db, path);
     db.exec(`PRAGMA busy_timeout = ${STORE_BUSY_TIMEOUT_MS}`);

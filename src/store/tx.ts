@@ -15,7 +15,6 @@ import {
   STORE_BUSY_BACKOFF_MS_MAX,
   STORE_BUSY_BACKOFF_MS_MIN,
   STORE_BUSY_RETRIES_MAX,
-  STORE_CHECKPOINT_COMMITS,
   STORE_FAULT_BACKOFF_MS_MAX,
   STORE_FAULT_BACKOFF_MS_MIN,
   STORE_FAULT_RETRY_AFTER_MS,
@@ -85,7 +84,6 @@ export function isBusyError(err: unknown): boolean {
 export class Connection {
   readonly db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
-  #commits = 0;
   #begin: StatementSync;
   #commit: StatementSync;
   #rollback: StatementSync;
@@ -173,7 +171,6 @@ export class Connection {
       if (isBusyError(err)) return { ok: false, error: err };
       throw err;
     }
-    this.#afterCommit();
     return { ok: true, value };
   }
 
@@ -189,16 +186,6 @@ export class Connection {
     if (f === undefined || f.count <= 0 || (f.when !== undefined && !f.when(sql))) return undefined;
     f.count--;
     return sqliteError(f.errcode);
-  }
-
-  #afterCommit(): void {
-    if (++this.#commits % STORE_CHECKPOINT_COMMITS === 0) {
-      try {
-        this.db.exec("PRAGMA wal_checkpoint(PASSIVE)");
-      } catch {
-        // A passive checkpoint that cannot run now is retried after the next batch.
-      }
-    }
   }
 
   close(): void {

@@ -21,6 +21,12 @@ export const LIFECYCLE_WARMUP = 2_000;
 export const LIFECYCLE_ROUNDS = 3;
 /** Jobs per WAL-bytes sample: few enough that no checkpoint runs inside the sample. */
 export const WAL_SAMPLE_JOBS = 300;
+/** Jobs per round of (b) with its checkpoints left out (their WAL, about 7 KB a job, is checkpointed after the round). */
+export const CHECKPOINT_FREE_JOBS = 5_000;
+/** Checkpoints timed, each of a WAL the lifecycle grew to STORE_WAL_AUTOCHECKPOINT_PAGES pages. */
+export const CHECKPOINT_SAMPLES = 10;
+/** Bytes of a WAL holding `pages` pages of 4 KiB: its header, then a 24-byte header per frame. */
+const walBytesOfPages = (pages: number) => 32 + pages * (24 + 4096);
 
 /** (a): prepared BEGIN IMMEDIATE / one-row UPDATE / COMMIT on the store's own connection, in tx/s (after a warm-up). */
 export function rawTransactions(store: Store): number {
@@ -101,6 +107,45 @@ async function walBytesPerJob(h: JobHarness, store: Store): Promise<number> {
   }
 }
 
+/**
+ * (b) with its checkpoints left out: automatic checkpoints are off during the round and the WAL it grew is
+ * checkpointed after it, untimed. Beside (b), this is the share of (b) that its checkpoints take.
+ */
+async function lifecycleWithoutCheckpoints(h: JobHarness, store: Store, count: number): Promise<number> {
+  const db = storeConnection(store).db;
+  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  db.exec("PRAGMA wal_autocheckpoint = 0");
+  try {
+    return await lifecycle(h, store, count);
+  } finally {
+    db.exec(`PRAGMA wal_autocheckpoint = ${STORE_WAL_AUTOCHECKPOINT_PAGES}`);
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+}
+
+/**
+ * The pause of the thread whose commit finds the WAL at the threshold: the lifecycle grows a WAL (automatic
+ * checkpoints off) to STORE_WAL_AUTOCHECKPOINT_PAGES pages, then the checkpoint SQLite would have run there
+ * (PASSIVE, as automatic ones are) is timed; {@linkcode CHECKPOINT_SAMPLES} times. Ascending ms.
+ */
+async function checkpointPauses(h: JobHarness, store: Store): Promise<number[]> {
+  const db = storeConnection(store).db;
+  const pauses: number[] = [];
+  try {
+    for (let i = 0; i < CHECKPOINT_SAMPLES; i++) {
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      db.exec("PRAGMA wal_autocheckpoint = 0");
+      while (walSizeBytes(store.path) < walBytesOfPages(STORE_WAL_AUTOCHECKPOINT_PAGES)) await lifecycle(h, store, 20);
+      const t0 = performance.now();
+      db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+      pauses.push(performance.now() - t0);
+    }
+  } finally {
+    db.exec(`PRAGMA wal_autocheckpoint = ${STORE_WAL_AUTOCHECKPOINT_PAGES}`);
+  }
+  return pauses.sort((x, y) => x - y);
+}
+
 /** Every job row in the store (retained terminal jobs included). */
 function countJobs(store: Store): number {
   return (storeConnection(store).db.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
@@ -110,6 +155,8 @@ function countJobs(store: Store): number {
 export interface LifecycleRound {
   raw: number;
   rate: number;
+  /** (b) with its checkpoints left out, in jobs/s. */
+  rateWithoutCheckpoints: number;
   load: string;
 }
 
@@ -125,6 +172,10 @@ export interface LifecycleResult {
   walAfter: number;
   walMax: number;
   retainedAtEnd: number;
+  /** Median over the rounds of (b) / (b without its checkpoints). */
+  checkpointedShare: number;
+  /** Ascending ms: see {@linkcode checkpointPauses}. */
+  checkpointPauses: number[];
 }
 
 /** (a) and (b) alternately in `dir` ({@linkcode LIFECYCLE_ROUNDS} rounds after a warm-up), and the WAL measurements. */
@@ -136,6 +187,7 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
   let walPerJobFresh: number;
   let walPerJobRetained: number;
   let retainedAtEnd: number;
+  let pauses: number[];
   try {
     const h = jobHarness(store);
     await h.executor.start();
@@ -145,15 +197,18 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
       const rawStore = openStore(`${dir}/raw-${round}.db`);
       const raw = rawTransactions(rawStore);
       rawStore.close();
+      // Before (b), so the WAL (b) leaves is the one measured after the rounds.
+      const rateWithoutCheckpoints = await lifecycleWithoutCheckpoints(h, store, CHECKPOINT_FREE_JOBS);
       const rate = await lifecycle(h, store, LIFECYCLE_JOBS / LIFECYCLE_ROUNDS, () => {
         walMax = Math.max(walMax, walSizeBytes(store.path));
       });
-      rounds.push({ raw, rate, load: await loadAverage() });
+      rounds.push({ raw, rate, rateWithoutCheckpoints, load: await loadAverage() });
     }
     walAfter = walSizeBytes(store.path);
     walMax = Math.max(walMax, walAfter);
     walPerJobRetained = await walBytesPerJob(h, store);
     retainedAtEnd = countJobs(store);
+    pauses = await checkpointPauses(h, store);
     await h.executor.stop();
   } finally {
     store.close();
@@ -162,6 +217,7 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
   const lifecycleRate = median(rounds.map((r) => r.rate));
   const ratio = median(rounds.map((r) => r.rate * 3 / r.raw));
   const walGrowth = walPerJobRetained / walPerJobFresh;
+  const checkpointedShare = median(rounds.map((r) => r.rate / r.rateWithoutCheckpoints));
   return {
     rounds,
     raw,
@@ -173,5 +229,7 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
     walAfter,
     walMax,
     retainedAtEnd,
+    checkpointedShare,
+    checkpointPauses: pauses,
   };
 }
