@@ -6,6 +6,7 @@
  * @module
  */
 
+import { StatementSync } from "node:sqlite";
 import { AppError } from "../../../src/base/errors.ts";
 import { JOB_ADMITTED_MAX_DEFAULT, STORE_WAL_AUTOCHECKPOINT_PAGES } from "../../../src/base/limits.ts";
 import { walSizeBytes } from "../../../src/store/db.ts";
@@ -21,12 +22,12 @@ export const LIFECYCLE_WARMUP = 2_000;
 export const LIFECYCLE_ROUNDS = 3;
 /** Jobs per WAL-bytes sample: few enough that no checkpoint runs inside the sample. */
 export const WAL_SAMPLE_JOBS = 300;
-/** Jobs per round of (b) with its checkpoints left out (their WAL, about 7 KB a job, is checkpointed after the round). */
-export const CHECKPOINT_FREE_JOBS = 5_000;
+/** Jobs of the pass that times every SQLite call of (b) ({@linkcode sqliteTime}). */
+export const SQLITE_TIMED_JOBS = 10_000;
 /** Checkpoints timed, each of a WAL the lifecycle grew to STORE_WAL_AUTOCHECKPOINT_PAGES pages. */
 export const CHECKPOINT_SAMPLES = 10;
 /** Bytes of a WAL holding `pages` pages of 4 KiB: its header, then a 24-byte header per frame. */
-const walBytesOfPages = (pages: number) => 32 + pages * (24 + 4096);
+export const walBytesOfPages = (pages: number) => 32 + pages * (24 + 4096);
 
 /** (a): prepared BEGIN IMMEDIATE / one-row UPDATE / COMMIT on the store's own connection, in tx/s (after a warm-up). */
 export function rawTransactions(store: Store): number {
@@ -52,21 +53,26 @@ export function rawTransactions(store: Store): number {
 
 /**
  * Submits `count` no-op jobs and waits until all are terminal. Submissions arrive as from
- * many concurrent clients: whenever admission has room, a wave fills it (one admission
- * transaction per job), while the executor claims and completes jobs in the same process.
+ * many concurrent clients: whenever admission has room, a wave fills it (the submissions of one
+ * turn share an admission transaction), while the executor claims and completes jobs in the same
+ * process. `harnessCount`, when given, adds up the time of this harness's own admission counts.
  */
 async function lifecycle(
   h: JobHarness,
   store: Store,
   count: number,
   onSample?: () => void,
+  harnessCount?: { ms: number },
 ): Promise<number> {
   const start = h.terminal();
   const t0 = performance.now();
   let submitted = 0;
   let lastSample = t0;
   while (submitted < count) {
-    const room = Math.min(JOB_ADMITTED_MAX_DEFAULT - store.rows.jobCountAdmitted(), count - submitted);
+    const countStart = performance.now();
+    const admitted = store.rows.jobCountAdmitted();
+    if (harnessCount !== undefined) harnessCount.ms += performance.now() - countStart;
+    const room = Math.min(JOB_ADMITTED_MAX_DEFAULT - admitted, count - submitted);
     if (room <= 0) {
       await yieldTurn(); // let the executor drain
       continue;
@@ -108,22 +114,6 @@ async function walBytesPerJob(h: JobHarness, store: Store): Promise<number> {
 }
 
 /**
- * (b) with its checkpoints left out: automatic checkpoints are off during the round and the WAL it grew is
- * checkpointed after it, untimed. Beside (b), this is the share of (b) that its checkpoints take.
- */
-async function lifecycleWithoutCheckpoints(h: JobHarness, store: Store, count: number): Promise<number> {
-  const db = storeConnection(store).db;
-  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  db.exec("PRAGMA wal_autocheckpoint = 0");
-  try {
-    return await lifecycle(h, store, count);
-  } finally {
-    db.exec(`PRAGMA wal_autocheckpoint = ${STORE_WAL_AUTOCHECKPOINT_PAGES}`);
-    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  }
-}
-
-/**
  * The pause of the thread whose commit finds the WAL at the threshold: the lifecycle grows a WAL (automatic
  * checkpoints off) to STORE_WAL_AUTOCHECKPOINT_PAGES pages, then the checkpoint SQLite would have run there
  * (PASSIVE, as automatic ones are) is timed; {@linkcode CHECKPOINT_SAMPLES} times. Ascending ms.
@@ -146,6 +136,81 @@ async function checkpointPauses(h: JobHarness, store: Store): Promise<number[]> 
   return pauses.sort((x, y) => x - y);
 }
 
+/** Calls of node:sqlite's StatementSync that {@linkcode sqliteTime} times (the job store uses no other). */
+const TIMED_STATEMENT_CALLS = ["run", "get", "all"] as const;
+/**
+ * A COMMIT slower than this checkpointed (in {@linkcode sqliteTime}): a plain one takes tens of microseconds
+ * here, a checkpoint tens of milliseconds, and nothing else can stop a native call in a process alone on its
+ * database (the count it gives is printed beside the one the WAL's growth predicts).
+ */
+const CHECKPOINTING_COMMIT_MS_MIN = 2;
+/** Characters of a statement's SQL that name it in the breakdown. */
+const STATEMENT_LABEL_CHARS = 48;
+
+/** What {@linkcode sqliteTime} measured, over {@linkcode SQLITE_TIMED_JOBS} jobs. */
+export interface SqliteTime {
+  /** Share of (b)'s time inside SQLite statement calls. */
+  share: number;
+  /** Jobs per second of SQLite time: (b) were everything outside SQLite free. */
+  ceiling: number;
+  /** Commits that checkpointed, and their share of (b)'s time. */
+  checkpoints: number;
+  checkpointShare: number;
+  /** Microseconds per job by statement (the start of its SQL), largest first (the harness's counts included). */
+  byStatement: { sql: string; usPerJob: number }[];
+}
+
+/**
+ * (b) once more, {@linkcode SQLITE_TIMED_JOBS} jobs, with every statement call timed (node:sqlite's `run`, `get`
+ * and `all`, BEGIN and COMMIT with its checkpoints included; this harness's own admission counts left out):
+ * the share of (b)'s time spent inside SQLite, the rate (b) would reach were all else free (JavaScript,
+ * promises, the event loop), and the commits that checkpointed.
+ */
+async function sqliteTime(h: JobHarness, store: Store): Promise<SqliteTime> {
+  const proto = StatementSync.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const originals = TIMED_STATEMENT_CALLS.map((name) => [name, proto[name]!] as const);
+  let ms = 0;
+  const byStatement = new Map<string, number>();
+  let checkpoints = 0;
+  let checkpointMs = 0;
+  for (const [name, original] of originals) {
+    proto[name] = function (this: StatementSync, ...args: unknown[]) {
+      const t0 = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const spent = performance.now() - t0;
+        ms += spent;
+        byStatement.set(this.sourceSQL, (byStatement.get(this.sourceSQL) ?? 0) + spent);
+        if (spent >= CHECKPOINTING_COMMIT_MS_MIN && this.sourceSQL === "COMMIT") {
+          checkpoints++;
+          checkpointMs += spent;
+        }
+      }
+    };
+  }
+  const harnessCount = { ms: 0 };
+  let wallMs: number;
+  try {
+    const t0 = performance.now();
+    await lifecycle(h, store, SQLITE_TIMED_JOBS, undefined, harnessCount);
+    wallMs = performance.now() - t0;
+  } finally {
+    for (const [name, original] of originals) proto[name] = original;
+  }
+  const storeMs = ms - harnessCount.ms;
+  return {
+    share: storeMs / wallMs,
+    ceiling: SQLITE_TIMED_JOBS / (storeMs / 1000),
+    checkpoints,
+    checkpointShare: checkpointMs / wallMs,
+    byStatement: [...byStatement].map(([sql, spent]) => ({
+      sql: sql.replace(/\s+/g, " ").slice(0, STATEMENT_LABEL_CHARS),
+      usPerJob: spent * 1000 / SQLITE_TIMED_JOBS,
+    })).sort((x, y) => y.usPerJob - x.usPerJob),
+  };
+}
+
 /** Every job row in the store (retained terminal jobs included). */
 function countJobs(store: Store): number {
   return (storeConnection(store).db.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
@@ -155,8 +220,6 @@ function countJobs(store: Store): number {
 export interface LifecycleRound {
   raw: number;
   rate: number;
-  /** (b) with its checkpoints left out, in jobs/s. */
-  rateWithoutCheckpoints: number;
   load: string;
 }
 
@@ -172,10 +235,9 @@ export interface LifecycleResult {
   walAfter: number;
   walMax: number;
   retainedAtEnd: number;
-  /** Median over the rounds of (b) / (b without its checkpoints). */
-  checkpointedShare: number;
   /** Ascending ms: see {@linkcode checkpointPauses}. */
   checkpointPauses: number[];
+  sqlite: SqliteTime;
 }
 
 /** (a) and (b) alternately in `dir` ({@linkcode LIFECYCLE_ROUNDS} rounds after a warm-up), and the WAL measurements. */
@@ -188,6 +250,7 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
   let walPerJobRetained: number;
   let retainedAtEnd: number;
   let pauses: number[];
+  let sqlite: SqliteTime;
   try {
     const h = jobHarness(store);
     await h.executor.start();
@@ -197,18 +260,17 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
       const rawStore = openStore(`${dir}/raw-${round}.db`);
       const raw = rawTransactions(rawStore);
       rawStore.close();
-      // Before (b), so the WAL (b) leaves is the one measured after the rounds.
-      const rateWithoutCheckpoints = await lifecycleWithoutCheckpoints(h, store, CHECKPOINT_FREE_JOBS);
       const rate = await lifecycle(h, store, LIFECYCLE_JOBS / LIFECYCLE_ROUNDS, () => {
         walMax = Math.max(walMax, walSizeBytes(store.path));
       });
-      rounds.push({ raw, rate, rateWithoutCheckpoints, load: await loadAverage() });
+      rounds.push({ raw, rate, load: await loadAverage() });
     }
     walAfter = walSizeBytes(store.path);
     walMax = Math.max(walMax, walAfter);
     walPerJobRetained = await walBytesPerJob(h, store);
     retainedAtEnd = countJobs(store);
     pauses = await checkpointPauses(h, store);
+    sqlite = await sqliteTime(h, store);
     await h.executor.stop();
   } finally {
     store.close();
@@ -217,7 +279,6 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
   const lifecycleRate = median(rounds.map((r) => r.rate));
   const ratio = median(rounds.map((r) => r.rate * 3 / r.raw));
   const walGrowth = walPerJobRetained / walPerJobFresh;
-  const checkpointedShare = median(rounds.map((r) => r.rate / r.rateWithoutCheckpoints));
   return {
     rounds,
     raw,
@@ -229,7 +290,7 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
     walAfter,
     walMax,
     retainedAtEnd,
-    checkpointedShare,
     checkpointPauses: pauses,
+    sqlite,
   };
 }
