@@ -36,6 +36,7 @@ import { runChild } from "./store/children.ts";
 import { benchDir, type BenchSection, fmt, mb, percentile, ratioFmt } from "./store/harness.ts";
 import {
   CHECKPOINT_SAMPLES,
+  CHECKPOINTING_COMMIT_MS_MIN,
   LIFECYCLE_JOBS,
   LIFECYCLE_ROUNDS,
   LIFECYCLE_WARMUP,
@@ -109,7 +110,7 @@ export async function benchStore(): Promise<BenchSection> {
       }.`,
       `What bounds (b), measured: a pass of ${
         fmt(SQLITE_TIMED_JOBS)
-      } more jobs times every node:sqlite statement call (run, get, all; BEGIN and COMMIT included) and leaves out the harness's own admission counts; the share row is that time over the pass's wall time, and the ceiling row is what (b) would reach were all the rest free (JavaScript, promises, the event loop). A COMMIT of that pass slower than 2 ms is counted as one that checkpointed (a plain one takes tens of microseconds here); the count the WAL's growth predicts is the pass's jobs x WAL bytes per job / the bytes of a ${
+      } more jobs times every node:sqlite statement call (run, get, all; BEGIN and COMMIT included) and leaves out the harness's own admission counts; the share row is that time over the pass's wall time, and the ceiling row is what (b) would reach were all the rest free (JavaScript, promises, the event loop). A COMMIT of that pass slower than ${CHECKPOINTING_COMMIT_MS_MIN} ms is counted as one that checkpointed (a plain one takes tens of microseconds here); the count the WAL's growth predicts is the pass's jobs x WAL bytes per job / the bytes of a ${
         fmt(STORE_WAL_AUTOCHECKPOINT_PAGES)
       }-page WAL. Where the pass's SQLite time went, in microseconds per job, by statement: ${
         sqlite.byStatement.filter((st) => st.usPerJob >= 1).map((st) => `\`${st.sql}\` ${st.usPerJob.toFixed(1)}`)

@@ -124,7 +124,7 @@ export const STORE_WAL_AUTOCHECKPOINT_PAGES = 1_000;
 /** The autocheckpoint threshold of the serving thread's connection when its jobs run in the network worker:
  * that thread answers every MCP request, so it leaves checkpoints to the worker's connection (which commits
  * whenever jobs run) and checkpoints only past this backstop, which bounds the WAL should the worker write
- * nothing; 4,000 pages of 4 KiB are STORE_JOURNAL_SIZE_LIMIT_BYTES. */
+ * nothing; 4,000 pages of 4 KiB stay within STORE_JOURNAL_SIZE_LIMIT_BYTES. */
 export const STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING = 4_000;
 /** journal_size_limit: truncate the WAL back to this many bytes after a checkpoint. */
 export const STORE_JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;

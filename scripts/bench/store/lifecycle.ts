@@ -140,10 +140,10 @@ async function checkpointPauses(h: JobHarness, store: Store): Promise<number[]> 
 const TIMED_STATEMENT_CALLS = ["run", "get", "all"] as const;
 /**
  * A COMMIT slower than this checkpointed (in {@linkcode sqliteTime}): a plain one takes tens of microseconds
- * here, a checkpoint tens of milliseconds, and nothing else can stop a native call in a process alone on its
- * database (the count it gives is printed beside the one the WAL's growth predicts).
+ * here, a checkpoint tens of milliseconds. A commit the scheduler held up that long would be counted too, so the
+ * count is printed beside the one the WAL's growth predicts.
  */
-const CHECKPOINTING_COMMIT_MS_MIN = 2;
+export const CHECKPOINTING_COMMIT_MS_MIN = 2;
 /** Characters of a statement's SQL that name it in the breakdown. */
 const STATEMENT_LABEL_CHARS = 48;
 
