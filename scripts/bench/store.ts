@@ -118,7 +118,7 @@ export async function benchStore(): Promise<BenchSection> {
       } (statements under 1 us per job left out).`,
       `Checkpoints: SQLite checkpoints the WAL in the thread whose commit finds it ${
         fmt(STORE_WAL_AUTOCHECKPOINT_PAGES)
-      } pages long (STORE_WAL_AUTOCHECKPOINT_PAGES), and the checkpoint fsyncs the WAL, then the database, before that commit returns; the pause row times ${CHECKPOINT_SAMPLES} such checkpoints, each of a WAL the lifecycle grew to that length with automatic checkpoints off. (a) pays its own checkpoints too, so the ratio (c) keeps them on both sides. A server whose jobs run in the network worker leaves checkpoints to the worker's connection; its serving thread checkpoints only past ${
+      } pages long (STORE_WAL_AUTOCHECKPOINT_PAGES), and the checkpoint fsyncs the WAL, then the database, before that commit returns; the pause row times ${CHECKPOINT_SAMPLES} such checkpoints, each of a WAL the lifecycle grew to that length with automatic checkpoints off. (a) pays its own checkpoints too, so the ratio (c) keeps them on both sides; but (a) writes one page per commit and spends a larger share of its time in them than (b) does, while (b) spends most of its time in SQLite's own work, so a run where the disk or the CPU is slower than in another moves (a) and (b) apart, and (c) with them. A server whose jobs run in the network worker leaves checkpoints to the worker's connection; its serving thread checkpoints only past ${
         fmt(STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING)
       } pages (STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING), so MCP answers do not wait for this pause.`,
       `WAL bytes per job: the WAL truncated, then ${WAL_SAMPLE_JOBS} jobs with automatic checkpoints off, the WAL's size divided by ${WAL_SAMPLE_JOBS}; once after the warm-up and once after every round.`,
@@ -176,6 +176,11 @@ export async function benchStore(): Promise<BenchSection> {
           value: `${sqlite.checkpoints} (${
             (SQLITE_TIMED_JOBS * walPerJobRetained / walBytesOfPages(STORE_WAL_AUTOCHECKPOINT_PAGES)).toFixed(0)
           }); ${(sqlite.checkpointShare * 100).toFixed(0)}%`,
+        },
+        {
+          metric:
+            "the same for (a): its commits that checkpointed, share of its time (one more run of (a), commits timed)",
+          value: `${(sqlite.rawCheckpointShare * 100).toFixed(0)}%`,
         },
         {
           metric: `checkpoint pause of the committing thread, WAL of ${

@@ -158,6 +158,51 @@ export interface SqliteTime {
   checkpointShare: number;
   /** Microseconds per job by statement (the start of its SQL), largest first (the harness's counts included). */
   byStatement: { sql: string; usPerJob: number }[];
+  /** The same pass over (a) (see {@linkcode rawCheckpointShare}): the share of its time in commits that checkpointed. */
+  rawCheckpointShare: number;
+}
+
+/** What {@linkcode timedStatements} measured while its work ran. */
+interface StatementTimes {
+  wallMs: number;
+  /** Inside statement calls, in all. */
+  ms: number;
+  /** Inside statement calls, by statement (its SQL). */
+  byStatement: Map<string, number>;
+  /** Commits that checkpointed ({@linkcode CHECKPOINTING_COMMIT_MS_MIN}) and the time inside them. */
+  checkpoints: number;
+  checkpointMs: number;
+}
+
+/** Runs `work` with every node:sqlite statement call timed (StatementSync's prototype patched, then restored). */
+async function timedStatements(work: () => unknown): Promise<StatementTimes> {
+  const proto = StatementSync.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const originals = TIMED_STATEMENT_CALLS.map((name) => [name, proto[name]!] as const);
+  const times: StatementTimes = { wallMs: 0, ms: 0, byStatement: new Map(), checkpoints: 0, checkpointMs: 0 };
+  for (const [name, original] of originals) {
+    proto[name] = function (this: StatementSync, ...args: unknown[]) {
+      const t0 = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const spent = performance.now() - t0;
+        times.ms += spent;
+        times.byStatement.set(this.sourceSQL, (times.byStatement.get(this.sourceSQL) ?? 0) + spent);
+        if (spent >= CHECKPOINTING_COMMIT_MS_MIN && this.sourceSQL === "COMMIT") {
+          times.checkpoints++;
+          times.checkpointMs += spent;
+        }
+      }
+    };
+  }
+  try {
+    const t0 = performance.now();
+    await work();
+    times.wallMs = performance.now() - t0;
+  } finally {
+    for (const [name, original] of originals) proto[name] = original;
+  }
+  return times;
 }
 
 /**
@@ -166,49 +211,31 @@ export interface SqliteTime {
  * the share of (b)'s time spent inside SQLite, the rate (b) would reach were all else free (JavaScript,
  * promises, the event loop), and the commits that checkpointed.
  */
-async function sqliteTime(h: JobHarness, store: Store): Promise<SqliteTime> {
-  const proto = StatementSync.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const originals = TIMED_STATEMENT_CALLS.map((name) => [name, proto[name]!] as const);
-  let ms = 0;
-  const byStatement = new Map<string, number>();
-  let checkpoints = 0;
-  let checkpointMs = 0;
-  for (const [name, original] of originals) {
-    proto[name] = function (this: StatementSync, ...args: unknown[]) {
-      const t0 = performance.now();
-      try {
-        return original.apply(this, args);
-      } finally {
-        const spent = performance.now() - t0;
-        ms += spent;
-        byStatement.set(this.sourceSQL, (byStatement.get(this.sourceSQL) ?? 0) + spent);
-        if (spent >= CHECKPOINTING_COMMIT_MS_MIN && this.sourceSQL === "COMMIT") {
-          checkpoints++;
-          checkpointMs += spent;
-        }
-      }
-    };
-  }
+async function sqliteTime(h: JobHarness, store: Store): Promise<Omit<SqliteTime, "rawCheckpointShare">> {
   const harnessCount = { ms: 0 };
-  let wallMs: number;
-  try {
-    const t0 = performance.now();
-    await lifecycle(h, store, SQLITE_TIMED_JOBS, undefined, harnessCount);
-    wallMs = performance.now() - t0;
-  } finally {
-    for (const [name, original] of originals) proto[name] = original;
-  }
-  const storeMs = ms - harnessCount.ms;
+  const t = await timedStatements(() => lifecycle(h, store, SQLITE_TIMED_JOBS, undefined, harnessCount));
+  const storeMs = t.ms - harnessCount.ms;
   return {
-    share: storeMs / wallMs,
+    share: storeMs / t.wallMs,
     ceiling: SQLITE_TIMED_JOBS / (storeMs / 1000),
-    checkpoints,
-    checkpointShare: checkpointMs / wallMs,
-    byStatement: [...byStatement].map(([sql, spent]) => ({
+    checkpoints: t.checkpoints,
+    checkpointShare: t.checkpointMs / t.wallMs,
+    byStatement: [...t.byStatement].map(([sql, spent]) => ({
       sql: sql.replace(/\s+/g, " ").slice(0, STATEMENT_LABEL_CHARS),
       usPerJob: spent * 1000 / SQLITE_TIMED_JOBS,
     })).sort((x, y) => y.usPerJob - x.usPerJob),
   };
+}
+
+/** (a) once more, on a fresh store in `dir`, with its commits timed: the share of its time in commits that checkpointed. */
+async function rawCheckpointShare(dir: string): Promise<number> {
+  const store = openStore(`${dir}/raw-timed.db`);
+  try {
+    const t = await timedStatements(() => rawTransactions(store));
+    return t.checkpointMs / t.wallMs;
+  } finally {
+    store.close();
+  }
 }
 
 /** Every job row in the store (retained terminal jobs included). */
@@ -270,7 +297,7 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
     walPerJobRetained = await walBytesPerJob(h, store);
     retainedAtEnd = countJobs(store);
     pauses = await checkpointPauses(h, store);
-    sqlite = await sqliteTime(h, store);
+    sqlite = { ...await sqliteTime(h, store), rawCheckpointShare: await rawCheckpointShare(dir) };
     await h.executor.stop();
   } finally {
     store.close();
