@@ -41,6 +41,7 @@ import {
   LIFECYCLE_ROUNDS,
   LIFECYCLE_WARMUP,
   measureLifecycle,
+  REFUSED_SAMPLES,
   SQLITE_TIMED_JOBS,
   WAL_SAMPLE_JOBS,
   walBytesOfPages,
@@ -75,6 +76,7 @@ export async function benchStore(): Promise<BenchSection> {
       walMax,
       retainedAtEnd,
       checkpointPauses,
+      refused,
       sqlite,
     } = await measureLifecycle(dir);
 
@@ -187,6 +189,12 @@ export async function benchStore(): Promise<BenchSection> {
             fmt(STORE_WAL_AUTOCHECKPOINT_PAGES)
           } pages from the lifecycle, p50 / max`,
           value: `${percentile(checkpointPauses, 0.5).toFixed(1)} / ${(checkpointPauses.at(-1) ?? NaN).toFixed(1)} ms`,
+        },
+        {
+          metric: `a refused submission (overloaded: its admission transaction, with the retry guidance) with ${
+            fmt(retainedAtEnd)
+          } retained jobs, p50 / max of ${REFUSED_SAMPLES}`,
+          value: `${percentile(refused, 0.5).toFixed(2)} / ${(refused.at(-1) ?? NaN).toFixed(2)} ms`,
         },
         {
           metric: "cancel observation in-process p50 / p99",

@@ -116,6 +116,16 @@ export const CLAIM_KINDS_INLINE_MAX = 16;
  * outlier while following a change of pace within a few runs, and few enough that the indexed
  * read stays a handful of rows. */
 export const JOB_RECENT_RUNS_SAMPLE = 20;
+/** Overload retry guidance (src/store/job_admission.ts): runs that finished longer ago than this say nothing of
+ * when a slot frees now. */
+export const OVERLOAD_RECENT_RUNS_WINDOW_MS = 10 * 60_000;
+/** Overload retry guidance reads the newest runs of at most this many kinds, one index seek each: more than any
+ * registry here holds (kinds retained from older versions included), and a bound on that read whatever the table. */
+export const OVERLOAD_GUIDANCE_KINDS_MAX = 64;
+/** The retry hint an overloaded submission gets, in ms: at least this (also when no run is recent)... */
+export const OVERLOAD_RETRY_MS_MIN = 1_000;
+/** ...and at most this, whatever the recent runs took. */
+export const OVERLOAD_RETRY_MS_MAX = 60_000;
 /** SQLite's autocheckpoint threshold in pages, and the WAL size we aim to stay near: a commit that leaves
  * the WAL this long checkpoints it before it returns, in the committing thread, and a checkpoint's fsyncs
  * (the WAL's bytes, then the database's) block that thread for tens of milliseconds on a slow disk

@@ -8,6 +8,7 @@
 
 import { StatementSync } from "node:sqlite";
 import { AppError } from "../../../src/base/errors.ts";
+import { newJobId } from "../../../src/base/ids.ts";
 import { JOB_ADMITTED_MAX_DEFAULT, STORE_WAL_AUTOCHECKPOINT_PAGES } from "../../../src/base/limits.ts";
 import { walSizeBytes } from "../../../src/store/db.ts";
 import { openStore, type Store, storeConnection } from "../../../src/store/store.ts";
@@ -246,6 +247,33 @@ async function rawCheckpointShare(dir: string): Promise<number> {
   }
 }
 
+/** Refused submissions timed by {@linkcode refusedAdmissions}. */
+export const REFUSED_SAMPLES = 20;
+
+/**
+ * Refused submissions (`overloaded`), each one admission transaction: the admission count, then the retry guidance
+ * read from the retained jobs' recent runs; with every job of the run retained. Ascending ms.
+ */
+async function refusedAdmissions(store: Store): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < REFUSED_SAMPLES; i++) {
+    const now = Date.now();
+    const t0 = performance.now();
+    const refused = await store.rows.jobInsertIfAdmitted({
+      id: newJobId(now),
+      kind: "noop",
+      requestJson: "null",
+      retentionMs: 60_000,
+      authority: null,
+      now,
+      admittedMax: 0,
+    }).then(() => false, (err: unknown) => err instanceof AppError && err.code === "overloaded");
+    samples.push(performance.now() - t0);
+    if (!refused) throw new Error("bench: a submission past an admission bound of 0 was not refused as overloaded");
+  }
+  return samples.sort((x, y) => x - y);
+}
+
 /** Every job row in the store (retained terminal jobs included). */
 function countJobs(store: Store): number {
   return (storeConnection(store).db.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n;
@@ -272,6 +300,8 @@ export interface LifecycleResult {
   retainedAtEnd: number;
   /** Ascending ms: see {@linkcode checkpointPauses}. */
   checkpointPauses: number[];
+  /** Ascending ms: see {@linkcode refusedAdmissions}. */
+  refused: number[];
   sqlite: SqliteTime;
 }
 
@@ -285,6 +315,7 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
   let walPerJobRetained: number;
   let retainedAtEnd: number;
   let pauses: number[];
+  let refused: number[];
   let sqlite: SqliteTime;
   try {
     const h = jobHarness(store);
@@ -304,6 +335,7 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
     walMax = Math.max(walMax, walAfter);
     walPerJobRetained = await walBytesPerJob(h, store);
     retainedAtEnd = countJobs(store);
+    refused = await refusedAdmissions(store); // with retainedAtEnd jobs
     pauses = await checkpointPauses(h, store);
     sqlite = { ...await sqliteTime(h, store), rawCheckpointShare: await rawCheckpointShare(dir) };
     await h.executor.stop();
@@ -326,6 +358,7 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
     walMax,
     retainedAtEnd,
     checkpointPauses: pauses,
+    refused,
     sqlite,
   };
 }
