@@ -16,7 +16,7 @@ const NOW = Date.UTC(2026, 0, 1);
 
 /** Job admission over a migrated in-memory database, and a way to store a finished run (a fixture row). */
 async function withAdmission(
-  fn: (admission: JobAdmission, ran: (run: Run) => void, conn: Connection) => Promise<void>,
+  fn: (admission: JobAdmission, ran: (run: Run) => void, conn: Connection) => Promise<void> | void,
 ): Promise<void> {
   const conn = new Connection(openDatabase(":memory:"));
   const insert = conn.db.prepare(
@@ -112,7 +112,7 @@ Deno.test("overload guidance: reads at most OVERLOAD_GUIDANCE_KINDS_MAX kinds (a
 });
 
 Deno.test("overload guidance: its statements read jobs_recent_succeeded only, never every retained job", async () => {
-  await withAdmission(async (_admission, _ran, conn) => {
+  await withAdmission((_admission, _ran, conn) => {
     const statements: [string, (string | number)[]][] = [
       [OVERLOAD_KINDS_SQL, [OVERLOAD_GUIDANCE_KINDS_MAX]],
       [OVERLOAD_RUNS_SQL, ["a", 0]],
