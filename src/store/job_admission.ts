@@ -30,7 +30,8 @@ export interface JobInsert {
 
 /**
  * The kinds that have a succeeded job, at most ?1 of them, in one seek of jobs_recent_succeeded each (SQLite has no
- * skip scan of its own without ANALYZE statistics; this is the recursive form of it).
+ * skip scan of its own without ANALYZE statistics; this is the recursive form of it). The inner LIMIT stops the
+ * recursion itself (its last row is the NULL past the last kind); the outer one bounds the answer.
  */
 export const OVERLOAD_KINDS_SQL = `WITH RECURSIVE k(kind) AS (
     SELECT (SELECT kind FROM jobs INDEXED BY jobs_recent_succeeded WHERE status = 'succeeded' ORDER BY kind LIMIT 1)
@@ -38,6 +39,7 @@ export const OVERLOAD_KINDS_SQL = `WITH RECURSIVE k(kind) AS (
     SELECT (SELECT j.kind FROM jobs j INDEXED BY jobs_recent_succeeded
             WHERE j.status = 'succeeded' AND j.kind > k.kind ORDER BY j.kind LIMIT 1)
     FROM k WHERE k.kind IS NOT NULL
+    LIMIT ?1 + 1
   ) SELECT kind FROM k WHERE kind IS NOT NULL LIMIT ?1`;
 
 /** The newest {@linkcode JOB_RECENT_RUNS_SAMPLE} succeeded runs of kind ?1 that finished after ?2: when, and how long. */
