@@ -145,7 +145,8 @@ Deno.test("openRuntime: with a network worker the serving connection leaves chec
   } finally {
     await served.close();
   }
-  // Where this thread executes jobs (as the worker does, through the same openRuntime), it checkpoints.
+  // Without a network worker (jobs in this thread, as in the worker itself through this same openRuntime, or none
+  // at all) the connection keeps the default threshold.
   for (const execution of ["in_process", "none"] as const) {
     const runtime = openRuntime({
       db: dir.file("b.db"),
