@@ -254,6 +254,12 @@ function migrate(db: DatabaseSync, path: string): void {
   }
 }
 
+/** Bytes of a WAL file holding `pages` frames of SQLite's default 4 KiB page (the page size longcall's databases
+ * have): the 32-byte WAL header, then per frame a 24-byte frame header and the page. */
+export function walBytesOfPages(pages: number): number {
+  return 32 + pages * (24 + 4096);
+}
+
 /** Size in bytes of the database's WAL file (0 when absent). */
 export function walSizeBytes(path: string): number {
   try {

@@ -5,12 +5,8 @@ import {
   STORE_WAL_SWITCH_PAUSE_MS_MAX,
 } from "../base/limits.ts";
 import { tempDir } from "../../testing/temp.ts";
-import { nextWalSwitchPause, openDatabase, walSizeBytes } from "./db.ts";
+import { nextWalSwitchPause, openDatabase, walBytesOfPages, walSizeBytes } from "./db.ts";
 import { Connection } from "./tx.ts";
-
-const WAL_HEADER_BYTES = 32;
-const WAL_FRAME_HEADER_BYTES = 24;
-const PAGE_BYTES = 4096;
 
 Deno.test("nextWalSwitchPause: doubles from 1 ms up to STORE_WAL_SWITCH_PAUSE_MS_MAX, then stays there", () => {
   const pauses = [1];
@@ -24,7 +20,7 @@ Deno.test("nextWalSwitchPause: doubles from 1 ms up to STORE_WAL_SWITCH_PAUSE_MS
 /** The WAL header's checkpoint sequence number: SQLite adds one whenever a writer restarts the WAL after a
  * checkpoint copied all of it. */
 function walRestarts(path: string): number {
-  const header = Deno.readFileSync(`${path}-wal`).subarray(0, 32);
+  const header = Deno.readFileSync(`${path}-wal`).subarray(0, walBytesOfPages(0));
   return new DataView(header.buffer, header.byteOffset).getUint32(12);
 }
 
@@ -43,7 +39,7 @@ for (const pages of [STORE_WAL_AUTOCHECKPOINT_PAGES, STORE_WAL_AUTOCHECKPOINT_PA
       await commit();
       const restarts = walRestarts(path);
       for (let frames = 1; frames < pages; frames++) await commit();
-      const full = WAL_HEADER_BYTES + pages * (WAL_FRAME_HEADER_BYTES + PAGE_BYTES);
+      const full = walBytesOfPages(pages);
       assert.equal(walSizeBytes(path), full, "every frame kept");
       assert.equal(walRestarts(path), restarts, `no checkpoint before the WAL held ${pages} pages`);
       // The commit that made it `pages` long checkpointed it: the next one starts the WAL over.

@@ -10,7 +10,7 @@ import { StatementSync } from "node:sqlite";
 import { AppError } from "../../../src/base/errors.ts";
 import { newJobId } from "../../../src/base/ids.ts";
 import { JOB_ADMITTED_MAX_DEFAULT, STORE_WAL_AUTOCHECKPOINT_PAGES } from "../../../src/base/limits.ts";
-import { walSizeBytes } from "../../../src/store/db.ts";
+import { walBytesOfPages, walSizeBytes } from "../../../src/store/db.ts";
 import { openStore, type Store, storeConnection } from "../../../src/store/store.ts";
 import { loadAverage } from "../load.ts";
 import { median, waitUntil, yieldTurn } from "./harness.ts";
@@ -29,8 +29,6 @@ export const SQLITE_TIMED_JOBS = 10_000;
 export const CHECKPOINT_SAMPLES = 10;
 /** Most jobs run to grow one such WAL (about 600 do it here) before the bench gives up. */
 const CHECKPOINT_SAMPLE_JOBS_MAX = 20_000;
-/** Bytes of a WAL holding `pages` pages of 4 KiB: its header, then a 24-byte header per frame. */
-export const walBytesOfPages = (pages: number) => 32 + pages * (24 + 4096);
 
 /** (a): prepared BEGIN IMMEDIATE / one-row UPDATE / COMMIT on the store's own connection, in tx/s (after a warm-up). */
 export function rawTransactions(store: Store): number {
@@ -167,8 +165,6 @@ export interface SqliteTime {
   checkpointShare: number;
   /** Microseconds per job by statement (the start of its SQL), largest first (the harness's counts included). */
   byStatement: { sql: string; usPerJob: number }[];
-  /** The same pass over (a) (see {@linkcode rawCheckpointShare}): the share of its time in commits that checkpointed. */
-  rawCheckpointShare: number;
 }
 
 /** What {@linkcode timedStatements} measured while its work ran. */
@@ -220,7 +216,7 @@ async function timedStatements(work: () => unknown): Promise<StatementTimes> {
  * the share of (b)'s time spent inside SQLite, the rate (b) would reach were all else free (JavaScript,
  * promises, the event loop), and the commits that checkpointed.
  */
-async function sqliteTime(h: JobHarness, store: Store): Promise<Omit<SqliteTime, "rawCheckpointShare">> {
+async function sqliteTime(h: JobHarness, store: Store): Promise<SqliteTime> {
   const harnessCount = { ms: 0 };
   const t = await timedStatements(() => lifecycle(h, store, SQLITE_TIMED_JOBS, undefined, harnessCount));
   const storeMs = t.ms - harnessCount.ms;
@@ -303,6 +299,8 @@ export interface LifecycleResult {
   /** Ascending ms: see {@linkcode refusedAdmissions}. */
   refused: number[];
   sqlite: SqliteTime;
+  /** See {@linkcode rawCheckpointShare}. */
+  rawCheckpointShare: number;
 }
 
 /** (a) and (b) alternately in `dir` ({@linkcode LIFECYCLE_ROUNDS} rounds after a warm-up), and the WAL measurements. */
@@ -317,6 +315,7 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
   let pauses: number[];
   let refused: number[];
   let sqlite: SqliteTime;
+  let rawShare: number;
   try {
     const h = jobHarness(store);
     await h.executor.start();
@@ -337,7 +336,8 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
     retainedAtEnd = countJobs(store);
     refused = await refusedAdmissions(store); // with retainedAtEnd jobs
     pauses = await checkpointPauses(h, store);
-    sqlite = { ...await sqliteTime(h, store), rawCheckpointShare: await rawCheckpointShare(dir) };
+    sqlite = await sqliteTime(h, store);
+    rawShare = await rawCheckpointShare(dir);
     await h.executor.stop();
   } finally {
     store.close();
@@ -360,5 +360,6 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
     checkpointPauses: pauses,
     refused,
     sqlite,
+    rawCheckpointShare: rawShare,
   };
 }
