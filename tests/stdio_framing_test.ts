@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { MCP_MESSAGE_BYTES_MAX } from "../src/base/limits.ts";
+import { MCP_MESSAGE_BYTES_MAX, STDIO_READ_CHUNK_BYTES } from "../src/base/limits.ts";
 import { type Message, modernMeta, RawStdioServer, stdioServer } from "./helpers/longcall_procs.ts";
 import { tempDir } from "../testing/temp.ts";
 
@@ -171,4 +171,50 @@ Deno.test("stdio framing: requests written just before the end of stdin are stil
   const status = await server.exited();
   assert.equal(status.code, 0);
   assert.deepEqual(server.messages.map((m) => m.id), ids);
+});
+
+/** How long a stdin probe may take before it is killed (it takes well under a second). */
+const STDIN_PROBE_TIMEOUT_MS = 20_000;
+
+/** Runs tests/helpers/stdin_chunks_probe.ts in `mode`; `feed` writes its stdin (and may leave it open). */
+async function stdinProbe(
+  mode: "all" | "cancel",
+  feed: (stdin: WritableStreamDefaultWriter<Uint8Array>) => Promise<void>,
+): Promise<Json> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", new URL("./helpers/stdin_chunks_probe.ts", import.meta.url).pathname, mode],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    // A probe stuck on a read that cancel did not end is killed here, and fails below.
+    signal: AbortSignal.timeout(STDIN_PROBE_TIMEOUT_MS),
+  }).spawn();
+  const stdin = child.stdin.getWriter();
+  await feed(stdin);
+  const out = await child.output();
+  await stdin.close().catch(() => {}); // cancel mode: left open until the child has ended on its own
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, `the probe failed: ${stderr}`);
+  return JSON.parse(new TextDecoder().decode(out.stdout)) as Json;
+}
+
+Deno.test(`stdio framing: stdin is read in chunks of at most STDIO_READ_CHUNK_BYTES (${STDIO_READ_CHUNK_BYTES}), each its own copy`, async () => {
+  // Three reads' worth and one byte more, as one write: at least four chunks, none over the bound.
+  const input = new Uint8Array(3 * STDIO_READ_CHUNK_BYTES + 1).map((_, i) => (i * 7 + (i >> 13)) & 0xff);
+  let sum = 0;
+  for (const b of input) sum = (sum * 31 + b) >>> 0;
+  const seen = await stdinProbe("all", async (stdin) => {
+    await stdin.write(input);
+    await stdin.close();
+  });
+  const sizes = seen["sizes"] as number[];
+  assert.ok(sizes.length >= 4, `expected at least 4 chunks, got ${sizes.join(", ")}`);
+  assert.ok(sizes.every((n) => n > 0 && n <= STDIO_READ_CHUNK_BYTES), `chunk sizes ${sizes.join(", ")}`);
+  assert.equal(seen["bytes"], input.length);
+  assert.equal(seen["sum"], sum, "the chunks kept until the end hold the bytes read, in order");
+});
+
+Deno.test("stdio framing: cancelling the stdin reader ends a pending read, and the process exits on its own", async () => {
+  const seen = await stdinProbe("cancel", (stdin) => stdin.write(new TextEncoder().encode("first\n")));
+  assert.deepEqual(seen, { first: "first\n", pending_done: true, after_done: true });
 });

@@ -376,6 +376,9 @@ export const HTTP_PENDING_BODIES_PER_CLIENT_MAX = 64;
 /** Bytes kept from each end of an over-long stdio line to find its id (so the error answer can
  * name the request it refuses). */
 export const STDIO_ID_PROBE_BYTES = 256;
+/** Bytes asked of one read of stdin (src/mcp/stdio_framing.ts `stdinChunks`), as Deno's own stdin stream
+ * asks: a line longer than this arrives in several reads, and each chunk handed on is a copy of what was read. */
+export const STDIO_READ_CHUNK_BYTES = 64 * 1024;
 /** After stdin ends, requests already read are still answered for at most this long before the
  * transport closes (a host that writes its requests and closes stdin at once still gets answers). */
 export const STDIO_DRAIN_AFTER_EOF_MS = 2_000;

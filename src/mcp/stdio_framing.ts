@@ -28,6 +28,7 @@ import {
   STDIO_DRAIN_AFTER_EOF_MS,
   STDIO_ID_PROBE_BYTES,
   STDIO_LINE_SCRATCH_CHARS_MAX,
+  STDIO_READ_CHUNK_BYTES,
 } from "../base/limits.ts";
 
 /** JSON-RPC 2.0 error codes this framing answers with. */
@@ -36,9 +37,18 @@ export const JSONRPC_INVALID_REQUEST = -32600;
 
 type Id = string | number;
 
+/** Reads input a chunk at a time; a `ReadableStream`'s default reader is one. */
+export interface ChunkReader {
+  /** The next chunk, or `done` at the end of input. */
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  /** Stops reading: a read still pending ends with `done`. */
+  cancel(): Promise<void>;
+}
+
 /** Where the transport reads and writes (the process's stdio by default; tests may pass streams). */
 export interface LineIo {
-  input: ReadableStream<Uint8Array>;
+  /** Opened once, at `start()`: a `ReadableStream` (tests), or the process's stdin ({@linkcode stdinChunks}). */
+  input: { getReader(): ChunkReader };
   /** Writes all of `bytes` (or throws). */
   write(bytes: Uint8Array): Promise<void>;
   /**
@@ -54,9 +64,50 @@ async function writeStdout(bytes: Uint8Array): Promise<void> {
   while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
 }
 
+/**
+ * The process's stdin, read with `Deno.stdin.read` into one buffer of {@linkcode STDIO_READ_CHUNK_BYTES};
+ * each chunk is a copy of the bytes read. Not `Deno.stdin.readable`: Deno loads its web streams only
+ * when first used, and that load (4-6 ms here) would sit between serving and the first answer. `cancel`
+ * closes stdin, which ends a pending read (nothing else in the process reads it).
+ */
+export function stdinChunks(): { getReader(): ChunkReader } {
+  return {
+    getReader() {
+      const buffer = new Uint8Array(STDIO_READ_CHUNK_BYTES);
+      let cancelled = false;
+      const done: ReadableStreamReadResult<Uint8Array> = { done: true };
+      return {
+        async read() {
+          for (;;) {
+            if (cancelled) return done;
+            let n: number | null;
+            try {
+              n = await Deno.stdin.read(buffer);
+            } catch (err) {
+              if (cancelled) return done; // the close below interrupted it
+              throw err;
+            }
+            if (n === null || cancelled) return done;
+            if (n > 0) return { done: false, value: buffer.slice(0, n) };
+          }
+        },
+        cancel() {
+          if (!cancelled) {
+            cancelled = true;
+            try {
+              Deno.stdin.close();
+            } catch { /* already closed */ }
+          }
+          return Promise.resolve();
+        },
+      };
+    },
+  };
+}
+
 /** The process's stdin and stdout. */
 export function processStdio(): LineIo {
-  return { input: Deno.stdin.readable, write: writeStdout };
+  return { input: stdinChunks(), write: writeStdout };
 }
 
 const isId = (v: unknown): v is Id => typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
@@ -119,7 +170,7 @@ export class LineTransport implements Transport {
   readonly #lineBytesMax: number;
   readonly #inputEnded = Promise.withResolvers<void>();
   readonly #closed = Promise.withResolvers<void>();
-  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #reader: ChunkReader | undefined;
   #isClosed = false;
   #writes: Promise<void> = Promise.resolve();
   /** Ids of requests handed to the server and not answered yet (answered before closing at EOF). */
@@ -157,7 +208,7 @@ export class LineTransport implements Transport {
     return Promise.resolve();
   }
 
-  async #pump(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  async #pump(reader: ChunkReader): Promise<void> {
     const contentMax = this.#lineBytesMax - 1; // the newline is part of the bound
     let parts: Uint8Array[] = [];
     let length = 0;
