@@ -16,6 +16,8 @@
  *    floor of that RSS ratio: the hello server plus one idle Worker
  *    (scripts/bench/hello_worker_server.ts) beside the hello server, the same way, and longcall
  *    beside a hello server that collects when idle as longcall does (scripts/bench/hello_collect_server.ts).
+ *    Then the price of that idle collection (src/base/idle_collect.ts): the serving thread's pause, and the
+ *    first call after a quiet time, against the bundle launched without `--expose-gc` (which never collects).
  *
  * Standalone: `deno run --allow-read --allow-write --allow-env --allow-run --allow-net=127.0.0.1 scripts/bench/mcp.ts`
  *
@@ -61,6 +63,9 @@ const RSS_CALLS = 1_000;
 // Idle RSS is read this long after the last call: past the quiet time after which each of longcall's isolates
 // collects once (src/base/idle_collect.ts), with a second for the collections themselves.
 const RSS_IDLE_MS = IDLE_COLLECT_AFTER_MS + 1_000;
+// The idle collection's price: this many bursts of RSS_CALLS calls, each followed by RSS_IDLE_MS of quiet and
+// one timed call (a median of three, so one slow call does not make the row).
+const IDLE_PRICE_CYCLES = 3;
 
 const JOBS_GET_VS_ECHO_GOAL = 1.5;
 const BATCH_VS_ONE_GOAL = 2;
@@ -328,11 +333,15 @@ class RawServer {
   readonly #stderr: Promise<string>;
   #nextId = 10;
 
-  /** With `stderr`, what the server writes there is kept (start-up phases); otherwise it is discarded. */
-  constructor(args: string[], options: { stderr?: boolean } = {}) {
+  /**
+   * With `stderr`, what the server writes there is kept (start-up phases, debug lines); otherwise it is
+   * discarded. `env` is added to the server's environment.
+   */
+  constructor(args: string[], options: { stderr?: boolean; env?: Record<string, string> } = {}) {
     const child = new Deno.Command(Deno.execPath(), {
       args,
       cwd: ROOT,
+      ...(options.env === undefined ? {} : { env: options.env }),
       stdin: "piped",
       stdout: "piped",
       stderr: options.stderr === true ? "piped" : "null",
@@ -541,6 +550,55 @@ async function rssSideBySide(a: { args: string[]; call: Call }, b: { args: strin
   }
 }
 
+/** What the serving thread's idle collection costs: its pauses, and the call after each against the calls before. */
+interface IdlePrice {
+  /** Each collection the serving thread logged (ms of its synchronous gc call). */
+  pausesMs: number[];
+  /** Committed heap before and after the last collection, bytes. */
+  heap: { before: number; after: number } | undefined;
+  /** The first call after each quiet time, ms. */
+  firstAfterMs: number[];
+  /** Median of every other call, ms. */
+  otherMedianMs: number;
+}
+
+/**
+ * {@linkcode IDLE_PRICE_CYCLES} bursts of {@linkcode RSS_CALLS} calls, each followed by {@linkcode RSS_IDLE_MS}
+ * of quiet (the serving thread collects once in it) and one more call, timed against the others. The server logs
+ * at debug level, which is where the collections' durations come from (src/base/idle_collect.ts).
+ */
+async function idleCollectionPrice(args: string[], call: Call): Promise<IdlePrice> {
+  const server = new RawServer(args, { stderr: true, env: { LONGCALL_LOG: "debug" } });
+  const firstAfterMs: number[] = [];
+  const other: number[] = [];
+  const timed = async (i: number) => {
+    const t0 = performance.now();
+    await call(server, i);
+    return performance.now() - t0;
+  };
+  try {
+    await server.toolsList();
+    let i = 0;
+    for (let cycle = 0; cycle < IDLE_PRICE_CYCLES; cycle++) {
+      for (let n = 0; n < RSS_CALLS; n++) other.push(await timed(i++));
+      await sleep(RSS_IDLE_MS);
+      firstAfterMs.push(await timed(i++));
+    }
+  } finally {
+    await server.close();
+  }
+  const collected = logLines(await server.stderr(), "collected garbage after idling")
+    .filter((l) => l.scope === "longcall")
+    .map((l) => l.fields as { heap_before: number; heap_after: number; ms: number });
+  const last = collected.at(-1);
+  return {
+    pausesMs: collected.map((c) => c.ms),
+    heap: last === undefined ? undefined : { before: last.heap_before, after: last.heap_after },
+    firstAfterMs,
+    otherMedianMs: median(other),
+  };
+}
+
 async function bundle(entry: string, out: string): Promise<void> {
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     // The shipped bundle's own flags (minified), so both sides of a bundle ratio are built alike.
@@ -595,6 +653,17 @@ export async function benchMcp(): Promise<BenchSection> {
       const start = (i * 37) % (jobIds.length - 100);
       return server.call("jobs.get", { ids: jobIds.slice(start, start + 100) });
     });
+    // What the idle collection that gives this memory back costs the serving thread and the next call, and
+    // the same calls on a server that cannot collect (no --expose-gc): what any first call after a quiet time costs.
+    const oneId: Call = (server, i) => server.call("jobs.get", { ids: [jobIds[i % 1000]] });
+    const idlePrice = await idleCollectionPrice(productOnJobs, oneId);
+    const idleControl = await idleCollectionPrice(
+      ["run", ...withoutExposeGc(flags), `${dir}/longcall.js`, "serve", "--db", jobsDb],
+      oneId,
+    );
+    if (idleControl.pausesMs.length > 0) {
+      throw new Error(`bench: the server without --expose-gc collected ${idleControl.pausesMs.length} times`);
+    }
     // The floor of the idle-RSS ratio: bundled hello plus one idle Worker against bundled hello, same calls.
     const helloCall: Call = (server, i) => server.call("hello", { name: `n${i}` });
     const [rssFloor, rssFloorHello] = await rssSideBySide(
@@ -615,6 +684,8 @@ export async function benchMcp(): Promise<BenchSection> {
       bundled,
       rss1,
       rss100,
+      idlePrice,
+      idleControl,
       rssHello,
       rssFloor: { worker: rssFloor, hello: rssFloorHello },
       rssLike: { product: rssLike, hello: rssLikeHello },
@@ -634,6 +705,9 @@ interface Results {
   bundled: Awaited<ReturnType<typeof startPairs>>;
   rss1: { rss: number; peak: number };
   rss100: { rss: number; peak: number };
+  idlePrice: IdlePrice;
+  /** The same calls on a server launched without --expose-gc (it never collects). */
+  idleControl: IdlePrice;
   rssHello: { rss: number; peak: number };
   /** Bundled hello plus one idle Worker, and bundled hello beside it. */
   rssFloor: { worker: { rss: number; peak: number }; hello: { rss: number; peak: number } };
@@ -642,6 +716,28 @@ interface Results {
   load: string;
   loadEnd: string;
   flags: string[];
+}
+
+/** The launch flags without V8's `--expose-gc`: longcall's idle collection then never runs. */
+function withoutExposeGc(flags: readonly string[]): string[] {
+  const out = flags.map((f) =>
+    f.startsWith("--v8-flags=")
+      ? `--v8-flags=${f.slice("--v8-flags=".length).split(",").filter((v) => v !== "--expose-gc").join(",")}`
+      : f
+  );
+  if (out.join(" ") === flags.join(" ")) {
+    throw new Error(`bench: no --expose-gc in the launch flags ${flags.join(" ")}`);
+  }
+  return out;
+}
+
+function idlePriceValue(price: IdlePrice, control: IdlePrice): string {
+  const first = `first call after ${ms2(median(price.firstAfterMs))} ms (${ms2(median(control.firstAfterMs))} ms) ` +
+    `vs ${ms2(price.otherMedianMs)} ms`;
+  if (price.pausesMs.length === 0) return `no collection logged by the serving thread; ${first}`;
+  const heap = price.heap === undefined ? "" : `; heap ${mb(price.heap.before)} -> ${mb(price.heap.after)}`;
+  return `${median(price.pausesMs).toFixed(1)} / ${Math.max(...price.pausesMs).toFixed(1)} ms ` +
+    `(${price.pausesMs.length} collections${heap}); ${first}`;
 }
 
 /** The start-up floor row under a start-up ratio: `floor` in the same alternating rounds, against hello. */
@@ -653,7 +749,22 @@ function startFloorRow(floor: string, pairs: { floorMs: number; helloMs: number 
 }
 
 function section(
-  { lat, source, moduleLoad, bundled, rss1, rss100, rssHello, rssFloor, rssLike, load, loadEnd, flags }: Results,
+  {
+    lat,
+    source,
+    moduleLoad,
+    bundled,
+    rss1,
+    rss100,
+    idlePrice,
+    idleControl,
+    rssHello,
+    rssFloor,
+    rssLike,
+    load,
+    loadEnd,
+    flags,
+  }: Results,
 ): BenchSection {
   const p99 = (s: number[]) => quantile(s, 0.99);
   const getVsEcho = p99(lat.get1) / p99(lat.legacyEcho);
@@ -765,6 +876,15 @@ function section(
       met: rss100.rss <= RSS_100_GOAL_BYTES,
     },
     {
+      metric: `price of the idle collection, bundle: the serving thread's pause per collection, p50 / max (count; ` +
+        `its committed heap before and after the last), and the first call after ${RSS_IDLE_MS / 1_000} s of ` +
+        `quiet (median of ${IDLE_PRICE_CYCLES}; on a server that never collects in brackets) vs the median of the other ${
+          (IDLE_PRICE_CYCLES * RSS_CALLS).toLocaleString("en-US")
+        } calls ` +
+        "(jobs.get, 1 id)",
+      value: idlePriceValue(idlePrice, idleControl),
+    },
+    {
       metric: "compiled binary (deno compile)",
       value: "not measured: deno compile needs Deno's denort base binary, which cannot be downloaded on this " +
         "machine (see scripts/build.ts); the bundle rows above are the shipped configuration measured instead",
@@ -816,8 +936,12 @@ function section(
     "(--expose-gc in the launch flags gives it V8's gc). The plain hello server keeps its heap, so the issue's " +
     "ratio row credits longcall with the collection; the like-for-like row runs longcall beside a hello server " +
     "that collects the same way (scripts/bench/hello_collect_server.ts), and is the ratio of the servers' " +
-    "structure. Its price, a pause of the collecting thread and a slower first call after it, is not measured " +
-    "here; the commit that added it (git log -- src/base/idle_collect.ts) records what was measured then.",
+    "structure. Its price is the idle-collection row: a separate run of the bundle on the same database " +
+    `(LONGCALL_LOG=debug, whose serving-thread lines give each collection's duration) makes ${IDLE_PRICE_CYCLES} ` +
+    `bursts of ${calls} jobs.get calls of 1 id, each followed by ${RSS_IDLE_MS / 1_000} s of quiet and one more ` +
+    "call, timed against the others; then the same on the bundle launched without --expose-gc, which never " +
+    "collects, for what any first call after a quiet time costs. A request that arrives during a collection " +
+    "waits for it; the collection runs only after the quiet time, so a busy server never pays it.",
     phasesSentence("Where longcall's start-up went from source", source.productPhases),
     phasesSentence("From the bundle", bundled.productPhases),
   ];
