@@ -684,8 +684,7 @@ export async function benchMcp(): Promise<BenchSection> {
       bundled,
       rss1,
       rss100,
-      idlePrice,
-      idleControl,
+      idle: { price: idlePrice, control: idleControl },
       rssHello,
       rssFloor: { worker: rssFloor, hello: rssFloorHello },
       rssLike: { product: rssLike, hello: rssLikeHello },
@@ -705,9 +704,8 @@ interface Results {
   bundled: Awaited<ReturnType<typeof startPairs>>;
   rss1: { rss: number; peak: number };
   rss100: { rss: number; peak: number };
-  idlePrice: IdlePrice;
-  /** The same calls on a server launched without --expose-gc (it never collects). */
-  idleControl: IdlePrice;
+  /** The idle collection's price, and the same calls on a server launched without --expose-gc (it never collects). */
+  idle: { price: IdlePrice; control: IdlePrice };
   rssHello: { rss: number; peak: number };
   /** Bundled hello plus one idle Worker, and bundled hello beside it. */
   rssFloor: { worker: { rss: number; peak: number }; hello: { rss: number; peak: number } };
@@ -749,22 +747,7 @@ function startFloorRow(floor: string, pairs: { floorMs: number; helloMs: number 
 }
 
 function section(
-  {
-    lat,
-    source,
-    moduleLoad,
-    bundled,
-    rss1,
-    rss100,
-    idlePrice,
-    idleControl,
-    rssHello,
-    rssFloor,
-    rssLike,
-    load,
-    loadEnd,
-    flags,
-  }: Results,
+  { lat, source, moduleLoad, bundled, rss1, rss100, idle, rssHello, rssFloor, rssLike, load, loadEnd, flags }: Results,
 ): BenchSection {
   const p99 = (s: number[]) => quantile(s, 0.99);
   const getVsEcho = p99(lat.get1) / p99(lat.legacyEcho);
@@ -882,7 +865,7 @@ function section(
           (IDLE_PRICE_CYCLES * RSS_CALLS).toLocaleString("en-US")
         } calls ` +
         "(jobs.get, 1 id)",
-      value: idlePriceValue(idlePrice, idleControl),
+      value: idlePriceValue(idle.price, idle.control),
     },
     {
       metric: "compiled binary (deno compile)",
