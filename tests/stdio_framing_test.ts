@@ -2,7 +2,9 @@
  * The stdio wire against a real server child (testing/test_server.ts) driven with raw
  * bytes: every line that is not valid JSON-RPC 2.0 gets an answer (-32700 / -32600, with its id
  * when one can be read), an over-long line is answered and skipped without closing the session
- * or interrupting running jobs, and stdout carries nothing but JSON-RPC. LineTransport over
+ * or interrupting running jobs, and stdout carries nothing but JSON-RPC. The process's stdin as the
+ * framing reads it (`stdinChunks`: bounded chunks, each a copy; a cancel that ends a pending read) is
+ * checked in a child of its own (tests/helpers/stdin_chunks_probe.ts). LineTransport over
  * in-memory streams (the line splitter, its bounds, the end-of-input drain) and probeId are
  * unit-tested beside it: src/mcp/stdio_framing_test.ts.
  */
