@@ -67,6 +67,12 @@ async function upgradeKeepsEveryGuard(version: number): Promise<void> {
     // The point of m005: no IN list in a trigger (rebuilt as a temporary b-tree on every row it fires for).
     assert.doesNotMatch(t.sql, /\bIN\s*\(/i, t.name);
   }
+  const indexes = store.conn.db.prepare(
+    "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'jobs' AND sql IS NOT NULL ORDER BY name",
+  ).all() as { name: string }[];
+  // m007: one index over ended jobs (the sweep and the run-time guidance), none left of the two it replaced.
+  assert.deepEqual(indexes.map((i) => i.name), ["jobs_active", "jobs_ended"]);
+  assert.equal(store.rows.jobRecentRunMs("echo"), 0, "the old succeeded row is a recent run (it ran 0 ms)");
   assert.deepEqual(store.rows.jobGet(ids.succeeded)?.result, { ok: true }, "an old row reads as before");
   assert.equal(store.rows.jobGet(ids.failed)?.error?.code, "x");
   assert.equal(store.rows.jobGet(ids.running)?.owner_id, ownerId);
@@ -132,7 +138,11 @@ Deno.test("openStore: a version-5 database with jobs in every state upgrades and
   await upgradeKeepsEveryGuard(5);
 });
 
-Deno.test("openStore: a version-6 database with jobs in every state opens and keeps every guard", async () => {
-  // The current schema: nothing to migrate, and the claim (read, then take by rowid) works on its rows.
+Deno.test("openStore: a version-6 database with jobs in every state upgrades and keeps every guard", async () => {
   await upgradeKeepsEveryGuard(6);
+});
+
+Deno.test("openStore: a version-7 database with jobs in every state opens and keeps every guard", async () => {
+  // The current schema: nothing to migrate, and the claim (read, then take by rowid) works on its rows.
+  await upgradeKeepsEveryGuard(7);
 });

@@ -132,7 +132,9 @@ export async function benchStore(): Promise<BenchSection> {
       } warm-up jobs. The executor claims every free slot in one transaction and batches terminal writes that are ready together, so a job costs well under one commit here; (c) still uses the issue's 3 commits per job.`,
       "What bounds (b): the per-job row and index writes of admission, claim and terminal write, not JavaScript. " +
         "The executor claims every free slot in one transaction and writes the ends that are ready together with " +
-        "the claims that refill their slots; admissions made in the same turn share one transaction; ids are " +
+        "the claims that refill their slots; admissions made in the same turn share one transaction; one index " +
+        "over ended jobs (m007) serves both the retention sweep and the run-time guidance, so a terminal write " +
+        "inserts one index entry, not two; ids are " +
         "time-ordered (a random primary key dirties a random index page per insert); the guard triggers compare " +
         "with = and OR (m005) rather than IN lists, which SQLite rebuilt per row; a claim reads the next queued " +
         "job and takes it by rowid under the owner's live lease. The measurements behind each choice, and what " +

@@ -116,6 +116,10 @@ export const CLAIM_KINDS_INLINE_MAX = 16;
  * outlier while following a change of pace within a few runs, and few enough that the indexed
  * read stays a handful of rows. */
 export const JOB_RECENT_RUNS_SAMPLE = 20;
+/** Run-time guidance (src/store/job_recent_runs.ts) looks for that sample among at most this many of a kind's newest
+ * ended jobs (the index it reads holds failed and cancelled ones too): a bound on the read when a kind's recent jobs
+ * mostly failed, and ten samples' worth, so a kind whose every other run fails still has its full sample. */
+export const JOB_RECENT_ENDED_SCAN_MAX = 200;
 /** Overload retry guidance (src/store/job_admission.ts): runs that finished longer ago than this say nothing of
  * when a slot frees now. */
 export const OVERLOAD_RECENT_RUNS_WINDOW_MS = 10 * 60_000;

@@ -15,6 +15,7 @@ import {
   OVERLOAD_RETRY_MS_MAX,
   OVERLOAD_RETRY_MS_MIN,
 } from "../base/limits.ts";
+import { ENDED_KINDS_SQL, type RecentRun, recentRuns } from "./job_ended.ts";
 import { ACTIVE, type JobRow } from "./job_row.ts";
 import type { Connection } from "./tx.ts";
 
@@ -27,26 +28,6 @@ export interface JobInsert {
   now: number;
   admittedMax: number;
 }
-
-/**
- * The kinds that have a succeeded job, at most ?1 of them, in one seek of jobs_recent_succeeded each (SQLite has no
- * skip scan of its own without ANALYZE statistics; this is the recursive form of it). The inner LIMIT stops the
- * recursion itself (its last row is the NULL past the last kind); the outer one bounds the answer.
- */
-export const OVERLOAD_KINDS_SQL = `WITH RECURSIVE k(kind) AS (
-    SELECT (SELECT kind FROM jobs INDEXED BY jobs_recent_succeeded WHERE status = 'succeeded' ORDER BY kind LIMIT 1)
-    UNION ALL
-    SELECT (SELECT j.kind FROM jobs j INDEXED BY jobs_recent_succeeded
-            WHERE j.status = 'succeeded' AND j.kind > k.kind ORDER BY j.kind LIMIT 1)
-    FROM k WHERE k.kind IS NOT NULL
-    LIMIT ?1 + 1
-  ) SELECT kind FROM k WHERE kind IS NOT NULL LIMIT ?1`;
-
-/** The newest {@linkcode JOB_RECENT_RUNS_SAMPLE} succeeded runs of kind ?1 that finished after ?2: when, and how long. */
-export const OVERLOAD_RUNS_SQL = `SELECT completed_at AS at, completed_at - started_at AS ms
-  FROM jobs INDEXED BY jobs_recent_succeeded
-  WHERE status = 'succeeded' AND kind = ?1 AND completed_at > ?2 AND started_at IS NOT NULL
-  ORDER BY completed_at DESC LIMIT ${JOB_RECENT_RUNS_SAMPLE}`;
 
 /** Admission of new jobs over one connection (one queue of pending inserts per connection). */
 export class JobAdmission {
@@ -167,16 +148,14 @@ export class JobAdmission {
    * Retry guidance under overload: the mean run time of the newest {@linkcode JOB_RECENT_RUNS_SAMPLE} jobs of any
    * kind that succeeded in the last {@linkcode OVERLOAD_RECENT_RUNS_WINDOW_MS}, bounded to
    * [{@linkcode OVERLOAD_RETRY_MS_MIN}, {@linkcode OVERLOAD_RETRY_MS_MAX}]. It runs inside the admission transaction
-   * on the serving thread, so it reads only jobs_recent_succeeded: the kinds by a skip scan of it, then the newest
-   * runs of each (a scan of every retained job took 14 ms at 50,000 of them and 46 ms at 200,000: commit 765f4a2).
+   * on the serving thread, so it reads only jobs_ended: the kinds by a skip scan of it, then the newest runs of each
+   * ({@linkcode recentRuns}; a scan of every retained job took 14 ms at 50,000 of them and 46 ms at 200,000: commit
+   * 765f4a2).
    */
   #overloadRetryMs(now: number): number {
-    const kinds = this.conn.stmt(OVERLOAD_KINDS_SQL).all(OVERLOAD_GUIDANCE_KINDS_MAX) as { kind: string }[];
-    const newest = this.conn.stmt(OVERLOAD_RUNS_SQL);
-    const runs: { at: number; ms: number }[] = [];
-    for (const { kind } of kinds) {
-      runs.push(...newest.all(kind, now - OVERLOAD_RECENT_RUNS_WINDOW_MS) as { at: number; ms: number }[]);
-    }
+    const kinds = this.conn.stmt(ENDED_KINDS_SQL).all(OVERLOAD_GUIDANCE_KINDS_MAX) as { kind: string }[];
+    const runs: RecentRun[] = [];
+    for (const { kind } of kinds) runs.push(...recentRuns(this.conn, kind, now - OVERLOAD_RECENT_RUNS_WINDOW_MS));
     const sample = runs.sort((x, y) => y.at - x.at).slice(0, JOB_RECENT_RUNS_SAMPLE);
     const mean = sample.length === 0 ? OVERLOAD_RETRY_MS_MIN : sample.reduce((sum, r) => sum + r.ms, 0) / sample.length;
     return Math.min(OVERLOAD_RETRY_MS_MAX, Math.max(OVERLOAD_RETRY_MS_MIN, Math.round(mean)));

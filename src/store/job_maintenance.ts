@@ -7,6 +7,7 @@
  */
 
 import type { JobError } from "../base/errors.ts";
+import { endedKindsCte } from "./job_ended.ts";
 import { ACTIVE } from "./job_row.ts";
 import type { Connection } from "./tx.ts";
 
@@ -15,6 +16,19 @@ export interface ReconcileRelease {
   ownerId: string;
   keep: readonly string[];
 }
+
+/**
+ * At most ?2 ended jobs whose retention ended by ?1, found through jobs_ended (kind, expires_at): the kinds that have
+ * an ended job ({@linkcode endedKindsCte}, unbounded: their number is bounded by the kinds submission accepts, which
+ * must be registered), then the expired range of each. SQLite would otherwise read the whole index, since
+ * expires_at is not its first column.
+ */
+export const DELETE_EXPIRED_SQL = `WITH RECURSIVE ${endedKindsCte(null)}
+  DELETE FROM jobs WHERE rowid IN (
+    SELECT rowid FROM jobs INDEXED BY jobs_ended
+    WHERE kind IN (SELECT kind FROM k WHERE kind IS NOT NULL) AND expires_at IS NOT NULL AND expires_at <= ?1
+      AND status IN ('succeeded', 'failed', 'cancelled')
+    LIMIT ?2)`;
 
 /** Reconciliation and retention SQL over one connection. */
 export class JobMaintenance {
@@ -77,12 +91,6 @@ export class JobMaintenance {
 
   /** Deletes at most `batch` terminal jobs whose retention ended. Returns the count. */
   jobDeleteExpired(now: number, batch: number): Promise<number> {
-    return this.conn.write(() => {
-      const r = this.conn.stmt(
-        `DELETE FROM jobs WHERE rowid IN (SELECT rowid FROM jobs WHERE expires_at IS NOT NULL AND expires_at <= ?
-           AND status IN ('succeeded', 'failed', 'cancelled') LIMIT ?)`,
-      ).run(now, batch);
-      return Number(r.changes);
-    });
+    return this.conn.write(() => Number(this.conn.stmt(DELETE_EXPIRED_SQL).run(now, batch).changes));
   }
 }

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { IDS_PER_CALL_MAX, JOB_RECENT_RUNS_SAMPLE } from "../base/limits.ts";
+import { IDS_PER_CALL_MAX } from "../base/limits.ts";
+import { recentRuns } from "./job_ended.ts";
 import {
   ACTIVE,
   BATCH_COLUMNS,
@@ -109,13 +110,10 @@ export class JobReads {
     return r ?? { ahead: 0, running: 0 };
   }
 
-  /** Mean run time of the last {@linkcode JOB_RECENT_RUNS_SAMPLE} succeeded jobs of a kind, if any. */
+  /** Mean run time of the newest succeeded jobs of a kind (a sample: {@linkcode recentRuns}), if any. */
   jobRecentRunMs(kind: string): number | undefined {
-    const r = this.conn.stmt(
-      `SELECT avg(d) AS d FROM (SELECT completed_at - started_at AS d FROM jobs INDEXED BY jobs_recent_succeeded
-       WHERE status = 'succeeded' AND kind = ? AND started_at IS NOT NULL ORDER BY completed_at DESC LIMIT ${JOB_RECENT_RUNS_SAMPLE})`,
-    ).get(kind) as { d: number | null };
-    return r.d ?? undefined;
+    const runs = recentRuns(this.conn, kind);
+    return runs.length === 0 ? undefined : runs.reduce((sum, r) => sum + r.ms, 0) / runs.length;
   }
 
   /** A job's events, oldest first. */

@@ -12,6 +12,7 @@ import { M003_RECENT_RUNS } from "./migrations/m003_recent_runs.ts";
 import { M004_LEAN_JOBS } from "./migrations/m004_lean_jobs.ts";
 import { M005_GUARDS_WITHOUT_LISTS } from "./migrations/m005_guards_without_lists.ts";
 import { M006_INSERT_NEW_IDS_ONLY } from "./migrations/m006_insert_new_ids_only.ts";
+import { M007_ONE_ENDED_INDEX } from "./migrations/m007_one_ended_index.ts";
 
 /** One migration step. */
 export interface Migration {
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly Migration[] = [
   M004_LEAN_JOBS,
   M005_GUARDS_WITHOUT_LISTS,
   M006_INSERT_NEW_IDS_ONLY,
+  M007_ONE_ENDED_INDEX,
 ];
 
 /** `PRAGMA application_id` of a longcall database ("LCAL"). */

@@ -1,0 +1,63 @@
+/**
+ * Reads through `jobs_ended (kind, expires_at)` (m007), the one index over ended jobs: the kinds that have one, and
+ * recent run times, the input of run-time guidance (a task's poll interval, the overload retry hint). The retention
+ * sweep (job_maintenance.ts) reads it too. "Newest" is by `expires_at`, the end plus the retention of the server that
+ * ended the job: the order of ends whenever the servers sharing a database keep jobs equally long.
+ *
+ * @module
+ */
+
+import { JOB_RECENT_ENDED_SCAN_MAX, JOB_RECENT_RUNS_SAMPLE } from "../base/limits.ts";
+import type { Connection } from "./tx.ts";
+
+/** One succeeded run: when it ended and how long it ran (ms). */
+export interface RecentRun {
+  at: number;
+  ms: number;
+}
+
+/**
+ * The common table expression `k(kind)`: the kinds that have an ended job, in kind order, one seek of jobs_ended each
+ * (SQLite has no skip scan of its own without ANALYZE statistics; this is the recursive form of it), then a NULL
+ * past the last. A `limit` (SQL) stops the recursion after that many kinds.
+ */
+export function endedKindsCte(limit: string | null): string {
+  return `k(kind) AS (
+    SELECT (SELECT kind FROM jobs INDEXED BY jobs_ended WHERE expires_at IS NOT NULL ORDER BY kind LIMIT 1)
+    UNION ALL
+    SELECT (SELECT j.kind FROM jobs j INDEXED BY jobs_ended
+            WHERE j.expires_at IS NOT NULL AND j.kind > k.kind ORDER BY j.kind LIMIT 1)
+    FROM k WHERE k.kind IS NOT NULL${
+    limit === null ? "" : `
+    LIMIT ${limit} + 1`
+  }
+  )`;
+}
+
+/** The kinds that have an ended job, at most ?1 of them (the recursion stops at the bound too). */
+export const ENDED_KINDS_SQL = `WITH RECURSIVE ${
+  endedKindsCte("?1")
+} SELECT kind FROM k WHERE kind IS NOT NULL LIMIT ?1`;
+
+/** The newest ended jobs of kind ?1 (at most {@linkcode JOB_RECENT_ENDED_SCAN_MAX}), newest first. */
+export const RECENT_ENDED_SQL = `SELECT status = 'succeeded' AND started_at IS NOT NULL AS ok,
+    completed_at AS at, completed_at - started_at AS ms
+  FROM jobs INDEXED BY jobs_ended
+  WHERE kind = ?1 AND expires_at IS NOT NULL
+  ORDER BY expires_at DESC LIMIT ${JOB_RECENT_ENDED_SCAN_MAX}`;
+
+/**
+ * The newest {@linkcode JOB_RECENT_RUNS_SAMPLE} succeeded runs of `kind` that ended after `endedAfter`, newest
+ * first, found among its newest {@linkcode JOB_RECENT_ENDED_SCAN_MAX} ended jobs. The read stops at the sample: when
+ * a kind's recent jobs succeeded, it reads that many rows.
+ */
+export function recentRuns(conn: Connection, kind: string, endedAfter = -Infinity): RecentRun[] {
+  const runs: RecentRun[] = [];
+  for (const row of conn.stmt(RECENT_ENDED_SQL).iterate(kind)) {
+    const r = row as { ok: number; at: number; ms: number };
+    if (r.ok !== 1 || r.at <= endedAfter) continue;
+    runs.push({ at: r.at, ms: r.ms });
+    if (runs.length === JOB_RECENT_RUNS_SAMPLE) break; // ends the statement (node:sqlite resets it)
+  }
+  return runs;
+}
