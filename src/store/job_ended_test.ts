@@ -4,11 +4,10 @@
  * sample and scan bounds, the kinds walk, the expired range of every kind, and plans that read the index only.
  */
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
 import { newJobId } from "../base/ids.ts";
 import { JOB_RECENT_ENDED_SCAN_MAX, JOB_RECENT_RUNS_SAMPLE } from "../base/limits.ts";
 import { openDatabase } from "./db.ts";
-import { ENDED_KINDS_SQL, RECENT_ENDED_SQL, recentRuns } from "./job_ended.ts";
+import { ENDED_KINDS_SQL, RECENT_ENDED_DEEP_SQL, RECENT_ENDED_SQL, recentRuns } from "./job_ended.ts";
 import { DELETE_EXPIRED_SQL, JobMaintenance } from "./job_maintenance.ts";
 import { Connection } from "./tx.ts";
 
@@ -96,37 +95,6 @@ Deno.test(
 );
 
 Deno.test(
-  "recentRuns: leaves no read open when it stops at the sample (a checkpoint from another connection completes)",
-  async () => {
-    const dir = await Deno.makeTempDir();
-    try {
-      const path = `${dir}/ended.db`;
-      const conn = new Connection(openDatabase(path));
-      const other = new DatabaseSync(path);
-      try {
-        const insert = conn.db.prepare(
-          `INSERT INTO jobs (id, kind, status, outcome, request, created_at, started_at, updated_at, completed_at,
-             attempt, retention_ms, expires_at) VALUES (?1, 'a', 'succeeded', 'succeeded', 'null', ?2, ?2, ?2, ?2, 1, 1, ?2)`,
-        );
-        for (let i = 0; i < JOB_RECENT_RUNS_SAMPLE * 2; i++) insert.run(newJobId(NOW + i), NOW + i);
-        assert.equal(recentRuns(conn, "a").length, JOB_RECENT_RUNS_SAMPLE);
-        assert.equal(conn.db.isTransaction, false);
-        other.exec(
-          "INSERT INTO job_owners (owner_id, pid, started_at, heartbeat_at, lease_ms) VALUES ('o', 1, 1, 1, 1)",
-        );
-        const ck = other.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
-        assert.equal(ck.busy, 0, "no reader holds the WAL");
-      } finally {
-        other.close();
-        conn.close();
-      }
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
-);
-
-Deno.test(
   "jobDeleteExpired: deletes the expired range of every kind, in kind order, at most the batch",
   withConnection(async (conn, ended) => {
     const maintenance = new JobMaintenance(conn);
@@ -152,6 +120,7 @@ Deno.test(
     const statements: [string, (string | number)[]][] = [
       [ENDED_KINDS_SQL, [10]],
       [RECENT_ENDED_SQL, ["a"]],
+      [RECENT_ENDED_DEEP_SQL, ["a"]],
       [DELETE_EXPIRED_SQL, [NOW, 10]],
     ];
     for (const [sql, args] of statements) {
