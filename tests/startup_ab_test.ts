@@ -4,19 +4,9 @@
  */
 
 import assert from "node:assert/strict";
-import { REPO_ROOT } from "./helpers/longcall_procs.ts";
+import { benchScript } from "./helpers/bench_script.ts";
 
-const SCRIPT = `${REPO_ROOT}scripts/bench/startup_ab.ts`;
-
-async function startupAb(...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-write", "--allow-env", "--allow-run", SCRIPT, ...args],
-    cwd: REPO_ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
-}
+const startupAb = (...args: string[]) => benchScript("startup_ab.ts", ...args);
 
 Deno.test("startup-ab refuses what it cannot compare, with exit 2 and its usage", async () => {
   const cases: [string[], RegExp][] = [
