@@ -139,7 +139,9 @@ export async function benchStore(): Promise<BenchSection> {
         "with = and OR (m005) rather than IN lists, which SQLite rebuilt per row; a claim reads the next queued " +
         "job and takes it by rowid under the owner's live lease. The measurements behind each choice, and what " +
         "was tried and not kept, are in the commit messages that made them and in this file's history " +
-        "(git log -p docs/benchmarks.md). The machine is shared (2 CPUs), so absolute figures vary between " +
+        "(git log -p docs/benchmarks.md). Part of that work is the guard triggers that keep terminal rows " +
+        "immutable (m005, m006); `deno task store-guards` measures the lifecycle's store writes with and " +
+        "without them. The machine is shared (2 CPUs), so absolute figures vary between " +
         "runs; compare ratios.",
       `In-process cancel latency: from JobControl.cancel() to the handler's abort listener (cancel poll disabled, so only the abortLocal fast path counts), ${CANCEL_SAMPLES_LOCAL} samples. Cross-process: another process's executor (default ${CANCEL_POLL_MS_DEFAULT} ms cancel poll) until the job reads cancelled in this process, ${CANCEL_SAMPLES_REMOTE} samples at random poll phases.`,
       `Reconciliation: a survivor process with the defaults (heartbeat ${OWNER_HEARTBEAT_MS_DEFAULT} ms, lease ${OWNER_LEASE_MS_DEFAULT} ms, reconcile every ${RECONCILE_INTERVAL_MS_DEFAULT} ms) records the victim's job process_lost; the time counts from SIGKILL, one sample.`,
