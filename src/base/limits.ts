@@ -116,9 +116,9 @@ export const CLAIM_KINDS_INLINE_MAX = 16;
  * outlier while following a change of pace within a few runs, and few enough that the indexed
  * read stays a handful of rows. */
 export const JOB_RECENT_RUNS_SAMPLE = 20;
-/** Run-time guidance (src/store/job_recent_runs.ts) looks for that sample among at most this many of a kind's newest
+/** Run-time guidance (src/store/job_ended.ts) looks for that sample among at most this many of a kind's newest
  * ended jobs (the index it reads holds failed and cancelled ones too): a bound on the read when a kind's recent jobs
- * mostly failed, and ten samples' worth, so a kind whose every other run fails still has its full sample. */
+ * mostly failed, and ten samples' worth, so a kind keeps its full sample while up to nine in ten of them fail. */
 export const JOB_RECENT_ENDED_SCAN_MAX = 200;
 /** Overload retry guidance (src/store/job_admission.ts): runs that finished longer ago than this say nothing of
  * when a slot frees now. */

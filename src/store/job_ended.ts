@@ -56,7 +56,8 @@ type EndedRow = { ok: number; at: number; ms: number };
 /**
  * The newest {@linkcode JOB_RECENT_RUNS_SAMPLE} succeeded runs of `kind` that ended after `endedAfter`, newest
  * first, found among its newest {@linkcode JOB_RECENT_ENDED_SCAN_MAX} ended jobs. When a kind's newest jobs all
- * count, one read of the sample's size finds them; only otherwise is the kind read deeper. (Rows are read whole with
+ * count, one read of the sample's size finds them; only when it holds a failed or cancelled job, and its oldest row
+ * ended after `endedAfter`, is the kind read deeper. (Rows are read whole with
  * `all`: stepping through them with `iterate` took three times as long for a sample of 20.)
  */
 export function recentRuns(conn: Connection, kind: string, endedAfter = -Infinity): RecentRun[] {
@@ -65,6 +66,11 @@ export function recentRuns(conn: Connection, kind: string, endedAfter = -Infinit
       .map((r) => ({ at: r.at, ms: r.ms }));
   const first = conn.stmt(RECENT_ENDED_SQL).all(kind) as EndedRow[];
   const runs = counted(first);
-  if (runs.length === JOB_RECENT_RUNS_SAMPLE || first.length < JOB_RECENT_RUNS_SAMPLE) return runs;
+  const oldest = first.at(-1);
+  // Done: the sample is full, or the kind has no more rows, or the first read already reached runs that ended
+  // before `endedAfter` (the rows past it ended earlier still, in expiry order).
+  if (runs.length === JOB_RECENT_RUNS_SAMPLE || first.length < JOB_RECENT_RUNS_SAMPLE || oldest!.at <= endedAfter) {
+    return runs;
+  }
   return counted(conn.stmt(RECENT_ENDED_DEEP_SQL).all(kind) as EndedRow[]);
 }

@@ -95,6 +95,25 @@ Deno.test(
 );
 
 Deno.test(
+  "recentRuns: a first read that reaches runs ended before endedAfter is not read deeper (rows past it ended earlier)",
+  withConnection((conn, ended) => {
+    // Expiry order is end order while retention is equal; here an older server kept jobs longer, so a run that
+    // ended inside the window sorts behind JOB_RECENT_RUNS_SAMPLE ones that ended before it.
+    for (let i = 0; i < JOB_RECENT_RUNS_SAMPLE; i++) {
+      ended({ kind: "a", ms: 5, end: NOW - 60_000 + i, retentionMs: 10 * RETENTION_MS });
+    }
+    ended({ kind: "a", ms: 777, end: NOW, retentionMs: RETENTION_MS });
+    assert.deepEqual(recentRuns(conn, "a", NOW - 1_000), [], "the first read's oldest row is outside: no deeper read");
+    ended({ kind: "a", ms: 9, end: NOW - 1, status: "failed", retentionMs: 10 * RETENTION_MS });
+    assert.deepEqual(
+      recentRuns(conn, "a", NOW - 1_000_000).map((r) => r.ms),
+      Array(JOB_RECENT_RUNS_SAMPLE).fill(5),
+      "a failed row in a first read that is all inside the window: read deeper (the first read held one 5 ms run less)",
+    );
+  }),
+);
+
+Deno.test(
   "jobDeleteExpired: deletes the expired range of every kind, in kind order, at most the batch",
   withConnection(async (conn, ended) => {
     const maintenance = new JobMaintenance(conn);
