@@ -10,12 +10,12 @@ const storeGuards = (...args: string[]) => benchScript("store_guards.ts", ...arg
 
 Deno.test("store-guards refuses flags past their bounds, with exit 2 and its usage", async () => {
   const cases: [string[], RegExp][] = [
-    [["--rounds", "0"], /--rounds: expected an integer from 1 to 20, current value is 0/],
+    [["--rounds", "0"], /Cannot use --rounds: expected an integer from 1 to 20, current value is 0/],
     [["--rounds", "21"], /current value is 21/],
-    [["--jobs", "0"], /--jobs: expected an integer from 1 to 200000, current value is 0/],
+    [["--jobs", "0"], /Cannot use --jobs: expected an integer from 1 to 200000, current value is 0/],
     [["--jobs", "200001"], /current value is 200001/],
     [["--jobs", "1.5"], /current value is 1.5/],
-    [["--retained=-1"], /--retained: expected an integer from 0 to 200000, current value is -1/],
+    [["--retained=-1"], /Cannot use --retained: expected an integer from 0 to 200000, current value is -1/],
     [["--retained", "200001"], /current value is 200001/],
     [["--nope"], /Unknown option '--nope'/],
   ];
@@ -26,6 +26,13 @@ Deno.test("store-guards refuses flags past their bounds, with exit 2 and its usa
     assert.match(stderr, /Usage: deno task store-guards/);
     assert.equal(stdout, "");
   }
+});
+
+Deno.test("store-guards --help prints its usage and runs nothing", async () => {
+  const { code, stdout, stderr } = await storeGuards("--help");
+  assert.equal(code, 0, stderr);
+  assert.match(stdout, /^Usage: deno task store-guards/);
+  assert.doesNotMatch(stdout, /jobs\/s/);
 });
 
 Deno.test("store-guards --json: every variant at the bounds' low ends, each with its rate and its ratio to the store as shipped", async () => {

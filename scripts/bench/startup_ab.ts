@@ -17,6 +17,7 @@
 
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { intOption } from "../../src/cli/command.ts";
 import { launchFlags } from "../../src/cli/permissions.ts";
 import { loadAverage } from "./load.ts";
 import { median } from "./store/harness.ts";
@@ -58,15 +59,6 @@ function parseEntries(positionals: string[]): Entry[] {
   return entries;
 }
 
-function parseRuns(value: string | undefined): number {
-  if (value === undefined) return RUNS_DEFAULT;
-  const runs = Number(value);
-  if (!Number.isInteger(runs) || runs < 1 || runs > RUNS_MAX) {
-    throw new Error(`Cannot use --runs: expected an integer from 1 to ${RUNS_MAX}, current value is ${value}`);
-  }
-  return runs;
-}
-
 /** Runs the rounds; each entry's samples and hello's, in round order. */
 async function measure(entries: Entry[], runs: number, dir: string) {
   const flags = launchFlags();
@@ -98,7 +90,7 @@ if (import.meta.main) {
   let runs: number;
   try {
     entries = parseEntries(positionals);
-    runs = parseRuns(values.runs);
+    runs = intOption(values.runs, "runs", 1, RUNS_MAX, RUNS_DEFAULT);
   } catch (err) {
     console.error(`startup-ab: ${err instanceof Error ? err.message : err}\n\n${HELP}`);
     Deno.exit(2);

@@ -18,6 +18,7 @@
 import { parseArgs } from "node:util";
 import { newJobId, newOwnerId } from "../../src/base/ids.ts";
 import { JOB_ADMITTED_MAX_DEFAULT, JOB_RUNNING_MAX_DEFAULT } from "../../src/base/limits.ts";
+import { intOption } from "../../src/cli/command.ts";
 import { openStore, type Store, storeConnection } from "../../src/store/store.ts";
 import { loadAverage } from "./load.ts";
 import { median } from "./store/harness.ts";
@@ -95,15 +96,6 @@ async function measure(dir: string, variant: Variant, jobs: number, retained: nu
   }
 }
 
-function bounded(flag: string, value: string | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new RangeError(`--${flag}: expected an integer from ${min} to ${max}, current value is ${value}`);
-  }
-  return n;
-}
-
 if (import.meta.main) {
   let values: { rounds?: string; jobs?: string; retained?: string; json?: boolean; help?: boolean };
   let rounds: number, jobs: number, retained: number;
@@ -117,9 +109,9 @@ if (import.meta.main) {
         help: { type: "boolean", short: "h" },
       },
     }).values;
-    rounds = bounded("rounds", values.rounds, ROUNDS_DEFAULT, 1, ROUNDS_MAX);
-    jobs = bounded("jobs", values.jobs, JOBS_DEFAULT, 1, JOBS_MAX);
-    retained = bounded("retained", values.retained, RETAINED_DEFAULT, 0, RETAINED_MAX);
+    rounds = intOption(values.rounds, "rounds", 1, ROUNDS_MAX, ROUNDS_DEFAULT);
+    jobs = intOption(values.jobs, "jobs", 1, JOBS_MAX, JOBS_DEFAULT);
+    retained = intOption(values.retained, "retained", 0, RETAINED_MAX, RETAINED_DEFAULT);
   } catch (err) {
     console.error(`store-guards: ${err instanceof Error ? err.message : err}\n\n${HELP}`);
     Deno.exit(2);
