@@ -375,6 +375,33 @@ Deno.test("watch: progress says waiting_for_checks with polls, and nextPollAt fe
   assert.equal((await waitForStatus(h.store, job.id, TERMINAL)).status, "cancelled");
 });
 
+Deno.test("watch: the confirming phase shows the counts of the reading it confirms, not the last poll's", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1)); // moves only when the test says so
+  await using h = await openWatchHarness({ scenario: "checks_pass", clock });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, poll_interval_ms: 30_000 }));
+  // Polls at 0, 30 and 60 s see CI pending (at 60 s: lint done, 1 of 3); at 90 s all three passed.
+  for (const polls of [1, 2, 3]) {
+    await waitFor(`poll ${polls}`, () => h.store.rows.jobGet(job.id)?.progress_message?.startsWith(`${polls} polls`));
+    await waitFor(`poll ${polls}'s sleep`, () => clock.pendingSleeps === 1);
+    clock.advance(30_000);
+  }
+  const confirming = await waitFor("the confirming phase", () => {
+    const r = h.store.rows.jobGet(job.id);
+    return r?.phase === "confirming" ? r : undefined;
+  });
+  assert.equal(confirming.status, "running");
+  assert.equal(confirming.total_items, 3);
+  assert.equal(confirming.completed_items, 3, "all three passed in the reading being confirmed");
+  assert.equal(
+    confirming.progress_message,
+    "4 polls, 4 transitions; 3 passed, 0 failed, 0 pending; succeeded unless a check registers within 30 s",
+  );
+  await waitFor("the confirming sleep", () => clock.pendingSleeps === 1);
+  clock.advance(30_000);
+  const done = await waitForStatus(h.store, job.id, TERMINAL);
+  assert.equal(done.outcome, "succeeded");
+});
+
 // ---------------------------------------------------------------- stored observation
 
 Deno.test("watch: the last complete observation is stored and readable offline via getPullRequestChecks", async () => {

@@ -338,11 +338,14 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
           assessed,
         );
       }
+      // The counts of the reading being confirmed: the last poll's would lag it (they stay until replaced).
+      const s = summarize(entries);
       ctx.report({
         phase: "confirming",
-        message: `${polls} polls, ${changesSeen} transitions; ${candidate} unless a check registers within ${
-          Math.ceil(wait / 1000)
-        } s`,
+        message: `${polls} polls, ${changesSeen} transitions; ${s.passed} passed, ${s.failed} failed, ${s.pending} ` +
+          `pending; ${candidate} unless a check registers within ${Math.ceil(wait / 1000)} s`,
+        completedItems: s.passed + s.failed,
+        totalItems: s.total,
         nextPollAt: now + wait,
       });
       await clock.sleep(wait, signal);
