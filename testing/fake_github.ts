@@ -35,12 +35,15 @@
  * in GitHub's order, OpenAPI check included); this file starts and stops the server.
  *
  * Standalone: `deno run --allow-net=127.0.0.1 testing/fake_github.ts --scenario checks_pass
- * [--port N] [--generated owner/repo=N] [--latency-ms N]` prints `{"url": ...}` as one JSON line
- * on stdout and serves until SIGINT/SIGTERM.
+ * [--port N] [--generated owner/repo=N] [--latency-ms N] [--time-rate N]` prints `{"url": ...}` as one
+ * JSON line on stdout and serves until SIGINT/SIGTERM. `--time-rate N` plays the scenario N times faster
+ * than real time (1..SIMULATE_TIME_RATE_MAX), to pair with `--simulate-time-rate N` of `checks watch` or
+ * `serve`.
  *
  * @module
  */
 
+import { SIMULATE_TIME_RATE_MAX } from "../src/base/limits.ts";
 import { loadOpenApiCheck } from "./openapi_check.ts";
 import { type FakeContext, fakeHandler } from "./fake_github/handler.ts";
 import {
@@ -136,9 +139,10 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
 
 // ---------------------------------------------------------------- standalone
 
-function parseArgs(args: string[]): FakeGitHubOptions {
+function parseArgs(args: string[]): { options: FakeGitHubOptions; timeRate: number } {
   const options: FakeGitHubOptions = {};
   const generatedRepos: Record<string, number> = {};
+  let timeRate = 1;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const value = args[i + 1];
@@ -162,6 +166,21 @@ function parseArgs(args: string[]): FakeGitHubOptions {
       case "--latency-ms":
         options.latencyMs = Number(need());
         break;
+      case "--time-rate": {
+        // For `checks watch --simulate-time-rate N` and `serve --simulate-time-rate N`, which run job time
+        // as fast: the scenario's timeline then plays at the same pace.
+        const raw = need();
+        const rate = Number(raw);
+        if (!Number.isInteger(rate) || rate < 1 || rate > SIMULATE_TIME_RATE_MAX) {
+          throw new TypeError(
+            `Cannot use --time-rate ${raw}: current value is not an integer from 1 to ${SIMULATE_TIME_RATE_MAX}`,
+          );
+        }
+        const t0 = Date.now();
+        options.now = () => t0 + (Date.now() - t0) * rate;
+        timeRate = rate;
+        break;
+      }
       case "--generated": {
         const spec = need();
         const m = /^([^/=]+\/[^/=]+)=(\d+)$/.exec(spec);
@@ -174,15 +193,16 @@ function parseArgs(args: string[]): FakeGitHubOptions {
     }
   }
   if (Object.keys(generatedRepos).length > 0) options.generatedRepos = generatedRepos;
-  return options;
+  return { options, timeRate };
 }
 
 if (import.meta.main) {
-  const options = parseArgs(Deno.args);
+  const { options, timeRate } = parseArgs(Deno.args);
   const fake = await startFakeGitHub(options);
   console.log(JSON.stringify({
     url: fake.url,
     scenario: typeof options.scenario === "string" ? options.scenario : "checks_pass",
+    time_rate: timeRate,
     pull: SCENARIO_PULL,
     generated: options.generatedRepos ?? {},
   }));

@@ -215,36 +215,83 @@ Deno.test("fake rate limits: per-token counters, anonymous 60/h, /rate_limit is 
   }, clock);
 });
 
+const STANDALONE = fileURLToPath(new URL("../testing/fake_github.ts", import.meta.url));
+const CAN_RUN = (await Deno.permissions.query({ name: "run" })).state === "granted";
+if (!CAN_RUN) console.error("fake standalone tests skipped: they need --allow-run to start the fake as a process");
+
+/** Starts the standalone fake with `args`, hands its first stdout line to `fn`, then stops it (exit 0). */
+async function withStandalone(args: string[], fn: (line: Record<string, unknown>) => Promise<void>): Promise<void> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "--allow-net=127.0.0.1", STANDALONE, ...args],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  try {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    reader.releaseLock();
+    await fn(JSON.parse(text.split("\n")[0] ?? "") as Record<string, unknown>);
+  } finally {
+    child.kill("SIGTERM");
+    await child.stdout.cancel().catch(() => {});
+    const status = await child.status;
+    assert.equal(status.code, 0);
+  }
+}
+
 Deno.test({
   name: "fake standalone: prints its URL as one JSON line and serves the scenario",
-  ignore: (await Deno.permissions.query({ name: "run" })).state !== "granted",
-  fn: async () => {
-    const script = fileURLToPath(new URL("../testing/fake_github.ts", import.meta.url));
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-prompt", "--allow-net=127.0.0.1", script, "--scenario", "no_checks", "--generated", "a/b=7"],
-      stdout: "piped",
-      stderr: "inherit",
-    }).spawn();
-    try {
-      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let text = "";
-      while (!text.includes("\n")) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        text += value;
-      }
-      reader.releaseLock();
-      const line = JSON.parse(text.split("\n")[0] ?? "") as { url: string; scenario: string };
-      assert.equal(line.scenario, "no_checks");
-      assert.match(line.url, /^http:\/\/127\.0\.0\.1:\d+$/);
-      const c = new GitHubClient({ baseUrl: line.url, clock: new ManualClock(), log: silentLogger });
+  ignore: !CAN_RUN,
+  fn: () =>
+    withStandalone(["--scenario", "no_checks", "--generated", "a/b=7"], async (line) => {
+      assert.equal(line["scenario"], "no_checks");
+      assert.equal(line["time_rate"], 1);
+      assert.match(String(line["url"]), /^http:\/\/127\.0\.0\.1:\d+$/);
+      const c = new GitHubClient({ baseUrl: String(line["url"]), clock: new ManualClock(), log: silentLogger });
       const issues = await c.listIssues("a", "b", { signal: signal() });
       assert.equal(issues.items.length, 7);
-    } finally {
-      child.kill("SIGTERM");
-      await child.stdout.cancel().catch(() => {});
-      const status = await child.status;
-      assert.equal(status.code, 0);
+    }),
+});
+
+Deno.test({
+  name: "fake standalone: --time-rate plays the scenario that many times faster than real time",
+  ignore: !CAN_RUN,
+  fn: () =>
+    withStandalone(["--scenario", "checks_pass", "--time-rate", "1000"], async (line) => {
+      assert.equal(line["time_rate"], 1000);
+      const c = new GitHubClient({ baseUrl: String(line["url"]), clock: new ManualClock(), log: silentLogger });
+      // checks_pass turns green 90 simulated seconds in: at 1000x within a second, at 1x after 90.
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const runs = (await c.getCheckRuns(owner, repo, SCENARIO_SHA_FIRST, { signal: signal() })).check_runs;
+        if (runs.length > 0 && runs.every((r) => r.conclusion === "success")) break;
+        assert.ok(Date.now() < deadline, `still not green after 20 s: ${JSON.stringify(runs.map((r) => r.status))}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }),
+});
+
+Deno.test({
+  name: "fake standalone: --time-rate outside 1..SIMULATE_TIME_RATE_MAX or not an integer is refused",
+  ignore: !CAN_RUN,
+  fn: async () => {
+    for (const bad of ["0", "1001", "2.5", "x"]) {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--no-prompt", "--allow-net=127.0.0.1", STANDALONE, "--time-rate", bad],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(out.code, 1, `--time-rate ${bad}`);
+      assert.equal(new TextDecoder().decode(out.stdout), "", "no URL line");
+      assert.match(
+        new TextDecoder().decode(out.stderr),
+        new RegExp(`Cannot use --time-rate ${bad.replace(".", "\\.")}: current value is not an integer from 1 to 1000`),
+      );
     }
   },
 });
