@@ -42,6 +42,7 @@ import {
   LIFECYCLE_ROUNDS,
   LIFECYCLE_WARMUP,
   measureLifecycle,
+  RAW_TX_PER_ROUND,
   REFUSED_SAMPLES,
   SQLITE_TIMED_JOBS,
   WAL_SAMPLE_JOBS,
@@ -106,8 +107,8 @@ export async function benchStore(): Promise<BenchSection> {
 
     notes.push(
       `Database files in the ${where}; synchronous=NORMAL, WAL. (a) is a prepared BEGIN IMMEDIATE / one-row UPDATE / COMMIT loop on the store's own connection.`,
-      `(a) and (b) ran alternately, ${LIFECYCLE_ROUNDS} rounds of ${
-        fmt(LIFECYCLE_JOBS / LIFECYCLE_ROUNDS)
+      `(a) and (b) ran alternately, ${LIFECYCLE_ROUNDS} rounds of ${fmt(RAW_TX_PER_ROUND)} transactions and ${
+        fmt(Math.round(LIFECYCLE_JOBS / LIFECYCLE_ROUNDS))
       } jobs each; the table shows medians (the ratio is the median of each round's own ratio). Rounds: ${
         rounds.map((r) => `${fmt(r.raw)} tx/s, ${fmt(r.rate)} jobs/s (load ${r.load})`).join("; ")
       }.`,
@@ -124,7 +125,7 @@ export async function benchStore(): Promise<BenchSection> {
       } pages long (STORE_WAL_AUTOCHECKPOINT_PAGES), and the checkpoint fsyncs the WAL, then the database, before that commit returns; the pause row times ${CHECKPOINT_SAMPLES} such checkpoints, each of a WAL the lifecycle grew to that length with automatic checkpoints off. (a) pays its own checkpoints too, so the ratio (c) keeps them on both sides; but (a) writes one page per commit and spends a larger share of its time in them than (b) does, while (b) spends most of its time in SQLite's own work, so a run where the disk or the CPU is slower than in another moves (a) and (b) apart, and (c) with them. A server whose jobs run in the network worker leaves checkpoints to the worker's connection; its serving thread checkpoints only past ${
         fmt(STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING)
       } pages (STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING), so MCP answers do not wait for this pause.`,
-      `WAL bytes per job: the WAL truncated, then ${WAL_SAMPLE_JOBS} jobs with automatic checkpoints off, the WAL's size divided by ${WAL_SAMPLE_JOBS}; once after the warm-up and once after every round.`,
+      `WAL bytes per job: the WAL truncated, then ${WAL_SAMPLE_JOBS} jobs with automatic checkpoints off, the WAL's size divided by ${WAL_SAMPLE_JOBS}; once after the warm-up and once after the last round.`,
       `(b) submits ${
         fmt(LIFECYCLE_JOBS)
       } no-op jobs through JobControl.submit (waves fill the default admission bound of ${JOB_ADMITTED_MAX_DEFAULT}, as many concurrent clients would; submissions made in the same turn share one admission transaction, each admitted on its own) while an Executor with the default running bound (${JOB_RUNNING_MAX_DEFAULT}) claims and completes them in the same process; jobs/s from the first submission to the last terminal write, after ${

@@ -16,11 +16,21 @@ import { loadAverage } from "../load.ts";
 import { median, waitUntil, yieldTurn } from "./harness.ts";
 import { type JobHarness, jobHarness } from "./job_harness.ts";
 
-export const RAW_TX = 50_000;
+/**
+ * (a)'s transactions per round (after its own warm-up): a whole number of its checkpoints (one per
+ * STORE_WAL_AUTOCHECKPOINT_PAGES commits), so every round pays the same share of them.
+ */
+export const RAW_TX_PER_ROUND = 10_000;
+/** (a)'s transactions in the run that times its commits ({@linkcode rawCheckpointShare}). */
+const RAW_TX_TIMED = 50_000;
 export const LIFECYCLE_JOBS = 50_000;
 export const LIFECYCLE_WARMUP = 2_000;
-/** (a) and (b) run alternately this many times; the table shows the medians. */
-export const LIFECYCLE_ROUNDS = 3;
+/**
+ * (a) and (b) run alternately this many times, (b) with its share of LIFECYCLE_JOBS; the table shows
+ * the medians. Within one run, single rounds of (c) were seen to differ by a third (0.68 to 0.91) as
+ * the machine's load moved: a median of many short rounds, not of three long ones.
+ */
+export const LIFECYCLE_ROUNDS = 10;
 /** Jobs per WAL-bytes sample: few enough that no checkpoint runs inside the sample. */
 export const WAL_SAMPLE_JOBS = 300;
 /** Jobs of the pass that times every SQLite call of (b) ({@linkcode sqliteTime}). */
@@ -31,7 +41,7 @@ export const CHECKPOINT_SAMPLES = 10;
 const CHECKPOINT_SAMPLE_JOBS_MAX = 20_000;
 
 /** (a): prepared BEGIN IMMEDIATE / one-row UPDATE / COMMIT on the store's own connection, in tx/s (after a warm-up). */
-export function rawTransactions(store: Store): number {
+export function rawTransactions(store: Store, count: number): number {
   const db = storeConnection(store).db;
   db.exec("CREATE TABLE bench_counter (id INTEGER PRIMARY KEY, v INTEGER NOT NULL) STRICT");
   db.exec("INSERT INTO bench_counter VALUES (1, 0)");
@@ -44,12 +54,12 @@ export function rawTransactions(store: Store): number {
     commit.run();
   }
   const t0 = performance.now();
-  for (let i = 0; i < RAW_TX; i++) {
+  for (let i = 0; i < count; i++) {
     begin.run();
     update.run();
     commit.run();
   }
-  return RAW_TX / ((performance.now() - t0) / 1000);
+  return count / ((performance.now() - t0) / 1000);
 }
 
 /**
@@ -236,7 +246,7 @@ async function sqliteTime(h: JobHarness, store: Store): Promise<SqliteTime> {
 async function rawCheckpointShare(dir: string): Promise<number> {
   const store = openStore(`${dir}/raw-timed.db`);
   try {
-    const t = await timedStatements(() => rawTransactions(store));
+    const t = await timedStatements(() => rawTransactions(store, RAW_TX_TIMED));
     return t.checkpointMs / t.wallMs;
   } finally {
     store.close();
@@ -304,7 +314,7 @@ export interface LifecycleResult {
 }
 
 /** (a) and (b) alternately in `dir` ({@linkcode LIFECYCLE_ROUNDS} rounds after a warm-up), and the WAL measurements. */
-export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
+export async function measureLifecycle(dir: string, roundCount = LIFECYCLE_ROUNDS): Promise<LifecycleResult> {
   const store = openStore(`${dir}/lifecycle.db`);
   const rounds: LifecycleRound[] = [];
   let walMax = 0;
@@ -321,11 +331,11 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
     await h.executor.start();
     await lifecycle(h, store, LIFECYCLE_WARMUP);
     walPerJobFresh = await walBytesPerJob(h, store);
-    for (let round = 0; round < LIFECYCLE_ROUNDS; round++) {
+    for (let round = 0; round < roundCount; round++) {
       const rawStore = openStore(`${dir}/raw-${round}.db`);
-      const raw = rawTransactions(rawStore);
+      const raw = rawTransactions(rawStore, RAW_TX_PER_ROUND);
       rawStore.close();
-      const rate = await lifecycle(h, store, LIFECYCLE_JOBS / LIFECYCLE_ROUNDS, () => {
+      const rate = await lifecycle(h, store, Math.round(LIFECYCLE_JOBS / roundCount), () => {
         walMax = Math.max(walMax, walSizeBytes(store.path));
       });
       rounds.push({ raw, rate, load: await loadAverage() });
