@@ -16,6 +16,7 @@ import {
   parseGitHubHost,
   permissionFlags,
 } from "../src/cli/permissions.ts";
+import { ENV_VARS } from "../src/cli/config.ts";
 import { isEphemeralPath, launchCommand, type LaunchContext, setupSnippet } from "../src/cli/setup_cmd.ts";
 import { UsageError } from "../src/cli/exit.ts";
 import { buildFlags, BUNDLE_CONDITIONS, compileArgs, TARGETS } from "../scripts/build.ts";
@@ -158,6 +159,30 @@ Deno.test("setupSnippet() carries LONGCALL_GITHUB_API_URL for another GitHub hos
   });
   assert.match(setupSnippet("codex", l), new RegExp(`env = \\{ LONGCALL_GITHUB_API_URL = "${url}" \\}`));
   assert.ok(!setupSnippet("codex", launchCommand(ctx({}))).includes("env ="), "no env line for github.com");
+});
+
+Deno.test("setupSnippet(codex) forwards every variable longcall reads but HOME and PATH by name, never a value", () => {
+  // Codex clears a stdio server's environment but for HOME, PATH and a few shell basics, then adds env_vars.
+  for (const l of [launchCommand(ctx({})), launchCommand(ctx({}), "ghe.example.com")]) {
+    const snippet = setupSnippet("codex", l);
+    const line = snippet.split("\n").find((x) => x.startsWith("env_vars = "));
+    assert.ok(line !== undefined, snippet);
+    // A TOML array of plain names is also JSON.
+    const names = JSON.parse(line.slice("env_vars = ".length)) as string[];
+    assert.deepEqual(names, ENV_VARS.filter((v) => v !== "HOME" && v !== "PATH"));
+    assert.doesNotMatch(snippet, /GITHUB_TOKEN\s*=/, "a token's value is never written into config.toml");
+    for (const name of ["GITHUB_TOKEN", "GH_TOKEN", "LONGCALL_GITHUB_TOKEN_FILE", "LONGCALL_DB", "XDG_DATA_HOME"]) {
+      assert.ok(names.some((n) => n === name), `${name} reaches the server`);
+    }
+  }
+});
+
+Deno.test("setupSnippet(claude-desktop) says how a token reaches a server Claude Desktop starts", () => {
+  const comments = setupSnippet("claude-desktop", launchCommand(ctx({}))).split("\n").filter((x) => x.startsWith("#"));
+  const text = comments.join(" ");
+  assert.match(text, /GITHUB_TOKEN/);
+  assert.match(text, /LONGCALL_GITHUB_TOKEN_FILE/);
+  assert.match(text, /\.mcpb bundle/);
 });
 
 Deno.test("setup --print from a deno in the npx cache prints the PATH deno, and the line still works once the cache is gone", async () => {

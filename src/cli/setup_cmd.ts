@@ -13,7 +13,7 @@
 
 import { fileURLToPath } from "node:url";
 import type { Command } from "./command.ts";
-import { envGet } from "./config.ts";
+import { ENV_VARS, envGet } from "./config.ts";
 import { EXIT_OK, UsageError } from "./exit.ts";
 import { GITHUB_API_HOST, githubApiUrlFor, launchFlags, parseGitHubHost } from "./permissions.ts";
 
@@ -125,6 +125,15 @@ function quote(arg: string): string {
   return /^[A-Za-z0-9_./:=,@-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
+/**
+ * What Codex forwards to the server by name (`env_vars`): the variables longcall reads, less the ones Codex
+ * always passes (HOME, PATH). Codex starts a stdio server with a cleared environment holding only a few
+ * shell basics (codex-rs/rmcp-client/src/utils.rs `DEFAULT_ENV_VARS`), so without this a GITHUB_TOKEN or
+ * LONGCALL_DB set in the user's shell would not reach the server: it would run anonymously, or on another
+ * database than the CLI in that shell.
+ */
+export const CODEX_FORWARDED_ENV: readonly string[] = ENV_VARS.filter((v) => v !== "HOME" && v !== "PATH");
+
 /** The snippet for one host. */
 export function setupSnippet(host: Host, launch: Launch = launchCommand()): string {
   const hasEnv = Object.keys(launch.env).length > 0;
@@ -139,7 +148,10 @@ export function setupSnippet(host: Host, launch: Launch = launchCommand()): stri
       ].join(" ");
     case "claude-desktop":
       return JSON.stringify({ mcpServers: { longcall: server } }, null, 2) +
-        "\n# Merge into claude_desktop_config.json (Settings > Developer > Edit Config).";
+        "\n# Merge into claude_desktop_config.json (Settings > Developer > Edit Config)." +
+        "\n# Started from the Dock or Start menu, Claude Desktop does not see what a shell profile exports. For" +
+        "\n# authenticated GitHub requests add GITHUB_TOKEN (or LONGCALL_GITHUB_TOKEN_FILE, the path of a file" +
+        "\n# holding it) under env, or install the .mcpb bundle, which keeps the token in its secure storage.";
     case "cursor":
       return JSON.stringify({ mcpServers: { longcall: server } }, null, 2) + "\n# Merge into ~/.cursor/mcp.json.";
     case "vscode":
@@ -153,7 +165,10 @@ export function setupSnippet(host: Host, launch: Launch = launchCommand()): stri
         ...(hasEnv
           ? [`env = { ${Object.entries(launch.env).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ")} }`]
           : []),
-        "# Append to ~/.codex/config.toml.",
+        `env_vars = ${JSON.stringify(CODEX_FORWARDED_ENV)}`,
+        "# Append to ~/.codex/config.toml. Codex starts servers with few of your environment variables; env_vars",
+        "# passes these by name from Codex's own environment (GITHUB_TOKEN, LONGCALL_DB, ...), so no token is",
+        "# written here.",
       ].join("\n");
   }
 }
