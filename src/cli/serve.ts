@@ -408,9 +408,9 @@ export function serveCommand(parts: () => ServerParts): Command {
       "generated into <db>.http-token (mode 0600; its path is printed on stderr, the token never). Only",
       "--http-no-auth (loopback only, warned on every start; for local conformance runs) serves without a",
       "token, and its requests see only jobs created under --http-no-auth (shared by every such client).",
-      "Slow clients are bounded: a body must arrive",
-      `within ${HTTP_BODY_TIMEOUT_MS} ms, and the oldest of too many pending bodies (${HTTP_PENDING_BODIES_PER_CLIENT_MAX} ` +
-      `per client, ${HTTP_PENDING_BODIES_MAX} in all) is answered 408.`,
+      `Slow clients are bounded: a body must arrive within ${HTTP_BODY_TIMEOUT_MS} ms, and the oldest of too many`,
+      `pending bodies (${HTTP_PENDING_BODIES_PER_CLIENT_MAX} per client, ${HTTP_PENDING_BODIES_MAX} in all) is ` +
+      "answered 408.",
       "",
       "Jobs outlive the session: when the host goes away (end of stdin, or SIGHUP when its terminal closes)",
       "a server with running jobs stops serving and claiming, stops writing to stdout and stderr, and keeps",
