@@ -364,6 +364,43 @@ Deno.test("longcall serve --http-no-auth without --http is a usage error (exit 2
   assert.match(new TextDecoder().decode(out.stderr), /--http-no-auth: it applies only with --http/);
 });
 
+Deno.test("longcall serve: --listen without --http, or a bad --listen, is a usage error before anything is created", async () => {
+  await using dir = await tempDir();
+  for (
+    const [flags, pattern] of [
+      [["--listen", "127.0.0.1:9999"], /Cannot use --listen: it applies only with --http/],
+      [
+        ["--http", "--listen", "bad"],
+        /Cannot use --listen: expected HOST:PORT such as 127\.0\.0\.1:8765, current value is bad/,
+      ],
+      [["--http", "--listen", "127.0.0.1:65536"], /Cannot use --listen: expected HOST:PORT/],
+    ] as const
+  ) {
+    const out = await new Deno.Command(denoExecPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        `--allow-read=${dir.path},${REPO_ROOT}`,
+        `--allow-write=${dir.path}`,
+        "--allow-env",
+        "src/main.ts",
+        "serve",
+        ...flags,
+        "--db",
+        dir.file("x.db"),
+      ],
+      cwd: REPO_ROOT,
+      env: { LONGCALL_HTTP_TOKEN: "" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 2, flags.join(" "));
+    assert.match(new TextDecoder().decode(out.stderr), pattern);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(dir.path)), [], "no database, no token file");
+  }
+});
+
 Deno.test("ensureHttpToken() creates a 0600 token once, then refuses a directory, a symlink or an empty file", async () => {
   await using dir = await tempDir();
   const db = dir.file("a.db");

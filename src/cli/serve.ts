@@ -464,6 +464,12 @@ export function serveCommand(parts: () => ServerParts): Command {
       if (values["http-no-auth"] === true && values.http !== true) {
         throw new UsageError("Cannot use --http-no-auth: it applies only with --http");
       }
+      if (values.listen !== undefined && values.http !== true) {
+        throw new UsageError("Cannot use --listen: it applies only with --http");
+      }
+      const listen = (values.listen as string | undefined) ?? "127.0.0.1:8765";
+      // Checked before anything is opened: a bad address must not leave a new database or token file behind.
+      if (values.http === true) parseListen(listen);
       const retention = values["retention-ms"] ?? envGet("LONGCALL_RETENTION_MS");
       const linger = values["linger-ms"] ?? envGet("LONGCALL_LINGER_MS");
       const rate = simulateRate(values);
@@ -471,7 +477,7 @@ export function serveCommand(parts: () => ServerParts): Command {
         db: resolveDbPath(values.db as string | undefined),
         http: values.http === true,
         httpNoAuth: values["http-no-auth"] === true,
-        listen: (values.listen as string | undefined) ?? "127.0.0.1:8765",
+        listen,
         readOnly: values["read-only"] === true,
         ...(values["admitted-max"] === undefined ? {} : {
           admittedMax: intOption(
