@@ -74,6 +74,28 @@ Deno.test("longcall jobs: list, get and cancel against the same database, with p
   );
 });
 
+Deno.test("longcall jobs and search on a database that does not exist: empty answers, a note, and no file made", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("typo/jobs.db");
+  const note = `note: no database at ${db} yet`;
+  const id = "01a2358abce9-352232fb-5323-4b87-be28-6dd7ea460f0a";
+  for (
+    const [args, code, stdout] of [
+      [["jobs", "list", "--json"], 0, { jobs: [] }],
+      [["jobs", "get", id, "--json"], 3, { batch_status: "partial" }],
+      [["jobs", "cancel", id, "--json"], 3, { batch_status: "partial" }],
+      [["search", "crash", "--json"], 0, { items: [] }],
+    ] as const
+  ) {
+    const out = await longcall([...args, "--db", db]);
+    assert.equal(out.code, code, `${args.join(" ")}: ${out.stderr}`);
+    assert.ok(out.stderr.startsWith(note), `${args.join(" ")} says so on stderr: ${out.stderr}`);
+    const answer = JSON.parse(out.stdout) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(stdout)) assert.deepEqual(answer[k], v, `${args.join(" ")}: ${k}`);
+  }
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(dir.path)), [], "no directory, no database");
+});
+
 Deno.test("longcall: usage errors exit 2, --help and --version exit 0", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");

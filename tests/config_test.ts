@@ -5,13 +5,14 @@
  */
 
 import assert from "node:assert/strict";
-import { defaultDatabasePath } from "../src/cli/config.ts";
+import { defaultDatabasePath, existingDbOr } from "../src/cli/config.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 
 Deno.test("resolveDbPath() under the shipped flags creates the default database where the platform says", async () => {
   // A real child with the shipped flags and only the platform variables set: the database
   // appears at the default path (this machine's platform; the release workflow runs the same
-  // start-up on Windows and macOS runners).
+  // start-up on Windows and macOS runners). `serve` makes it (the read commands never create one);
+  // with stdin at its end it stops at once.
   const dir = await Deno.makeTempDir();
   try {
     const env: Record<string, string> = Deno.build.os === "windows"
@@ -25,7 +26,7 @@ Deno.test("resolveDbPath() under the shipped flags creates the default database 
     const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" }).output();
     const denoDir = (JSON.parse(new TextDecoder().decode(info.stdout)) as { denoDir: string }).denoDir;
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", ...permissionFlags(), new URL("../src/main.ts", import.meta.url).pathname, "jobs", "list"],
+      args: ["run", ...permissionFlags(), new URL("../src/main.ts", import.meta.url).pathname, "serve"],
       env: { ...env, DENO_DIR: denoDir },
       clearEnv: true,
       stdin: "null",
@@ -43,4 +44,10 @@ Deno.test("resolveDbPath() under the shipped flags creates the default database 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("existingDbOr(): the path when a file is there, else an in-memory database and missing", () => {
+  assert.deepEqual(existingDbOr("/a/jobs.db", () => true), { db: "/a/jobs.db", missing: false });
+  assert.deepEqual(existingDbOr("/a/jobs.db", () => false), { db: ":memory:", missing: true });
+  assert.deepEqual(existingDbOr(":memory:", () => false), { db: ":memory:", missing: false }, "asked for memory");
 });

@@ -102,6 +102,36 @@ export function resolveDbPath(flag: string | undefined, env: (name: EnvVar) => s
   });
 }
 
+/** SQLite's name for a database that lives in memory only. */
+const IN_MEMORY = ":memory:";
+
+/**
+ * The database a command that only reads (or cancels) stored work opens: `path` when a file is there,
+ * else an empty in-memory database, so a mistyped --db or a fresh machine gets the command's empty
+ * answer and no new file; `missing` says which (the command tells the user on stderr).
+ */
+export function existingDbOr(path: string, exists: (path: string) => boolean = fileExists): {
+  db: string;
+  missing: boolean;
+} {
+  return path === IN_MEMORY || exists(path) ? { db: path, missing: false } : { db: IN_MEMORY, missing: true };
+}
+
+function fileExists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch (err) {
+    // Anything but absence (a denied read, say) is left to the open, which reports it.
+    return !(err instanceof Deno.errors.NotFound);
+  }
+}
+
+/** What a read command says on stderr when its database does not exist (see {@linkcode existingDbOr}). */
+export function noDatabaseNote(path: string): string {
+  return `note: no database at ${path} yet (nothing was submitted or synced there; --db or LONGCALL_DB picks another)`;
+}
+
 /** Log level from `LONGCALL_LOG` (debug, info, warn, error, silent). */
 export function logLevel(): LogLevel {
   return parseLogLevel(envGet("LONGCALL_LOG"));

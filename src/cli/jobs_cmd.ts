@@ -13,7 +13,7 @@ import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, jobItem } fro
 import type { JobKindRegistry } from "../jobs/kinds.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { type Command, intOption } from "./command.ts";
-import { resolveDbPath } from "./config.ts";
+import { existingDbOr, noDatabaseNote, resolveDbPath } from "./config.ts";
 import { EXIT_NOT_FOUND, EXIT_OK, UsageError } from "./exit.ts";
 import { openRuntime } from "./runtime.ts";
 
@@ -37,8 +37,11 @@ async function withControl<T>(
   registry: JobKindRegistry,
   fn: (control: JobControl) => T | Promise<T>,
 ): Promise<T> {
+  const path = resolveDbPath(values.db as string | undefined);
+  const { db, missing } = existingDbOr(path);
+  if (missing) console.error(noDatabaseNote(path));
   const runtime = openRuntime({
-    db: resolveDbPath(values.db as string | undefined),
+    db,
     kinds: { registry: () => registry },
     log: silentLogger,
     execution: "none",
