@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { systemClock } from "../src/base/clock.ts";
+import { detailLines } from "../src/cli/jobs_cmd.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { JobControl } from "../src/jobs/control.ts";
 import { openTempStore, tempDir } from "../testing/temp.ts";
@@ -71,6 +72,78 @@ Deno.test("longcall jobs: list, get and cancel against the same database, with p
   assert.deepEqual(
     (JSON.parse(states.stdout) as { jobs: { id: string }[] }).jobs.map((j) => j.id).sort(),
     [b, c].sort(),
+  );
+});
+
+Deno.test("longcall jobs get (human): times and poll guidance under each line; --detailed adds the request", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  let id: string;
+  {
+    using store = openTempStore(db);
+    const control = new JobControl(store.rows, testRegistry(), { clock: systemClock });
+    id = (await control.submit("echo", { greeting: "hi" })).id;
+  }
+  const plain = await longcall(["jobs", "get", id, "--db", db]);
+  assert.equal(plain.code, 0, plain.stderr);
+  const [line, times, poll, ...rest] = plain.stdout.trimEnd().split("\n");
+  assert.match(line ?? "", new RegExp(`^${id}  queued `));
+  assert.match(times ?? "", /^ {2}created \d{4}-\d\d-\d\dT[\d:.]+Z$/, "a queued job has only its creation time");
+  assert.match(poll ?? "", /^ {2}poll again in \d+ ms$/);
+  assert.deepEqual(rest, []);
+
+  const detailed = await longcall(["jobs", "get", id, "--detailed", "--db", db]);
+  assert.equal(detailed.code, 0, detailed.stderr);
+  const text = detailed.stdout;
+  assert.ok(text.includes('  request:\n    {\n      "greeting": "hi"\n    }\n'), text);
+  assert.ok(!text.includes("result"), "a queued job has no result yet");
+
+  // Nothing runs it here, so a wait ends at its deadline, and the human output says how it ended.
+  const waited = await longcall(["jobs", "get", id, "--wait-ms", "50", "--db", db]);
+  assert.equal(waited.code, 0, waited.stderr);
+  assert.match(waited.stdout.trimEnd().split("\n").at(-1) ?? "", /^\(waited \d+ ms: deadline\)$/);
+});
+
+Deno.test("detailLines(): the times there are, the typed error, and a shortened result says so", () => {
+  const base = {
+    id: "x",
+    kind: "k",
+    summary: "k failed: boom",
+    completed_items: 0,
+    created_at: "2026-01-01T00:00:00.000Z",
+    cancellation_requested: false,
+  };
+  assert.deepEqual(
+    detailLines({
+      ...base,
+      execution_state: "terminal",
+      outcome: "failed",
+      started_at: "2026-01-01T00:00:01.000Z",
+      completed_at: "2026-01-01T00:00:02.000Z",
+      error: { code: "rate_limited", message: "boom", retryable: true },
+    }),
+    [
+      "created 2026-01-01T00:00:00.000Z · started 2026-01-01T00:00:01.000Z · completed 2026-01-01T00:00:02.000Z",
+      "error: rate_limited (retryable)",
+    ],
+  );
+  assert.deepEqual(
+    detailLines({
+      ...base,
+      execution_state: "terminal",
+      outcome: "succeeded",
+      result: { a: [1] },
+      result_truncated: true,
+      result_omitted_bytes: 42,
+    }).slice(1),
+    [
+      "result (shortened: 42 bytes left out; --json shows the same):",
+      "  {",
+      '    "a": [',
+      "      1",
+      "    ]",
+      "  }",
+    ],
   );
 });
 

@@ -9,7 +9,7 @@ import { batchOf } from "../base/answers.ts";
 import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { silentLogger } from "../base/log.ts";
 import type { JobControl } from "../jobs/control.ts";
-import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, jobItem } from "../jobs/projection.ts";
+import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, type JobItem, jobItem } from "../jobs/projection.ts";
 import type { JobKindRegistry } from "../jobs/kinds.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { type Command, intOption } from "./command.ts";
@@ -53,7 +53,11 @@ async function withControl<T>(
   }
 }
 
-function printItems(items: JobBatchItem[], json: boolean): void {
+/**
+ * Prints a batch: JSON, or a line per key; with `details` (`jobs get`), each job's line is followed by
+ * what it leaves out (its times, poll guidance, typed error and, when asked for, request and result).
+ */
+function printItems(items: JobBatchItem[], json: boolean, details = false): void {
   if (json) {
     console.log(JSON.stringify(batchOf(items), null, 2));
     return;
@@ -62,10 +66,36 @@ function printItems(items: JobBatchItem[], json: boolean): void {
     if (item.value !== undefined && item.item_status === "complete") {
       const v = item.value;
       console.log(`${v.id}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${v.summary}`);
+      if (details) { for (const line of detailLines(v)) console.log(`  ${line}`); }
     } else {
       console.log(`${item.key}  ${item.reason ?? "unavailable"}: ${item.message ?? ""}`);
     }
   }
+}
+
+/** What a job's line leaves out (the summary already says its phase, progress and error message). */
+export function detailLines(v: JobItem): string[] {
+  const times: [string, string | undefined][] = [
+    ["created", v.created_at],
+    ["started", v.started_at],
+    ["completed", v.completed_at],
+    ["expires", v.expires_at],
+  ];
+  const lines = [times.flatMap(([what, at]) => at === undefined ? [] : [`${what} ${at}`]).join(" · ")];
+  if (v.retry_after_ms !== undefined) lines.push(`poll again in ${v.retry_after_ms} ms`);
+  if (v.error !== undefined) lines.push(`error: ${v.error.code}${v.error.retryable ? " (retryable)" : ""}`);
+  const block = (label: string, value: unknown) => [
+    `${label}:`,
+    ...JSON.stringify(value, null, 2).split("\n").map((line) => `  ${line}`),
+  ];
+  if (v.request !== undefined) lines.push(...block("request", v.request));
+  if (v.result !== undefined) {
+    const shortened = v.result_truncated === true
+      ? ` (shortened: ${v.result_omitted_bytes ?? 0} bytes left out; --json shows the same)`
+      : "";
+    lines.push(...block(`result${shortened}`, v.result));
+  }
+  return lines;
 }
 
 function idsFrom(positionals: string[], verb: string): string[] {
@@ -145,7 +175,10 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
           const items = jobGetItems(control, ids, null, values.detailed ? "detailed" : "concise");
           if (wait !== undefined && values.json === true) {
             console.log(JSON.stringify({ ...batchOf(items), wait }, null, 2));
-          } else printItems(items, values.json === true);
+          } else {
+            printItems(items, values.json === true, true);
+            if (wait !== undefined) console.log(`(waited ${wait.waited_ms} ms: ${wait.ended})`);
+          }
           return items.every((i) => i.item_status === "complete") ? EXIT_OK : EXIT_NOT_FOUND;
         });
       },
