@@ -114,6 +114,23 @@ Deno.test("longcall permissions reports the worker's net scoped to the GitHub ho
   }
 });
 
+Deno.test("longcall permissions (human): the table's columns stay aligned past a long database path", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const db = `${dir}/${"a-rather-long-directory-name/".repeat(3)}x.db`;
+    const r = await run(["run", ...permissionFlags(), MAIN, "permissions", "--db", db], {});
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split("\n");
+    const header = lines.findIndex((l) => l.startsWith("descriptor "));
+    const table = lines.slice(header, lines.indexOf("", header));
+    assert.ok(table.some((l) => l.startsWith(`write ${db} `)), "the long path is a row");
+    const column = (l: string) => l.search(/ (at start|granted|denied|prompt) /);
+    assert.deepEqual(new Set(table.map(column)).size, 1, table.join("\n"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 const INIT = [
   {
     jsonrpc: "2.0",

@@ -178,10 +178,14 @@ export function permissionsCommand(): Command {
         console.log(`Shipped flags (src/cli/permissions.ts): ${report.shipped_flags.join(" ")}`);
         for (const n of report.notes) console.log(`Note: ${n}`);
         console.log("");
-        console.log(`${"descriptor".padEnd(34)} ${"at start".padEnd(9)} ${"MCP thread".padEnd(11)} network worker`);
+        // As wide as the longest descriptor (a database path can be long), so the columns stay aligned.
+        const width = Math.max(34, ...rows.map((r) => r.descriptor.length));
+        console.log(`${"descriptor".padEnd(width)} ${"at start".padEnd(9)} ${"MCP thread".padEnd(11)} network worker`);
         for (const r of rows) {
           console.log(
-            `${r.descriptor.padEnd(34)} ${r.process_at_start.padEnd(9)} ${r.mcp_thread.padEnd(11)} ${r.network_worker}`,
+            `${r.descriptor.padEnd(width)} ${r.process_at_start.padEnd(9)} ${
+              r.mcp_thread.padEnd(11)
+            } ${r.network_worker}`,
           );
         }
         console.log(
