@@ -27,7 +27,7 @@ Deno.test("resolveDbPath() under the shipped flags creates the default database 
     const denoDir = (JSON.parse(new TextDecoder().decode(info.stdout)) as { denoDir: string }).denoDir;
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", ...permissionFlags(), new URL("../src/main.ts", import.meta.url).pathname, "serve"],
-      env: { ...env, DENO_DIR: denoDir },
+      env: { ...env, DENO_DIR: denoDir, LONGCALL_LINGER_MS: "0" },
       clearEnv: true,
       stdin: "null",
       stdout: "piped",
