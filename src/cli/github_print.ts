@@ -47,6 +47,22 @@ const OUTCOME_TEXT: Readonly<Record<WatchOutcome, string>> = {
 };
 
 /** The watch verdict, check by check, with each failure's details. */
+/**
+ * What a job's GitHub requests cost: `requests` counted against the rate limit (304s GitHub counted
+ * among them), the 304s that were free (only with a token), and whether it ran anonymously.
+ */
+export function requestCounts(
+  requests: number,
+  notModified: number,
+  notModifiedCounted: number,
+  authenticated: boolean,
+): string {
+  const counted304 = notModifiedCounted > 0 ? ` (${notModifiedCounted} of them 304s)` : "";
+  const free = notModified - notModifiedCounted;
+  const freeText = free > 0 || authenticated ? `, ${free} free (304)` : "";
+  return `${requests} counted requests${counted304}${freeText}${authenticated ? "" : " · anonymous"}`;
+}
+
 export function printWatchResult(r: WatchResult): void {
   const s = r.summary;
   console.log(
@@ -54,7 +70,7 @@ export function printWatchResult(r: WatchResult): void {
   );
   console.log(
     `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.pending} pending · ${r.polls} polls, ` +
-      `${r.requests} counted requests, ${r.not_modified} free (304)${r.authenticated ? "" : " · anonymous"}`,
+      requestCounts(r.requests, r.not_modified, r.not_modified_counted, r.authenticated),
   );
   if (r.outcome === "superseded") {
     console.log(`watched ${r.expected_head_sha.slice(0, 7)}, head is now ${r.observed_head_sha.slice(0, 7)}`);
@@ -102,7 +118,13 @@ export function printSyncResult(r: SyncResult): void {
   }
   console.log(
     `${r.batch_status}: ${r.items.filter((i) => i.item_status === "complete").length}/${r.items.length} ` +
-      `repositories · ${r.requests} counted requests, ${r.not_modified} free (304) · budget ${r.budget.used}/${r.budget.max}` +
-      (r.authenticated ? "" : " · anonymous"),
+      `repositories · ${
+        // GitHub counts every anonymous request, 304s included.
+        requestCounts(
+          r.requests,
+          r.not_modified,
+          r.authenticated ? 0 : r.not_modified,
+          r.authenticated,
+        )} · budget ${r.budget.used}/${r.budget.max}`,
   );
 }
