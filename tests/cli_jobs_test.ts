@@ -5,7 +5,12 @@
 
 import assert from "node:assert/strict";
 import { systemClock } from "../src/base/clock.ts";
-import { detailLines } from "../src/cli/jobs_cmd.ts";
+import { detailLines, subjectOf } from "../src/cli/jobs_cmd.ts";
+import { productPolicies } from "../src/cli/product_kinds.ts";
+import { SYNC_KIND } from "../src/github/sync_kind.ts";
+import { WATCH_KIND } from "../src/github/watch_kind.ts";
+import { type AnyJobPolicy, JobKindRegistry } from "../src/jobs/kinds.ts";
+import { productRequest } from "../testing/github_jobs.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { JobControl } from "../src/jobs/control.ts";
 import { openTempStore, tempDir } from "../testing/temp.ts";
@@ -73,6 +78,35 @@ Deno.test("longcall jobs: list, get and cancel against the same database, with p
     (JSON.parse(states.stdout) as { jobs: { id: string }[] }).jobs.map((j) => j.id).sort(),
     [b, c].sort(),
   );
+});
+
+Deno.test("longcall jobs list (human): each product job names its subject; other kinds keep their line", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  {
+    using store = openTempStore(db);
+    const test = testRegistry();
+    const kinds = [...productPolicies(), ...test.names().flatMap((n) => test.get(n) ?? [])];
+    const control = new JobControl(store.rows, new JobKindRegistry<AnyJobPolicy>(kinds), { clock: systemClock });
+    await control.submit(WATCH_KIND, productRequest(WATCH_KIND, { owner: "octo", repo: "widgets", number: 42 }));
+    await control.submit(SYNC_KIND, productRequest(SYNC_KIND, { repositories: ["a/b", "c/d"] }));
+    await control.submit("echo", { i: 1 });
+  }
+  const out = await longcall(["jobs", "list", "--db", db]);
+  assert.equal(out.code, 0, out.stderr);
+  const lines = out.stdout.trimEnd().split("\n");
+  // Newest first, the subjects padded to one column.
+  // "queued" padded to 10 and a space, then the subject padded to the longest (15) and two spaces.
+  assert.match(lines[0] ?? "", / {2}queued {22}echo is queued$/);
+  assert.match(lines[1] ?? "", / {2}queued {5}a\/b, c\/d {9}github\.sync_threads is queued$/);
+  assert.match(lines[2] ?? "", / {2}queued {5}octo\/widgets#42 {2}github\.wait_pull_request_checks is queued$/);
+});
+
+Deno.test("subjectOf(): empty for a kind without a subject, or a request its policy cannot read", () => {
+  const policies = [{ kind: "k", subject: (r: unknown) => (r as { name: string }).name.toUpperCase() }];
+  assert.equal(subjectOf("k", { name: "x" }, policies), "X");
+  assert.equal(subjectOf("k", null, policies), "", "a request it cannot read");
+  assert.equal(subjectOf("other", { name: "x" }, policies), "", "no policy");
 });
 
 Deno.test("longcall jobs get (human): times and poll guidance under each line; --detailed adds the request", async () => {

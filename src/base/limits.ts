@@ -261,6 +261,8 @@ export const SYNC_RATE_LIMIT_WAIT_MS_MAX = 10_000;
  * listing again) after a multi-page listing, until one brings nothing new; past this a
  * listing whose threads keep moving is reported incomplete rather than looping. */
 export const SYNC_RELISTINGS_MAX = 4;
+/** Repositories a sync job's subject names (`jobs list`) before it counts the rest: one line per job. */
+export const SYNC_SUBJECT_REPOSITORIES_MAX = 3;
 /** Body characters stored per thread in the corpus. */
 export const THREAD_BODY_CHARS_MAX = 64 * 1024;
 

@@ -10,11 +10,12 @@ import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX, JOB_WAIT_MS_MAX } from "../
 import { silentLogger } from "../base/log.ts";
 import type { JobControl } from "../jobs/control.ts";
 import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, type JobItem, jobItem } from "../jobs/projection.ts";
-import type { JobKindRegistry } from "../jobs/kinds.ts";
+import type { AnyJobPolicy, JobKindRegistry } from "../jobs/kinds.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { type Command, intOption } from "./command.ts";
 import { existingDbOr, noDatabaseNote, resolveDbPath } from "./config.ts";
 import { EXIT_NOT_FOUND, EXIT_OK, UsageError } from "./exit.ts";
+import { productPolicies } from "./product_kinds.ts";
 import { openRuntime } from "./runtime.ts";
 
 const STATES: readonly JobStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
@@ -98,6 +99,22 @@ export function detailLines(v: JobItem): string[] {
   return lines;
 }
 
+/**
+ * A job's subject from its kind's policy (the product's kinds: these commands read jobs of any kind and
+ * run none); empty for a kind without one, or a stored request the kind cannot read.
+ */
+export function subjectOf(
+  kind: string,
+  request: unknown,
+  policies: readonly AnyJobPolicy[] = productPolicies(),
+): string {
+  try {
+    return policies.find((p) => p.kind === kind)?.subject?.(request) ?? "";
+  } catch {
+    return ""; // the line stays, without its subject
+  }
+}
+
 function idsFrom(positionals: string[], verb: string): string[] {
   if (positionals.length === 0) throw new UsageError(`Cannot ${verb} jobs: give at least one job id`);
   return positionals;
@@ -140,9 +157,16 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
           const items = rows.map((r) => jobItem(r, "concise", guidance(r)));
           if (values.json === true) console.log(JSON.stringify({ jobs: items }, null, 2));
           else if (items.length === 0) console.log("No jobs.");
-          else {for (const v of items) {
-              console.log(`${v.id}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${v.summary}`);
-            }}
+          else {
+            // What each job is about (a watch's pull request), which the summary does not say.
+            const policies = productPolicies();
+            const subjects = rows.map((r) => subjectOf(r.kind, r.request, policies));
+            const width = Math.max(0, ...subjects.map((x) => x.length));
+            items.forEach((v, i) => {
+              const subject = width === 0 ? "" : `${(subjects[i] ?? "").padEnd(width)}  `;
+              console.log(`${v.id}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${subject}${v.summary}`);
+            });
+          }
           return EXIT_OK;
         });
       },

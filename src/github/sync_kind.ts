@@ -8,6 +8,7 @@
  * @module
  */
 
+import { SYNC_SUBJECT_REPOSITORIES_MAX } from "../base/limits.ts";
 import { type AnyJobPolicy, defineJobPolicy } from "../jobs/kinds.ts";
 import type { SyncRequest } from "./sync_spec.ts";
 
@@ -44,8 +45,12 @@ export interface SyncResult {
   authenticated: boolean;
 }
 
-/** The sync's policy: a sync with any repository not complete ends `partial`. */
+/** The sync's policy: a sync with any repository not complete ends `partial`; its subject is its repositories. */
 export const syncPolicy: AnyJobPolicy = defineJobPolicy<SyncRequest, SyncResult>({
   kind: SYNC_KIND,
   outcome: (result) => result.batch_status === "complete" ? "succeeded" : "partial",
+  subject: ({ repositories }) => {
+    const more = repositories.length - SYNC_SUBJECT_REPOSITORIES_MAX;
+    return repositories.slice(0, SYNC_SUBJECT_REPOSITORIES_MAX).join(", ") + (more > 0 ? ` (+${more} more)` : "");
+  },
 });

@@ -34,3 +34,10 @@ Deno.test("syncPolicy.outcome: a partial batch ends partial, whatever its items 
   // The batch status decides (the runner sets it), not a recount of the items.
   assert.equal(syncPolicy.outcome?.(syncResultOf("partial", [])), "partial");
 });
+
+Deno.test("syncPolicy.subject: its repositories, the ones past SYNC_SUBJECT_REPOSITORIES_MAX counted", () => {
+  const subject = (repositories: string[]) => syncPolicy.subject?.({ repositories });
+  assert.equal(subject(["a/b"]), "a/b");
+  assert.equal(subject(["a/b", "c/d", "e/f"]), "a/b, c/d, e/f", "at the bound: all named");
+  assert.equal(subject(["a/b", "c/d", "e/f", "g/h", "i/j"]), "a/b, c/d, e/f (+2 more)", "past it: counted");
+});

@@ -227,8 +227,9 @@ export interface WatchResult {
 
 /**
  * The watch's policy, all the control side needs of the kind (no zod, no client): the job's
- * outcome is the watch outcome, the first poll guidance is the first scheduled GitHub poll, and
- * only the count of CI transitions in the progress message is material to a waiting reader.
+ * outcome is the watch outcome, the first poll guidance is the first scheduled GitHub poll, only
+ * the count of CI transitions in the progress message is material to a waiting reader, and its
+ * subject is the pull request.
  */
 export const watchPolicy: AnyJobPolicy = defineJobPolicy<WatchRequest, WatchResult>({
   kind: WATCH_KIND,
@@ -237,6 +238,7 @@ export const watchPolicy: AnyJobPolicy = defineJobPolicy<WatchRequest, WatchResu
   // The CI signature moves exactly when a transition is seen (the progress message counts every
   // one, also past the kept list's bound); the poll count beside it is not material to a waiting reader.
   materialProgress: (message) => /\b(\d+) transitions\b/.exec(message ?? "")?.[1],
+  subject: (request) => `${request.owner}/${request.repo}#${request.number}`,
 });
 
 /**

@@ -112,3 +112,7 @@ Deno.test("checksObservationOf: keeps the watch's outcome, whichever it is", () 
     assert.equal(checksObservationOf(watchResultOf({ outcome })).outcome, outcome);
   }
 });
+
+Deno.test("watchPolicy.subject: the pull request", () => {
+  assert.equal(watchPolicy.subject?.({ owner: "octo", repo: "widgets", number: 42 }), "octo/widgets#42");
+});

@@ -54,6 +54,8 @@ export interface JobPolicy<Req, Res> {
    * waiting reader wakes when it changes and not when a poll counter moves (src/jobs/wait.ts).
    */
   materialProgress?(message: string | null): string | undefined;
+  /** What the job is about, in a few words (a watch: `owner/repo#n`), for lists that show many jobs. */
+  subject?(request: Req): string;
 }
 
 /** A kind that runs: its policy and its runner. Exists only where jobs execute. */
@@ -67,6 +69,7 @@ export interface AnyJobPolicy {
   outcome?(result: unknown): string;
   firstPollAfterMs?(request: unknown): number;
   materialProgress?(message: string | null): string | undefined;
+  subject?(request: unknown): string;
 }
 
 /** A kind with its types erased, for the registry. */
