@@ -83,12 +83,15 @@ Deno.test("longcall jobs: list, get and cancel against the same database, with p
 Deno.test("longcall jobs list (human): each product job names its subject; other kinds keep their line", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
+  let watch: string;
   {
     using store = openTempStore(db);
     const test = testRegistry();
     const kinds = [...productPolicies(), ...test.names().flatMap((n) => test.get(n) ?? [])];
     const control = new JobControl(store.rows, new JobKindRegistry<AnyJobPolicy>(kinds), { clock: systemClock });
-    await control.submit(WATCH_KIND, productRequest(WATCH_KIND, { owner: "octo", repo: "widgets", number: 42 }));
+    watch =
+      (await control.submit(WATCH_KIND, productRequest(WATCH_KIND, { owner: "octo", repo: "widgets", number: 42 })))
+        .id;
     await control.submit(SYNC_KIND, productRequest(SYNC_KIND, { repositories: ["a/b", "c/d"] }));
     await control.submit("echo", { i: 1 });
   }
@@ -100,6 +103,12 @@ Deno.test("longcall jobs list (human): each product job names its subject; other
   assert.match(lines[0] ?? "", / {2}queued {22}echo is queued$/);
   assert.match(lines[1] ?? "", / {2}queued {5}a\/b, c\/d {9}github\.sync_threads is queued$/);
   assert.match(lines[2] ?? "", / {2}queued {5}octo\/widgets#42 {2}github\.wait_pull_request_checks is queued$/);
+
+  // The watch's own policy gives its poll guidance here too, as over MCP: its first GitHub poll (10 s by
+  // default), not the generic first look of about a second.
+  const got = await longcall(["jobs", "get", watch, "--json", "--db", db]);
+  const [item] = (JSON.parse(got.stdout) as { items: { retry_after_ms?: number }[] }).items;
+  assert.ok((item?.retry_after_ms ?? 0) >= 9_000, `retry_after_ms ${item?.retry_after_ms}`);
 });
 
 Deno.test("subjectOf(): empty for a kind without a subject, or a request its policy cannot read", () => {

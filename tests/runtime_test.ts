@@ -12,6 +12,7 @@ import { STORE_WAL_AUTOCHECKPOINT_PAGES, STORE_WAL_AUTOCHECKPOINT_PAGES_SERVING 
 import { silentLogger } from "../src/base/log.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { networkWorkerPermissions, openRuntime } from "../src/cli/runtime.ts";
+import { productPolicies } from "../src/cli/product_kinds.ts";
 import { productRegistry } from "../src/cli/product_runners.ts";
 import { SYNC_KIND } from "../src/github/sync_kind.ts";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
@@ -272,5 +273,30 @@ Deno.test("openRuntime: the product's kinds run in this process only with their 
     assert.deepEqual(running.registry.names().sort(), [SYNC_KIND, WATCH_KIND].sort());
   } finally {
     await running.close();
+  }
+});
+
+Deno.test("openRuntime: kinds given as policies alone admit and read with execution none, and refuse any other", async () => {
+  await using dir = await tempDir("longcall-runtime-");
+  for (
+    const execution of ["in_process", { networkWorker: { moduleUrl: "file:///x.ts", logLevel: "error" } }] as const
+  ) {
+    assert.throws(
+      () => openRuntime({ db: dir.file("a.db"), kinds: { policies: productPolicies() }, log: silentLogger, execution }),
+      (err) => err instanceof TypeError && /Cannot run jobs from kinds' policies alone/.test(err.message),
+    );
+  }
+  await assert.rejects(Deno.stat(dir.file("a.db")), Deno.errors.NotFound, "refused before opening");
+  const reading = openRuntime({
+    db: dir.file("b.db"),
+    kinds: { policies: productPolicies() },
+    log: silentLogger,
+    execution: "none",
+  });
+  try {
+    assert.deepEqual(reading.registry.names().sort(), [SYNC_KIND, WATCH_KIND].sort());
+    assert.equal(reading.execution.where, "none");
+  } finally {
+    await reading.close();
   }
 });

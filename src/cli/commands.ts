@@ -6,18 +6,18 @@
  * @module
  */
 
-import { JobKindRegistry } from "../jobs/kinds.ts";
 import type { Command } from "./command.ts";
 import { githubCommands } from "./github_cmd.ts";
 import { jobsCommands } from "./jobs_cmd.ts";
 import { permissionsCommand } from "./permissions_cmd.ts";
+import { productPolicies } from "./product_kinds.ts";
 import { setupCommand } from "./setup_cmd.ts";
 
 /** The commands besides `serve`. */
 export function otherCommands(): Command[] {
   return [
-    // Reading and cancelling jobs needs no kind: only submission does.
-    ...jobsCommands(new JobKindRegistry()),
+    // Reading and cancelling jobs runs no kind; the kinds' policies give their poll guidance and subjects.
+    ...jobsCommands(productPolicies()),
     ...githubCommands(),
     permissionsCommand(),
     setupCommand(),

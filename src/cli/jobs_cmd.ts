@@ -10,12 +10,11 @@ import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX, JOB_WAIT_MS_MAX } from "../
 import { silentLogger } from "../base/log.ts";
 import type { JobControl } from "../jobs/control.ts";
 import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, type JobItem, jobItem } from "../jobs/projection.ts";
-import type { AnyJobPolicy, JobKindRegistry } from "../jobs/kinds.ts";
+import type { AnyJobPolicy } from "../jobs/kinds.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { type Command, intOption } from "./command.ts";
 import { existingDbOr, noDatabaseNote, resolveDbPath } from "./config.ts";
 import { EXIT_NOT_FOUND, EXIT_OK, UsageError } from "./exit.ts";
-import { productPolicies } from "./product_kinds.ts";
 import { openRuntime } from "./runtime.ts";
 
 const STATES: readonly JobStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
@@ -35,7 +34,7 @@ const jsonOption = { type: "boolean", help: "Print JSON for scripts" } as const;
  */
 async function withControl<T>(
   values: Record<string, unknown>,
-  registry: JobKindRegistry,
+  policies: readonly AnyJobPolicy[],
   fn: (control: JobControl) => T | Promise<T>,
 ): Promise<T> {
   const path = resolveDbPath(values.db as string | undefined);
@@ -43,7 +42,7 @@ async function withControl<T>(
   if (missing) console.error(noDatabaseNote(path));
   const runtime = openRuntime({
     db,
-    kinds: { registry: () => registry },
+    kinds: { policies },
     log: silentLogger,
     execution: "none",
   });
@@ -99,14 +98,11 @@ export function detailLines(v: JobItem): string[] {
   return lines;
 }
 
-/**
- * A job's subject from its kind's policy (the product's kinds: these commands read jobs of any kind and
- * run none); empty for a kind without one, or a stored request the kind cannot read.
- */
+/** A job's subject from its kind's policy; empty for a kind without one, or a stored request it cannot read. */
 export function subjectOf(
   kind: string,
   request: unknown,
-  policies: readonly AnyJobPolicy[] = productPolicies(),
+  policies: readonly AnyJobPolicy[],
 ): string {
   try {
     return policies.find((p) => p.kind === kind)?.subject?.(request) ?? "";
@@ -121,7 +117,7 @@ function idsFrom(positionals: string[], verb: string): string[] {
 }
 
 /** `jobs list|get|cancel` commands. */
-export function jobsCommands(registry: JobKindRegistry): Command[] {
+export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
   return [
     {
       name: "jobs list",
@@ -147,7 +143,7 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
           );
         }
         const limit = intOption(values.limit, "limit", 1, JOB_LIST_LIMIT_MAX, JOB_LIST_LIMIT_DEFAULT);
-        return withControl(values, registry, (control) => {
+        return withControl(values, policies, (control) => {
           const rows = control.list({
             ...(state === undefined ? {} : { status: state as JobStatus }),
             ...(values.kind === undefined ? {} : { kind: values.kind as string }),
@@ -159,7 +155,6 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
           else if (items.length === 0) console.log("No jobs.");
           else {
             // What each job is about (a watch's pull request), which the summary does not say.
-            const policies = productPolicies();
             const subjects = rows.map((r) => subjectOf(r.kind, r.request, policies));
             const width = Math.max(0, ...subjects.map((x) => x.length));
             items.forEach((v, i) => {
@@ -194,7 +189,7 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
         if (until !== "change" && until !== "terminal") {
           throw new UsageError(`Cannot use --until: expected change or terminal, current value is ${until}`);
         }
-        return await withControl(values, registry, async (control) => {
+        return await withControl(values, policies, async (control) => {
           const wait = waitMs === 0 ? undefined : await control.wait(jobIdsOf(ids), null, { ms: waitMs, until });
           const items = jobGetItems(control, ids, null, values.detailed ? "detailed" : "concise");
           if (wait !== undefined && values.json === true) {
@@ -215,7 +210,7 @@ export function jobsCommands(registry: JobKindRegistry): Command[] {
       examples: ["longcall jobs cancel 0b9c...e1"],
       async run(values, positionals) {
         const ids = idsFrom(positionals, "cancel");
-        return await withControl(values, registry, async (control) => {
+        return await withControl(values, policies, async (control) => {
           const items = await jobCancelItems(control, ids, null);
           printItems(items, values.json === true);
           return items.some((i) => i.reason === "not_found" || i.reason === "invalid_id") ? EXIT_NOT_FOUND : EXIT_OK;

@@ -42,10 +42,14 @@ export interface ProductKindsConfig {
   runners?: typeof productRegistry;
 }
 
-/** The job kinds of a runtime: the product's, or any registry over the store (tests, fixtures). */
+/**
+ * The job kinds of a runtime: the product's, any registry over the store (tests, fixtures), or only
+ * kinds' policies, for a runtime that reads, admits and cancels jobs but runs none (execution `none`).
+ */
 export type RuntimeKinds =
   | { product: ProductKindsConfig }
-  | { registry(ctx: { store: Store; log: Logger; clock: Clock }): JobKindRegistry };
+  | { registry(ctx: { store: Store; log: Logger; clock: Clock }): JobKindRegistry }
+  | { policies: readonly AnyJobPolicy[] };
 
 /** Where jobs run: an Executor in this thread, the network worker (product kinds only), or nowhere. */
 export type ExecutionConfig =
@@ -188,13 +192,17 @@ function productRunners(product: ProductKindsConfig): typeof productRegistry {
  *
  * @throws {TypeError} for a network worker without the product's kinds, or with an injected
  *   fetch or handler clock (neither can cross into the worker); for the product's kinds executed in
- *   this process without their runners.
+ *   this process without their runners; for kinds given as policies alone with any execution but `none`.
  */
 export function openRuntime(config: RuntimeConfig): Runtime {
   const clock = config.clock ?? systemClock;
   const handlerClock = handlerClockOf(config, clock);
   const workerConfig = typeof config.execution === "object" ? config.execution.networkWorker : undefined;
   const product = "product" in config.kinds ? config.kinds.product : undefined;
+  const policies = "policies" in config.kinds ? config.kinds.policies : undefined;
+  if (policies !== undefined && config.execution !== "none") {
+    throw new TypeError("Cannot run jobs from kinds' policies alone: pass kinds.product or kinds.registry");
+  }
   if (workerConfig !== undefined) {
     if (product === undefined) {
       throw new TypeError("Cannot run jobs in the network worker: it runs only the product's kinds");
@@ -214,10 +222,12 @@ export function openRuntime(config: RuntimeConfig): Runtime {
   try {
     // The runners (GitHub clients, the ETag cache) exist only where jobs execute: with the network
     // worker (or no execution) this thread admits with the kinds' policies alone.
-    const runnable: JobKindRegistry | undefined = product === undefined
-      ? (config.kinds as Extract<RuntimeKinds, { registry: unknown }>).registry({ store, log, clock: handlerClock })
-      : runners?.(store, product.github, log, handlerClock, product.fetch);
-    const registry: JobKindRegistry<AnyJobPolicy> = runnable ?? new JobKindRegistry(productPolicies());
+    const runnable: JobKindRegistry | undefined = product !== undefined
+      ? runners?.(store, product.github, log, handlerClock, product.fetch)
+      : policies !== undefined
+      ? undefined
+      : (config.kinds as Extract<RuntimeKinds, { registry: unknown }>).registry({ store, log, clock: handlerClock });
+    const registry: JobKindRegistry<AnyJobPolicy> = runnable ?? new JobKindRegistry(policies ?? productPolicies());
     // Waiting jobs.get calls share one change probe; the executor's own events wake them sooner.
     const waits = new JobWaits({ probe: () => store.changeStamp(), clock });
     let execution: Execution;
