@@ -169,12 +169,24 @@ Deno.test("setupSnippet(codex) forwards every variable longcall reads but HOME a
     assert.ok(line !== undefined, snippet);
     // A TOML array of plain names is also JSON.
     const names = JSON.parse(line.slice("env_vars = ".length)) as string[];
-    assert.deepEqual(names, ENV_VARS.filter((v) => v !== "HOME" && v !== "PATH"));
+    // A `deno run` line (from source or a bundle) also forwards Deno's own cache location.
+    assert.deepEqual(names, [...ENV_VARS.filter((v) => v !== "HOME" && v !== "PATH"), "DENO_DIR"]);
     assert.doesNotMatch(snippet, /GITHUB_TOKEN\s*=/, "a token's value is never written into config.toml");
     for (const name of ["GITHUB_TOKEN", "GH_TOKEN", "LONGCALL_GITHUB_TOKEN_FILE", "LONGCALL_DB", "XDG_DATA_HOME"]) {
       assert.ok(names.some((n) => n === name), `${name} reaches the server`);
     }
   }
+});
+
+Deno.test("setupSnippet(codex): a compiled binary's entry forwards no DENO_DIR (it reads no module cache)", () => {
+  const compiled = {
+    mainModule: "file:///tmp/deno-compile-longcall/src/main.ts",
+    execPath: "/opt/longcall",
+    netGranted: (h: string) => h === "api.github.com:443",
+  };
+  const line = setupSnippet("codex", launchCommand(ctx(compiled))).split("\n").find((x) => x.startsWith("env_vars"));
+  const names = JSON.parse(line?.slice("env_vars = ".length) ?? "[]") as string[];
+  assert.ok(names.includes("GITHUB_TOKEN") && !names.includes("DENO_DIR"), line);
 });
 
 Deno.test("setupSnippet(claude-desktop) says how a token reaches a server Claude Desktop starts", () => {

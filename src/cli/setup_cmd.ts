@@ -165,7 +165,8 @@ export function setupSnippet(host: Host, launch: Launch = launchCommand()): stri
         ...(hasEnv
           ? [`env = { ${Object.entries(launch.env).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ")} }`]
           : []),
-        `env_vars = ${JSON.stringify(CODEX_FORWARDED_ENV)}`,
+        // A `deno run` line also needs Deno's module cache where the user keeps it (Deno reads DENO_DIR).
+        `env_vars = ${JSON.stringify([...CODEX_FORWARDED_ENV, ...(launch.args.includes("run") ? ["DENO_DIR"] : [])])}`,
         "# Append to ~/.codex/config.toml. Codex starts servers with few of your environment variables; env_vars",
         "# passes these by name from Codex's own environment (GITHUB_TOKEN, LONGCALL_DB, ...), so no token is",
         "# written here.",
