@@ -46,7 +46,6 @@ const OUTCOME_TEXT: Readonly<Record<WatchOutcome, string>> = {
   merged: "the pull request was merged during the watch",
 };
 
-/** The watch verdict, check by check, with each failure's details. */
 /**
  * What a job's GitHub requests cost: `requests` counted against the rate limit (304s GitHub counted
  * among them), the 304s that were free (only with a token), and whether it ran anonymously.
@@ -63,6 +62,7 @@ export function requestCounts(
   return `${requests} counted requests${counted304}${freeText}${authenticated ? "" : " · anonymous"}`;
 }
 
+/** The watch verdict, check by check, with each failure's details. */
 export function printWatchResult(r: WatchResult): void {
   const s = r.summary;
   console.log(
