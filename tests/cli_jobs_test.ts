@@ -226,6 +226,10 @@ Deno.test("longcall: usage errors exit 2, --help and --version exit 0", async ()
   assert.equal(unknownFlag.code, 2);
   const unknownCommand = await longcall(["frobnicate"]);
   assert.equal(unknownCommand.code, 2);
+  assert.equal(unknownCommand.stderr.trim(), 'longcall: unknown command "frobnicate". Run `longcall --help`.');
+  const nearCommand = await longcall(["job", "list"]);
+  assert.equal(nearCommand.code, 2);
+  assert.match(nearCommand.stderr, /unknown command "job"\. Did you mean "jobs"\?/);
   for (const cmd of [["jobs", "list"], ["jobs", "get"], ["jobs", "cancel"], ["serve"], ["permissions"], ["setup"]]) {
     const help = await longcall([...cmd, "--help"]);
     assert.equal(help.code, 0, cmd.join(" "));

@@ -79,6 +79,43 @@ function resolve(cmds: Command[], argv: string[]): { cmd: Command; rest: string[
   return best;
 }
 
+/**
+ * The command word `word` was most likely meant to be: the one command it is a prefix of (or that is a prefix
+ * of it), else the nearest at most two edits away (`job` for `jobs`, `serach` for `search`); undefined when
+ * none is that close or the word is a single character.
+ */
+export function nearestCommand(word: string, cmds: readonly Command[]): string | undefined {
+  const names = [...new Set(cmds.map((c) => c.name.split(" ")[0] ?? ""))];
+  const w = word.toLowerCase();
+  if (w.length < 2) return undefined;
+  // Only a prefix that names one command: `se` could be serve, search or setup.
+  const prefixed = names.filter((n) => n.startsWith(w) || w.startsWith(n));
+  if (prefixed.length === 1) return prefixed[0];
+  let best: { name: string; d: number } | undefined;
+  for (const name of names) {
+    const d = editDistance(w, name);
+    if (d <= 2 && (best === undefined || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), for words as short as command names. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(
+        (row[j] ?? 0) + 1,
+        (next[j - 1] ?? 0) + 1,
+        (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    row = next;
+  }
+  return row[b.length] ?? 0;
+}
+
 /** Runs longcall with `argv` and returns the exit code. */
 export async function main(argv: string[], modules: CliModules): Promise<number> {
   let cmds: Command[];
@@ -116,7 +153,11 @@ export async function main(argv: string[], modules: CliModules): Promise<number>
     if (group.length > 0) {
       console.error(`longcall ${argv[0]}: expected one of: ${group.map((c) => c.name.split(" ")[1]).join(", ")}`);
     } else {
-      console.error(`longcall: unknown command "${argv[0]}". Run \`longcall --help\`.`);
+      const near = nearestCommand(argv[0] ?? "", cmds);
+      console.error(
+        `longcall: unknown command "${argv[0]}".${near === undefined ? "" : ` Did you mean "${near}"?`} ` +
+          "Run `longcall --help`.",
+      );
     }
     return EXIT_USAGE;
   }

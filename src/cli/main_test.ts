@@ -5,7 +5,8 @@
 
 import assert from "node:assert/strict";
 import { EXIT_ERROR, EXIT_OK } from "./exit.ts";
-import { type CliModules, main } from "./main.ts";
+import type { Command } from "./command.ts";
+import { type CliModules, main, nearestCommand } from "./main.ts";
 
 /** Runs `main` with console.error captured. */
 async function mainCapturing(argv: string[], modules: CliModules): Promise<{ code: number; errors: string[] }> {
@@ -46,4 +47,25 @@ Deno.test("main: serve --help loads neither the MCP layer nor the other commands
     console.log = log;
   }
   assert.deepEqual(loads, []);
+});
+
+Deno.test("nearestCommand(): a unique prefix, else the nearest within two edits, else nothing", () => {
+  const cmds = ["serve", "jobs list", "jobs get", "checks watch", "sync", "search", "permissions", "setup"].map(
+    (name): Command => ({
+      name,
+      summary: "",
+      usage: "",
+      options: {},
+      examples: [],
+      run: () => Promise.resolve(EXIT_OK),
+    }),
+  );
+  assert.equal(nearestCommand("job", cmds), "jobs", "a prefix");
+  assert.equal(nearestCommand("permission", cmds), "permissions");
+  assert.equal(nearestCommand("jobss", cmds), "jobs", "it begins with a command");
+  assert.equal(nearestCommand("serach", cmds), "search", "two edits");
+  assert.equal(nearestCommand("Sync", cmds), "sync", "case is ignored");
+  assert.equal(nearestCommand("se", cmds), undefined, "a prefix of three commands, and no command two edits away");
+  assert.equal(nearestCommand("frobnicate", cmds), undefined);
+  assert.equal(nearestCommand("x", cmds), undefined, "one character");
 });
