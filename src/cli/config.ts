@@ -127,9 +127,19 @@ function fileExists(path: string): boolean {
   }
 }
 
-/** What a read command says on stderr when its database does not exist (see {@linkcode existingDbOr}). */
-export function noDatabaseNote(path: string): string {
-  return `note: no database at ${path} yet (nothing was submitted or synced there; --db or LONGCALL_DB picks another)`;
+/**
+ * The database a read command opens for `--db` (see {@linkcode resolveDbPath}): {@linkcode existingDbOr}, with a
+ * note on stderr when nothing is there.
+ */
+export function dbForReading(flag: string | undefined): string {
+  const path = resolveDbPath(flag);
+  const { db, missing } = existingDbOr(path);
+  if (missing) {
+    console.error(
+      `note: no database at ${path} yet (nothing was submitted or synced there; --db or LONGCALL_DB picks another)`,
+    );
+  }
+  return db;
 }
 
 /** Log level from `LONGCALL_LOG` (debug, info, warn, error, silent). */

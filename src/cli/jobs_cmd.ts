@@ -13,7 +13,7 @@ import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, type JobItem,
 import type { AnyJobPolicy } from "../jobs/kinds.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { type Command, intOption } from "./command.ts";
-import { existingDbOr, noDatabaseNote, resolveDbPath } from "./config.ts";
+import { dbForReading } from "./config.ts";
 import { EXIT_NOT_FOUND, EXIT_OK, UsageError } from "./exit.ts";
 import { openRuntime } from "./runtime.ts";
 
@@ -37,11 +37,8 @@ async function withControl<T>(
   policies: readonly AnyJobPolicy[],
   fn: (control: JobControl) => T | Promise<T>,
 ): Promise<T> {
-  const path = resolveDbPath(values.db as string | undefined);
-  const { db, missing } = existingDbOr(path);
-  if (missing) console.error(noDatabaseNote(path));
   const runtime = openRuntime({
-    db,
+    db: dbForReading(values.db as string | undefined),
     kinds: { policies },
     log: silentLogger,
     execution: "none",

@@ -12,7 +12,7 @@ import { SearchThreadsArgs } from "../corpus/inputs.ts";
 import { searchThreads } from "../corpus/search.ts";
 import { openStore } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
-import { existingDbOr, noDatabaseNote, resolveDbPath } from "./config.ts";
+import { dbForReading } from "./config.ts";
 import { EXIT_OK, UsageError } from "./exit.ts";
 import { dbOption, jsonOption, oneOf } from "./github_options.ts";
 
@@ -64,10 +64,7 @@ export function searchCommand(): Command {
       const input = parsed.data;
       // A read of the corpus only: no job is admitted or run, so no runtime (control side or
       // execution) is opened, only the store.
-      const path = resolveDbPath(values.db as string | undefined);
-      const { db, missing } = existingDbOr(path);
-      if (missing) console.error(noDatabaseNote(path));
-      const store = openStore(db);
+      const store = openStore(dbForReading(values.db as string | undefined));
       try {
         const answer = searchThreads(store.corpus, input);
         if (values.json === true) {

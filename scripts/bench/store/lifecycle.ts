@@ -314,7 +314,7 @@ export interface LifecycleResult {
 }
 
 /** (a) and (b) alternately in `dir` ({@linkcode LIFECYCLE_ROUNDS} rounds after a warm-up), and the WAL measurements. */
-export async function measureLifecycle(dir: string, roundCount = LIFECYCLE_ROUNDS): Promise<LifecycleResult> {
+export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
   const store = openStore(`${dir}/lifecycle.db`);
   const rounds: LifecycleRound[] = [];
   let walMax = 0;
@@ -331,11 +331,11 @@ export async function measureLifecycle(dir: string, roundCount = LIFECYCLE_ROUND
     await h.executor.start();
     await lifecycle(h, store, LIFECYCLE_WARMUP);
     walPerJobFresh = await walBytesPerJob(h, store);
-    for (let round = 0; round < roundCount; round++) {
+    for (let round = 0; round < LIFECYCLE_ROUNDS; round++) {
       const rawStore = openStore(`${dir}/raw-${round}.db`);
       const raw = rawTransactions(rawStore, RAW_TX_PER_ROUND);
       rawStore.close();
-      const rate = await lifecycle(h, store, Math.round(LIFECYCLE_JOBS / roundCount), () => {
+      const rate = await lifecycle(h, store, Math.round(LIFECYCLE_JOBS / LIFECYCLE_ROUNDS), () => {
         walMax = Math.max(walMax, walSizeBytes(store.path));
       });
       rounds.push({ raw, rate, load: await loadAverage() });
