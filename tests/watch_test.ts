@@ -13,6 +13,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { POLL_INTERVAL_MS_MIN, WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
+import { countOf } from "../src/base/text.ts";
 import { getPullRequestChecks } from "../src/corpus/get.ts";
 import { checksSignature } from "../src/github/checks_state.ts";
 import { watchResultOutput } from "../src/github/result_schemas.ts";
@@ -295,6 +296,11 @@ Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelle
   await waitFor("the rate_limited phase to be written", () => h.store.rows.jobGet(job.id)?.phase === "rate_limited");
   const limited = h.store.rows.jobGet(job.id) ?? parked;
   assert.equal(h.control.pollAfterMs(limited), 60_000);
+  assert.equal(
+    limited.progress_message,
+    "0 polls, 0 transitions; waiting for GitHub's rate limit to reset",
+    "the counts lead every phase's message (the head SHA read was refused before the first poll)",
+  );
   const cancelledAt = Date.now();
   assert.equal((await h.control.cancel(job.id)).effect, "requested");
   const row = await waitForStatus(h.store, job.id, TERMINAL, 5_000);
@@ -353,11 +359,11 @@ Deno.test("watch: progress says waiting_for_checks with polls, and nextPollAt fe
   await waitFor("the first poll's sleep", () => clock.pendingSleeps === 1);
   const row = await waitFor("the first poll's progress", () => {
     const r = h.store.rows.jobGet(job.id);
-    return r?.progress_message?.startsWith("1 polls") ? r : undefined;
+    return r?.progress_message?.startsWith("1 poll,") ? r : undefined;
   });
   assert.equal(row.status, "running");
   assert.equal(row.phase, "waiting_for_checks");
-  assert.match(row.progress_message ?? "", /^1 polls, 1 transitions; 0 passed, 0 failed, 0 pending$/);
+  assert.match(row.progress_message ?? "", /^1 poll, 1 transition; 0 passed, 0 failed, 0 pending$/);
   assert.ok(row.next_poll_at !== null && row.next_poll_at > Date.now() + 25_000, "next poll ~30 s ahead");
   const after = h.control.pollAfterMs(row);
   assert.ok(after !== undefined && after >= 28_000 && after <= 31_000, `poll_after_ms ${after} follows the next poll`);
@@ -381,7 +387,8 @@ Deno.test("watch: the confirming phase shows the counts of the reading it confir
   const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, poll_interval_ms: 30_000 }));
   // Polls at 0, 30 and 60 s see CI pending (at 60 s: lint done, 1 of 3); at 90 s all three passed.
   for (const polls of [1, 2, 3]) {
-    await waitFor(`poll ${polls}`, () => h.store.rows.jobGet(job.id)?.progress_message?.startsWith(`${polls} polls`));
+    const counted = `${countOf(polls, "poll")},`;
+    await waitFor(`poll ${polls}`, () => h.store.rows.jobGet(job.id)?.progress_message?.startsWith(counted));
     await waitFor(`poll ${polls}'s sleep`, () => clock.pendingSleeps === 1);
     clock.advance(30_000);
   }

@@ -12,3 +12,8 @@ export function truncateChars(text: string, max: number): { text: string; trunca
   if (last >= 0xd800 && last <= 0xdbff) end--;
   return { text: text.slice(0, end), truncated: true };
 }
+
+/** `n` and a noun, plural unless `n` is 1 ("1 poll", "0 polls", "2 polls"): regular plurals only. */
+export function countOf(n: number, noun: string): string {
+  return `${n} ${n === 1 ? noun : `${noun}s`}`;
+}

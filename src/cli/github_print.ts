@@ -5,6 +5,7 @@
  * @module
  */
 
+import { countOf } from "../base/text.ts";
 import type { CheckEntry } from "../github/checks_state.ts";
 import type { SyncResult } from "../github/sync_kind.ts";
 import type { WatchOutcome, WatchResult } from "../github/watch_kind.ts";
@@ -59,7 +60,7 @@ export function requestCounts(
   const counted304 = notModifiedCounted > 0 ? ` (${notModifiedCounted} of them 304s)` : "";
   const free = notModified - notModifiedCounted;
   const freeText = free > 0 || authenticated ? `, ${free} free (304)` : "";
-  return `${requests} counted requests${counted304}${freeText}${authenticated ? "" : " · anonymous"}`;
+  return `${countOf(requests, "counted request")}${counted304}${freeText}${authenticated ? "" : " · anonymous"}`;
 }
 
 /** The watch verdict, check by check, with each failure's details. */
@@ -69,7 +70,9 @@ export function printWatchResult(r: WatchResult): void {
     `${r.outcome}: ${OUTCOME_TEXT[r.outcome]} — ${r.repository}#${r.number} @ ${r.observed_head_sha.slice(0, 7)}`,
   );
   console.log(
-    `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.pending} pending · ${r.polls} polls, ` +
+    `${countOf(s.total, "check")}: ${s.passed} passed, ${s.failed} failed, ${s.pending} pending · ${
+      countOf(r.polls, "poll")
+    }, ` +
       requestCounts(r.requests, r.not_modified, r.not_modified_counted, r.authenticated),
   );
   if (r.outcome === "superseded") {
@@ -106,7 +109,9 @@ export function printSyncResult(r: SyncResult): void {
     const v = item.value;
     if (v !== undefined) {
       console.log(
-        `${head}  ${v.threads_seen} threads (${v.inserted} new, ${v.updated} updated, ${v.unchanged} unchanged` +
+        `${head}  ${
+          countOf(v.threads_seen, "thread")
+        } (${v.inserted} new, ${v.updated} updated, ${v.unchanged} unchanged` +
           `${v.stale > 0 ? `, ${v.stale} stale` : ""})${v.listing_complete ? "" : " · more left on GitHub"}`,
       );
     } else {

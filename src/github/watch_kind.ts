@@ -237,7 +237,7 @@ export const watchPolicy: AnyJobPolicy = defineJobPolicy<WatchRequest, WatchResu
   firstPollAfterMs: watchFirstPollMs,
   // The CI signature moves exactly when a transition is seen (the progress message counts every
   // one, also past the kept list's bound); the poll count beside it is not material to a waiting reader.
-  materialProgress: (message) => /\b(\d+) transitions\b/.exec(message ?? "")?.[1],
+  materialProgress: (message) => /\b(\d+) transitions?\b/.exec(message ?? "")?.[1],
   subject: (request) => `${request.owner}/${request.repo}#${request.number}`,
 });
 

@@ -78,6 +78,8 @@ Deno.test("watchPolicy.materialProgress: a poll counter change is not material, 
   assert.equal(material("9 polls, 2 transitions; 1 passed, 0 failed, 2 pending"), base, "another poll");
   assert.notEqual(material("5 polls, 3 transitions; 1 passed, 0 failed, 2 pending"), base, "a new transition");
   assert.equal(material("5 polls, 12 transitions; 1 passed, 0 failed, 2 pending"), "12", "the whole count");
+  assert.equal(material("1 poll, 1 transition; 0 passed, 0 failed, 0 pending"), "1", "singular");
+  assert.equal(material("7 polls, 0 transitions; waiting for GitHub's rate limit to reset"), "0", "rate limited");
   assert.equal(
     material("3 polls, 0 transitions; no_checks unless a check registers within 180 s"),
     "0",

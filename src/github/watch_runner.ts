@@ -19,7 +19,7 @@ import {
   WATCH_TRANSITIONS_MAX,
 } from "../base/limits.ts";
 import { isCommitSha } from "../base/names.ts";
-import { truncateChars } from "../base/text.ts";
+import { countOf, truncateChars } from "../base/text.ts";
 import type { AnyJobKind, JobContext } from "../jobs/kinds.ts";
 import {
   type CheckEntry,
@@ -79,15 +79,6 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   const startedAt = clock.now();
   const deadline = startedAt + req.timeout_ms;
   const settleMs = WATCH_SETTLE_POLL_INTERVALS * req.poll_interval_ms;
-  // A rate-limit wait never runs past the deadline (the client fails fast with rate_limited instead).
-  // While rate limited, hosts are told to look again when GitHub will answer, not every 250 ms.
-  const bounded = (): ObserveOptions => ({
-    maxRateLimitWaitMs: Math.max(0, deadline - clock.now()),
-    onRateLimitWait: (untilMs) =>
-      ctx.report({ phase: "rate_limited", message: "waiting for GitHub's rate limit to reset", nextPollAt: untilMs }),
-  });
-  const expected = req.expected_head_sha ??
-    requireSha(await gh.headSha(req.owner, req.repo, req.number, signal, bounded()), "the pull request's head SHA");
   const transitions: Transition[] = [];
   let transitionsTruncated = false;
   // Every material change seen, also past the {@linkcode WATCH_TRANSITIONS_MAX} kept: waiting readers
@@ -96,6 +87,21 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   const rateWindow: RateWindow = { resetAt: undefined, requestsBefore: 0 };
   let previousSignature: string | undefined;
   let polls = 0;
+  // Every progress message starts with these counts (materialProgress reads the transition count).
+  const counts = () => `${countOf(polls, "poll")}, ${countOf(changesSeen, "transition")}`;
+  // A rate-limit wait never runs past the deadline (the client fails fast with rate_limited instead).
+  // While rate limited, hosts are told to look again when GitHub will answer, not every 250 ms.
+  const bounded = (): ObserveOptions => ({
+    maxRateLimitWaitMs: Math.max(0, deadline - clock.now()),
+    onRateLimitWait: (untilMs) =>
+      ctx.report({
+        phase: "rate_limited",
+        message: `${counts()}; waiting for GitHub's rate limit to reset`,
+        nextPollAt: untilMs,
+      }),
+  });
+  const expected = req.expected_head_sha ??
+    requireSha(await gh.headSha(req.owner, req.repo, req.number, signal, bounded()), "the pull request's head SHA");
   let pacedPolls = 0;
   let confirming: { outcome: WatchOutcome; at: number } | undefined;
   let required: RequiredCheck[] | undefined;
@@ -342,8 +348,8 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       const s = summarize(entries);
       ctx.report({
         phase: "confirming",
-        message: `${polls} polls, ${changesSeen} transitions; ${s.passed} passed, ${s.failed} failed, ${s.pending} ` +
-          `pending; ${candidate} unless a check registers within ${Math.ceil(wait / 1000)} s`,
+        message: `${counts()}; ${s.passed} passed, ${s.failed} failed, ${s.pending} pending; ${candidate} unless` +
+          ` a check registers within ${Math.ceil(wait / 1000)} s`,
         completedItems: s.passed + s.failed,
         totalItems: s.total,
         nextPollAt: now + wait,
@@ -365,8 +371,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     const s = summarize(entries);
     ctx.report({
       phase: "waiting_for_checks",
-      message:
-        `${polls} polls, ${changesSeen} transitions; ${s.passed} passed, ${s.failed} failed, ${s.pending} pending`,
+      message: `${counts()}; ${s.passed} passed, ${s.failed} failed, ${s.pending} pending`,
       completedItems: s.passed + s.failed,
       totalItems: s.total,
       nextPollAt: now + wait,
