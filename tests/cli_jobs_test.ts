@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { systemClock } from "../src/base/clock.ts";
-import { detailLines, subjectOf } from "../src/cli/jobs_cmd.ts";
+import { ageText, detailLines, subjectOf } from "../src/cli/jobs_cmd.ts";
 import { productPolicies } from "../src/cli/product_kinds.ts";
 import { SYNC_KIND } from "../src/github/sync_kind.ts";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
@@ -99,16 +99,33 @@ Deno.test("longcall jobs list (human): each product job names its subject; other
   assert.equal(out.code, 0, out.stderr);
   const lines = out.stdout.trimEnd().split("\n");
   // Newest first, the subjects padded to one column.
-  // "queued" padded to 10 and a space, then the subject padded to the longest (15) and two spaces.
-  assert.match(lines[0] ?? "", / {2}queued {22}echo is queued$/);
-  assert.match(lines[1] ?? "", / {2}queued {5}a\/b, c\/d {9}github\.sync_threads is queued$/);
-  assert.match(lines[2] ?? "", / {2}queued {5}octo\/widgets#42 {2}github\.wait_pull_request_checks is queued$/);
+  // "queued" padded to 10 and a space, the age and two spaces, then the subject padded to the longest (15)
+  // and two spaces.
+  assert.match(lines[0] ?? "", / {2}queued {5}\d+s ago {19}echo is queued$/);
+  assert.match(lines[1] ?? "", / {2}queued {5}\d+s ago {2}a\/b, c\/d {9}github\.sync_threads is queued$/);
+  assert.match(
+    lines[2] ?? "",
+    / {2}queued {5}\d+s ago {2}octo\/widgets#42 {2}github\.wait_pull_request_checks is queued$/,
+  );
 
   // The watch's own policy gives its poll guidance here too, as over MCP: its first GitHub poll (10 s by
   // default), not the generic first look of about a second.
   const got = await longcall(["jobs", "get", watch, "--json", "--db", db]);
   const [item] = (JSON.parse(got.stdout) as { items: { retry_after_ms?: number }[] }).items;
   assert.ok((item?.retry_after_ms ?? 0) >= 9_000, `retry_after_ms ${item?.retry_after_ms}`);
+});
+
+Deno.test("ageText(): the largest whole unit; hours up to two days; a future time reads 0s", () => {
+  const now = Date.UTC(2026, 11, 2, 12);
+  const ago = (ms: number) => ageText(now - ms, now);
+  assert.equal(ago(0), "0s ago");
+  assert.equal(ago(59_999), "59s ago");
+  assert.equal(ago(60_000), "1m ago");
+  assert.equal(ago(3_599_999), "59m ago");
+  assert.equal(ago(3_600_000), "1h ago");
+  assert.equal(ago(48 * 3_600_000 - 1), "47h ago");
+  assert.equal(ago(48 * 3_600_000), "2d ago");
+  assert.equal(ago(-5_000), "0s ago", "created ahead of this clock");
 });
 
 Deno.test("subjectOf(): empty for a kind without a subject, or a request its policy cannot read", () => {

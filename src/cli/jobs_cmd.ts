@@ -95,6 +95,18 @@ export function detailLines(v: JobItem): string[] {
   return lines;
 }
 
+/**
+ * How long before `nowMs` a job was created, in its largest whole unit ("45s ago", "12m ago",
+ * "5h ago", "3d ago"; hours up to two days). A time ahead of `nowMs` (another machine's clock) reads "0s ago".
+ */
+export function ageText(createdMs: number, nowMs: number): string {
+  const seconds = Math.max(0, Math.floor((nowMs - createdMs) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3_600) return `${Math.floor(seconds / 60)}m ago`;
+  if (seconds < 48 * 3_600) return `${Math.floor(seconds / 3_600)}h ago`;
+  return `${Math.floor(seconds / 86_400)}d ago`;
+}
+
 /** A job's subject from its kind's policy; empty for a kind without one, or a stored request it cannot read. */
 export function subjectOf(
   kind: string,
@@ -151,12 +163,17 @@ export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
           if (values.json === true) console.log(JSON.stringify({ jobs: items }, null, 2));
           else if (items.length === 0) console.log("No jobs.");
           else {
-            // What each job is about (a watch's pull request), which the summary does not say.
+            // How long ago each job was created, and what it is about (a watch's pull request): neither is
+            // in the summary.
+            const now = Date.now();
+            const ages = rows.map((r) => ageText(r.created_at, now));
+            const ageWidth = Math.max(...ages.map((x) => x.length));
             const subjects = rows.map((r) => subjectOf(r.kind, r.request, policies));
             const width = Math.max(0, ...subjects.map((x) => x.length));
             items.forEach((v, i) => {
+              const age = (ages[i] ?? "").padStart(ageWidth);
               const subject = width === 0 ? "" : `${(subjects[i] ?? "").padEnd(width)}  `;
-              console.log(`${v.id}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${subject}${v.summary}`);
+              console.log(`${v.id}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${age}  ${subject}${v.summary}`);
             });
           }
           return EXIT_OK;
