@@ -362,7 +362,8 @@ Deno.test("GitHubClient.get: 404, 403, 401 and 422 are typed", async () => {
       badToken.getRepository("octo", "widgets", { signal: signal() }),
       "access_denied",
     );
-    assert.match(unauthorized.message, /401.*Bad credentials/);
+    assert.match(unauthorized.message, /401.*Bad credentials\. GitHub refused the token: check GITHUB_TOKEN, GH_TOKEN/);
+    assert.ok(!unauthorized.message.includes("tok-wrong"), "the token itself is never in the message");
     const unknownSha = "c".repeat(40);
     await rejectsWith(c.getCheckRuns("octo", "widgets", unknownSha, { signal: signal() }), "request_failed");
     await rejectsWith(c.getPull("octo", "widgets", 39, { signal: signal() }), "not_found");

@@ -220,6 +220,12 @@ export const GITHUB_RETRY_BACKOFF_MS_MIN = 1_000;
 export const GITHUB_PER_PAGE_MAX = 100;
 /** Characters of GitHub's error `message` quoted in our errors. */
 export const GITHUB_ERROR_MESSAGE_CHARS_MAX = 300;
+/**
+ * Tokens GitHub issues are at least this long (classic and `ghp_` 40 chars, fine-grained 93): such a
+ * token is scrubbed wherever it occurs. A shorter one (a mistyped setting) is scrubbed only where it
+ * stands as a word of its own, so a one-letter token does not cut "Not Found" apart.
+ */
+export const GITHUB_TOKEN_SCRUB_ANYWHERE_CHARS_MIN = 20;
 /** Bytes of an error response body read to find its `message`. */
 export const GITHUB_ERROR_BODY_BYTES_MAX = 64 * 1024;
 /** Largest response body kept in an ETag cache (memory or SQLite); bigger ones are not cached. */

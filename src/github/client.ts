@@ -139,6 +139,7 @@ export class GitHubClient {
       log: options.log,
       stats: this.stats,
       scrub: (text) => transport.scrub(text),
+      authenticated: transport.authenticated,
       maxRateLimitWaitMs: options.maxRateLimitWaitMs,
     });
     this.#transport = transport;

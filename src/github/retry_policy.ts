@@ -56,6 +56,10 @@ export function freshAttempt(): Attempt {
   return { retries: 0, limitedWaits: 0, secondaryWaits: 0 };
 }
 
+/** What a 401 to a request with a token adds: the settings a token comes from (src/cli/product_kinds.ts). */
+export const TOKEN_REFUSED_HINT = "GitHub refused the token: check GITHUB_TOKEN, GH_TOKEN or " +
+  "LONGCALL_GITHUB_TOKEN_FILE (the first one set is used), or unset them to run anonymously";
+
 /** Options of {@linkcode RetryPolicy}. */
 export interface RetryPolicyOptions {
   clock: Clock;
@@ -64,6 +68,8 @@ export interface RetryPolicyOptions {
   stats: RetryStats;
   /** Removes the token from text that may reach a message or log line. */
   scrub: (text: string) => string;
+  /** Whether requests carry a token: a 401 then says which setting to check. */
+  authenticated?: boolean | undefined;
   /** Longest single rate-limit wait before `rate_limited` (capped by {@linkcode GITHUB_RATE_LIMIT_WAIT_MS_MAX}). */
   maxRateLimitWaitMs?: number | undefined;
 }
@@ -77,6 +83,7 @@ export class RetryPolicy {
   readonly #log: Logger;
   readonly #stats: RetryStats;
   readonly #scrub: (text: string) => string;
+  readonly #authenticated: boolean;
   /** No request is sent before this instant (clock ms): the limit is known to be hit. */
   #blockedUntil = 0;
 
@@ -86,6 +93,7 @@ export class RetryPolicy {
     this.#log = options.log;
     this.#stats = options.stats;
     this.#scrub = options.scrub;
+    this.#authenticated = options.authenticated ?? false;
     this.maxWaitMs = boundedMs(
       "maxRateLimitWaitMs",
       options.maxRateLimitWaitMs,
@@ -241,6 +249,10 @@ export class RetryPolicy {
       (message === "" ? "" : `: ${message}`);
     const data = { status: res.status, path: what };
     if (res.status === 404) return new AppError("not_found", `Cannot ${what}: ${detail}`, { data });
+    if (res.status === 401 && this.#authenticated) {
+      // GitHub refuses a bad token on every request, also those that need none: say where it came from.
+      return new AppError("access_denied", `Cannot ${what}: ${detail}. ${TOKEN_REFUSED_HINT}`, { data });
+    }
     if (res.status === 401 || res.status === 403) {
       return new AppError("access_denied", `Cannot ${what}: ${detail}`, { data });
     }

@@ -11,14 +11,14 @@ import {
 } from "../base/limits.ts";
 import { createLogger } from "../base/log.ts";
 import { emptyRateLimitState } from "./rate_limit.ts";
-import { freshAttempt, RetryPolicy, type RetryStats } from "./retry_policy.ts";
+import { freshAttempt, RetryPolicy, type RetryStats, TOKEN_REFUSED_HINT } from "./retry_policy.ts";
 import type { RawResponse } from "./transport.ts";
 
 /** Distinctive and not token-shaped, so only the policy's own scrub can hide it. */
 const TOKEN = "policy-test-secret-0451";
 const WHAT = "GET /repos/octo/widgets";
 
-function setup(options: { maxRateLimitWaitMs?: number } = {}) {
+function setup(options: { maxRateLimitWaitMs?: number; authenticated?: boolean } = {}) {
   const clock = new ManualClock(Date.UTC(2026, 0, 1), { autoAdvance: true });
   const lines: string[] = [];
   const stats: RetryStats = { retries: 0, rate_limit_waits: 0, rateLimit: emptyRateLimitState() };
@@ -66,6 +66,26 @@ Deno.test("RetryPolicy.afterRefusal: 404, 401, 403 and 422 are typed at once, wi
     assert.equal(err.message, `Cannot ${WHAT}: GitHub answered ${status}: nope ${status}`);
   }
   assert.equal(stats.retries, 0, "no refusal of these is retried");
+});
+
+Deno.test("RetryPolicy.afterRefusal: a 401 to a request with a token names the settings a token comes from", async () => {
+  const refused = (authenticated: boolean, status: number) =>
+    refusal(
+      setup({ authenticated }).policy.afterRefusal(
+        WHAT,
+        answer(status, { message: "Bad credentials" }),
+        freshAttempt(),
+        60_000,
+        signal(),
+      ),
+    );
+  const withToken = await refused(true, 401);
+  assert.equal(withToken.code, "access_denied");
+  assert.equal(withToken.message, `Cannot ${WHAT}: GitHub answered 401: Bad credentials. ${TOKEN_REFUSED_HINT}`);
+  const anonymous = await refused(false, 401);
+  assert.equal(anonymous.message, `Cannot ${WHAT}: GitHub answered 401: Bad credentials`, "no token to check");
+  const forbidden = await refused(true, 403);
+  assert.equal(forbidden.message, `Cannot ${WHAT}: GitHub answered 403: Bad credentials`, "only a 401 is the token");
 });
 
 Deno.test("RetryPolicy.afterRefusal: GitHub's message is scrubbed and cut at GITHUB_ERROR_MESSAGE_CHARS_MAX", async () => {

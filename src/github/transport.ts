@@ -24,6 +24,7 @@ import {
   GITHUB_ERROR_BODY_BYTES_MAX,
   GITHUB_REQUEST_TIMEOUT_MS,
   GITHUB_RESPONSE_BYTES_MAX,
+  GITHUB_TOKEN_SCRUB_ANYWHERE_CHARS_MIN,
 } from "../base/limits.ts";
 import { isLoopbackHost } from "../base/net.ts";
 import { Semaphore } from "./semaphore.ts";
@@ -262,7 +263,13 @@ export class Transport {
   /** Removes the token (and anything token-shaped) from text that may reach a message or log. */
   scrub(text: string): string {
     const token = this.#token;
-    const plain = token === undefined ? text : text.split(token).join("[redacted]");
+    let plain = text;
+    if (token !== undefined && token.length >= GITHUB_TOKEN_SCRUB_ANYWHERE_CHARS_MIN) {
+      plain = text.split(token).join("[redacted]");
+    } else if (token !== undefined && token !== "") {
+      const escaped = token.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+      plain = text.replace(new RegExp(`(?<![A-Za-z0-9_])${escaped}(?![A-Za-z0-9_])`, "g"), "[redacted]");
+    }
     return redact(plain);
   }
 }

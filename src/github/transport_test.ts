@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { AppError } from "../base/errors.ts";
-import { GITHUB_CONCURRENCY_MAX, GITHUB_ERROR_BODY_BYTES_MAX } from "../base/limits.ts";
+import {
+  GITHUB_CONCURRENCY_MAX,
+  GITHUB_ERROR_BODY_BYTES_MAX,
+  GITHUB_TOKEN_SCRUB_ANYWHERE_CHARS_MIN,
+} from "../base/limits.ts";
 import {
   boundedMs,
   describeError,
@@ -131,6 +135,19 @@ Deno.test("Transport.scrub(): removes the token and anything token-shaped", () =
   assert.equal(t.scrub(`a ${token} b`), "a [redacted] b");
   assert.equal(t.scrub("ghp_abcdefghijklmnop"), "[redacted]");
   assert.equal(new Transport({ baseUrl: "https://api.github.com" }).scrub("plain"), "plain");
+});
+
+Deno.test("Transport.scrub(): a token shorter than GITHUB_TOKEN_SCRUB_ANYWHERE_CHARS_MIN goes only where it is a word", () => {
+  const scrub = (token: string, text: string) =>
+    new Transport({ baseUrl: "https://api.github.com", token }).scrub(text);
+  assert.equal(scrub("t", "Not Found"), "Not Found", "a one-letter token does not cut words apart");
+  assert.equal(scrub("t", "token t refused"), "token [redacted] refused");
+  assert.equal(scrub("a.b", "axb a.b"), "axb [redacted]", "the token is matched literally");
+  const short = "x".repeat(GITHUB_TOKEN_SCRUB_ANYWHERE_CHARS_MIN - 1);
+  assert.equal(scrub(short, `y${short}y ${short}`), `y${short}y [redacted]`, "one under the bound: words only");
+  const long = "x".repeat(GITHUB_TOKEN_SCRUB_ANYWHERE_CHARS_MIN);
+  assert.equal(scrub(long, `y${long}y`), "y[redacted]y", "at the bound: anywhere");
+  assert.equal(scrub("", "plain"), "plain", "an empty token scrubs nothing");
 });
 
 Deno.test("boundedMs() and describeError()", () => {
