@@ -157,6 +157,12 @@ Deno.test("setupSnippet() carries LONGCALL_GITHUB_API_URL for another GitHub hos
   assert.deepEqual(JSON.parse(setupSnippet("vscode", l).split("\n#")[0] ?? "").servers.longcall.env, {
     LONGCALL_GITHUB_API_URL: url,
   });
+  // VS Code passes its own environment; the comment shows the secret-storage alternative as valid JSON.
+  const vscodeComment = setupSnippet("vscode", l).split("\n#").slice(1).join("\n");
+  const inputs = /"inputs": (\[.*\])/.exec(vscodeComment)?.[1];
+  const env = /"env": (\{.*\})/.exec(vscodeComment)?.[1];
+  assert.deepEqual(JSON.parse(inputs ?? ""), [{ type: "promptString", id: "github-token", password: true }]);
+  assert.deepEqual(JSON.parse(env ?? ""), { GITHUB_TOKEN: "${input:github-token}" });
   assert.match(setupSnippet("codex", l), new RegExp(`env = \\{ LONGCALL_GITHUB_API_URL = "${url}" \\}`));
   assert.ok(!setupSnippet("codex", launchCommand(ctx({}))).includes("env ="), "no env line for github.com");
 });

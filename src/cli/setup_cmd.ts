@@ -156,7 +156,11 @@ export function setupSnippet(host: Host, launch: Launch = launchCommand()): stri
       return JSON.stringify({ mcpServers: { longcall: server } }, null, 2) + "\n# Merge into ~/.cursor/mcp.json.";
     case "vscode":
       return JSON.stringify({ servers: { longcall: { type: "stdio", ...server } } }, null, 2) +
-        "\n# Merge into .vscode/mcp.json (workspace) or the user mcp.json.";
+        "\n# Merge into .vscode/mcp.json (workspace) or the user mcp.json. VS Code starts the server with its own" +
+        "\n# environment plus this entry's env (and envFile), so a GITHUB_TOKEN VS Code sees reaches longcall. To keep" +
+        "\n# the token in VS Code's secret storage instead, add a top-level input and name it under the entry's env:" +
+        '\n#   "inputs": [{ "type": "promptString", "id": "github-token", "password": true }]' +
+        '\n#   "env": { "GITHUB_TOKEN": "${input:github-token}" }';
     case "codex":
       return [
         "[mcp_servers.longcall]",
