@@ -6,8 +6,9 @@
  *   hyphens, neither starting nor ending with a hyphen;
  * - repository: 1..100 characters of ASCII letters, digits, `.`, `_` and `-`, not starting with
  *   `-`, and not `.` or `..` (which would walk the API path);
- * - `owner/repo#n` and `https://github.com/owner/repo/pull/n` (n a positive 32-bit integer,
- *   no leading zeros, nothing else around it);
+ * - `owner/repo#n` (n a positive 32-bit integer, no leading zeros, nothing else around it) and
+ *   a pull request's address on github.com, also one copied from inside the pull request
+ *   (`https://github.com/owner/repo/pull/n/checks`, `...?tab=checks`, `...#discussion`), as `gh` takes it;
  * - a commit SHA from GitHub: 40 lowercase hex digits.
  *
  * @module
@@ -71,11 +72,15 @@ export function parseThreadRefText(text: string): PullRefParts | undefined {
   return { owner, repo, number };
 }
 
-/** Parses `owner/repo#n` or `https://github.com/owner/repo/pull/n` (one optional trailing `/`) strictly. */
+/**
+ * Parses `owner/repo#n`, or the address of a pull request on github.com (`http` or `https`, with or
+ * without `www.`): `/owner/repo/pull/n`, then nothing or a path, query or fragment inside it
+ * (`/checks`, `/files#diff-...`, `?tab=checks`), as `gh` reads such an address.
+ */
 export function parsePullRefText(text: string): PullRefParts | undefined {
   const fromRef = parseThreadRefText(text);
   if (fromRef !== undefined) return fromRef;
-  const m = /^https:\/\/github\.com\/([^/?#]+)\/([^/?#]+)\/pull\/([^/?#]+)\/?$/.exec(text);
+  const m = /^https?:\/\/(?:www\.)?github\.com\/([^/?#]+)\/([^/?#]+)\/pull\/([^/?#]+)(?:[/?#].*)?$/i.exec(text);
   if (m === null) return undefined;
   const [, owner = "", repo = "", num = ""] = m;
   const number = refNumber(num);

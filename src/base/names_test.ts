@@ -49,6 +49,20 @@ Deno.test("parseThreadRefText / parsePullRefText parse strictly", () => {
     repo: "widgets",
     number: 42,
   });
+  // An address copied from inside the pull request, as gh reads it.
+  for (
+    const inside of [
+      "https://github.com/octo/widgets/pull/42/checks",
+      "https://github.com/octo/widgets/pull/42/files#diff-0123",
+      "https://github.com/octo/widgets/pull/42?tab=checks",
+      "https://github.com/octo/widgets/pull/42#issuecomment-1",
+      "http://github.com/octo/widgets/pull/42",
+      "https://www.github.com/octo/widgets/pull/42",
+      "HTTPS://GitHub.com/octo/widgets/pull/42",
+    ]
+  ) {
+    assert.deepEqual(parsePullRefText(inside), { owner: "octo", repo: "widgets", number: 42 }, inside);
+  }
   assert.deepEqual(parseThreadRefText(`o/r#${GITHUB_NUMBER_MAX}`)?.number, GITHUB_NUMBER_MAX);
   for (
     const bad of [
@@ -64,9 +78,12 @@ Deno.test("parseThreadRefText / parsePullRefText parse strictly", () => {
       "octo/widgets/x#1",
       "octo/widgets#1#2",
       "octo#1",
-      "http://github.com/octo/widgets/pull/1",
-      "https://github.com/octo/widgets/pull/1?x=1",
-      "https://github.com/octo/widgets/pull/1/files",
+      "ftp://github.com/octo/widgets/pull/1",
+      "github.com/octo/widgets/pull/1",
+      "https://github.com/octo/widgets/pull/1x",
+      "https://github.com/octo/widgets/pull/0/checks",
+      "https://github.com/octo/widgets/pull/1 /checks",
+      "https://gist.github.com/octo/widgets/pull/1",
       "https://github.com/octo/../pull/1",
       "https://github.com.evil/octo/widgets/pull/1",
       "https://github.com/octo/widgets/issues/1",

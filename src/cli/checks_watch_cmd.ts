@@ -8,6 +8,7 @@
 
 import { parsePullRefText } from "../base/names.ts";
 import {
+  GITHUB_NUMBER_MAX,
   WATCH_FIRST_CHECK_GRACE_MS_DEFAULT,
   WATCH_FIRST_CHECK_GRACE_MS_MAX,
   WATCH_POLL_INTERVAL_MS_DEFAULT,
@@ -43,13 +44,14 @@ export const WATCH_EXIT_CODES: Readonly<Record<WatchOutcome, ExitCode>> = {
   timed_out: EXIT_PENDING,
 };
 
-/** `owner/repo#123` or `https://github.com/owner/repo/pull/123`. */
+/** `owner/repo#123` or a pull request's address (`https://github.com/owner/repo/pull/123`, also `.../checks`). */
 export function parsePullRef(text: string): { owner: string; repo: string; number: number } {
   const parts = parsePullRefText(text);
   if (parts === undefined) {
     throw new UsageError(
       `Cannot watch a pull request: expected OWNER/REPO#NUMBER or https://github.com/OWNER/REPO/pull/NUMBER ` +
-        `with GitHub's owner and repository naming rules, current value is ${JSON.stringify(text)}`,
+        `with GitHub's owner and repository naming rules and NUMBER 1..${GITHUB_NUMBER_MAX}, current value is ` +
+        JSON.stringify(text),
     );
   }
   return parts;
