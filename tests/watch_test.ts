@@ -12,7 +12,12 @@
  */
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
-import { POLL_INTERVAL_MS_MIN, WATCH_TRANSITIONS_MAX } from "../src/base/limits.ts";
+import {
+  GITHUB_RETRIES_MAX,
+  POLL_INTERVAL_MS_MIN,
+  WATCH_FAILED_POLLS_MAX,
+  WATCH_TRANSITIONS_MAX,
+} from "../src/base/limits.ts";
 import { countOf } from "../src/base/text.ts";
 import { getPullRequestChecks } from "../src/corpus/get.ts";
 import { checksSignature } from "../src/github/checks_state.ts";
@@ -343,6 +348,87 @@ Deno.test("watch: a rate limit that outlasts the deadline mid-watch ends timed_o
   assert.equal(result.summary.pending, 2, "the last observation: both checks still running");
   assert.equal(h.fake.counts.rateLimited, 1);
   assert.equal(result.rate_limit?.remaining, 0, "the result shows why");
+});
+
+/** A watch of the passing scenario whose polls from the second on meet `failures` injected 502s on check runs. */
+async function watchThroughOutage(failures: number) {
+  let pulls = 0;
+  const ref: { fake?: FakeGitHub } = {};
+  const h = await openWatchHarness({
+    scenario: "checks_pass",
+    // Between the real client and the real fake: the outage starts at the second poll.
+    fetch: (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (/\/pulls\/\d+$/.test(url) && ++pulls === 3) ref.fake?.failNext(failures, { kind: "check_runs" });
+      return fetch(input, init);
+    },
+  });
+  ref.fake = h.fake;
+  return h;
+}
+
+Deno.test("watch: a GitHub outage of WATCH_FAILED_POLLS_MAX - 1 polls mid-watch is waited out; the verdict still comes", async () => {
+  // Each failed poll is its check-runs read and its GITHUB_RETRIES_MAX retries.
+  const perPoll = 1 + GITHUB_RETRIES_MAX;
+  await using h = await watchThroughOutage((WATCH_FAILED_POLLS_MAX - 1) * perPoll);
+  const { result } = await watch(h);
+  assert.equal(result.outcome, "succeeded");
+  assert.equal(h.fake.counts.injectedErrors, (WATCH_FAILED_POLLS_MAX - 1) * perPoll, "every injected 502 was met");
+});
+
+Deno.test("watch: WATCH_FAILED_POLLS_MAX unanswered polls in a row end it failed transient (retryable)", async () => {
+  const perPoll = 1 + GITHUB_RETRIES_MAX;
+  await using h = await watchThroughOutage(WATCH_FAILED_POLLS_MAX * perPoll + 100);
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, PR));
+  const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
+  assert.equal(row.status, "failed");
+  assert.equal(row.error?.code, "transient");
+  assert.equal(row.error?.retryable, true);
+  assert.match(row.error?.message ?? "", new RegExp(`did not answer ${WATCH_FAILED_POLLS_MAX} polls in a row`));
+  assert.equal(h.fake.counts.injectedErrors, WATCH_FAILED_POLLS_MAX * perPoll, "no poll after the last allowed");
+});
+
+Deno.test("watch: an outage that outlasts the deadline ends timed_out with the last observation", async () => {
+  await using h = await watchThroughOutage(WATCH_FAILED_POLLS_MAX * (1 + GITHUB_RETRIES_MAX));
+  const { result } = await watch(h, { timeout_ms: 60_000 });
+  assert.equal(result.outcome, "timed_out");
+  assert.match(result.reason, /GitHub did not answer at the deadline/);
+  assert.equal(result.polls, 1, "only the first poll was answered");
+  assert.equal(result.summary.total, 0, "the last observation, the first poll's (no check registered yet)");
+});
+
+Deno.test("watch: an unanswered poll is reported as the retrying phase, with the next poll as guidance", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1)); // moves only when the test says so
+  await using h = await openWatchHarness({ scenario: "checks_pass", clock });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, PR));
+  await waitFor("the first poll's sleep", () => clock.pendingSleeps === 1);
+  h.fake.failNext(1 + GITHUB_RETRIES_MAX, { kind: "check_runs" });
+  // Through the poll interval and the retries' backoff, a second at a time.
+  const row = await waitFor("the retrying phase", () => {
+    const r = h.store.rows.jobGet(job.id);
+    if (r?.phase === "retrying") return r;
+    if (clock.pendingSleeps === 1) clock.advance(1_000);
+    return undefined;
+  });
+  assert.equal(
+    row.progress_message,
+    "1 poll, 1 transition; no answer from GitHub (transient) for 1 poll in a row; polling again in 10 s",
+  );
+  assert.equal(row.status, "running");
+  // Stored on the wall clock (the handler's manual clock is mapped to it): the next poll ~10 s ahead.
+  const ahead = (row.next_poll_at ?? 0) - Date.now();
+  assert.ok(ahead > 8_000 && ahead <= 10_000, `next poll ${ahead} ms ahead`);
+  await h.control.cancel(job.id);
+  assert.equal((await waitForStatus(h.store, job.id, TERMINAL)).status, "cancelled");
+});
+
+Deno.test("watch: an unanswered first poll ends the watch at once (nothing seen yet to wait with)", async () => {
+  await using h = await openWatchHarness({ scenario: "checks_pass" });
+  h.fake.failNext(1 + GITHUB_RETRIES_MAX, { kind: "pull" });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, PR));
+  const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
+  assert.equal(row.error?.code, "transient");
+  assert.equal(h.fake.counts.injectedErrors, 1 + GITHUB_RETRIES_MAX);
 });
 
 // ---------------------------------------------------------------- progress and guidance

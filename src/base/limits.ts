@@ -246,6 +246,13 @@ export const WATCH_POLL_INTERVAL_MS_MIN = 5_000;
 export const WATCH_POLL_INTERVAL_MS_MAX = 5 * 60_000;
 export const WATCH_FIRST_CHECK_GRACE_MS_DEFAULT = 3 * 60_000;
 export const WATCH_FIRST_CHECK_GRACE_MS_MAX = 30 * 60_000;
+/**
+ * Unanswered polls in a row that end a watch which has seen the pull request (fewer are waited out):
+ * GitHub's 5xx bursts and network blips (each poll already retried {@linkcode GITHUB_RETRIES_MAX}
+ * times) must not end a long watch, but an outage this long (about 10 minutes at the default
+ * interval) does, as a retryable error. The watch's deadline bounds the wait too.
+ */
+export const WATCH_FAILED_POLLS_MAX = 20;
 /** Transitions kept in a watch result. */
 export const WATCH_TRANSITIONS_MAX = 64;
 /** Checks listed in a watch result. */

@@ -12,6 +12,7 @@ import {
   GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
   WATCH_ANNOTATION_MESSAGE_CHARS_MAX,
   WATCH_CHECKS_MAX,
+  WATCH_FAILED_POLLS_MAX,
   WATCH_FAILURE_DETAILS_MAX,
   WATCH_FAILURE_SUMMARY_CHARS_MAX,
   WATCH_FAILURE_TITLE_CHARS_MAX,
@@ -241,6 +242,8 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     nextPollAt: startedAt + watchFirstPollMs(req),
   });
   let last: { obs: PullObservation; assessed: ReturnType<typeof assess> } | undefined;
+  // Polls in a row GitHub did not answer (transient, or rate limited until before the deadline).
+  let failedPolls = 0;
   for (;;) {
     let obs: PullObservation;
     const countedBefore = gh.stats().requests;
@@ -272,8 +275,46 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
           last.assessed,
         );
       }
-      throw err;
+      // Once the pull request has been seen, a poll GitHub did not answer is tried again at the next
+      // interval (or when GitHub says it will answer), up to WATCH_FAILED_POLLS_MAX in a row.
+      const unanswered = !signal.aborted && err instanceof AppError &&
+        (err.code === "transient" || err.code === "rate_limited");
+      if (!unanswered || last === undefined || failedPolls + 1 >= WATCH_FAILED_POLLS_MAX) {
+        if (unanswered && last !== undefined) {
+          throw new AppError(
+            err.code,
+            `GitHub did not answer ${WATCH_FAILED_POLLS_MAX} polls in a row; the last: ${err.message}`,
+            { retryable: true, ...(err.retryAfterMs === undefined ? {} : { retryAfterMs: err.retryAfterMs }) },
+          );
+        }
+        throw err;
+      }
+      failedPolls++;
+      const now = clock.now();
+      if (now >= deadline) {
+        return await finish(
+          "timed_out",
+          `GitHub did not answer at the deadline: ${err.message}`,
+          last.obs,
+          last.assessed,
+        );
+      }
+      const wait = Math.min(Math.max(req.poll_interval_ms, err.retryAfterMs ?? 0), deadline - now);
+      ctx.log.warn("a poll went unanswered; polling again", {
+        code: err.code,
+        failed_polls: failedPolls,
+        wait_ms: wait,
+      });
+      ctx.report({
+        phase: "retrying",
+        message: `${counts()}; no answer from GitHub (${err.code}) for ${countOf(failedPolls, "poll")} in a row; ` +
+          `polling again in ${Math.ceil(wait / 1000)} s`,
+        nextPollAt: now + wait,
+      });
+      await clock.sleep(wait, signal);
+      continue;
     }
+    failedPolls = 0;
     polls++;
     const countedThisPoll = gh.stats().requests - countedBefore;
     const assessed = assess(obs);
