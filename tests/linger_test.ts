@@ -12,7 +12,7 @@
  */
 
 import assert from "node:assert/strict";
-import { JOB_ADMITTED_MAX_MAX, LINGER_MS_MAX } from "../src/base/limits.ts";
+import { JOB_ADMITTED_MAX_MAX, JOB_RUNNING_MAX_DEFAULT, LINGER_MS_MAX } from "../src/base/limits.ts";
 import { ENV_VARS } from "../src/cli/config.ts";
 import { type FakeGitHub, type ScenarioStep, startFakeGitHub } from "../testing/fake_github.ts";
 import {
@@ -489,6 +489,34 @@ Deno.test("linger: SIGTERM during a linger ends it with today's interrupt (exit 
     assert.equal(store.rows.jobGet(id)?.error?.code, "interrupted");
   } finally {
     await first.close();
+    await fake.close();
+  }
+});
+
+Deno.test('SIGINT (Claude Code\'s "Exit and stop tasks") cancels the jobs this server admitted, queued ones too', async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
+  const server = new RawStdioServer(productServer(dir.path, db, fake));
+  try {
+    // One more watch than run at once: the last stays queued, which a later server would otherwise run.
+    const ids: string[] = [];
+    for (let i = 0; i <= JOB_RUNNING_MAX_DEFAULT; i++) ids.push(await startWatch(server));
+    await waitMidWatch(server, fake, ids[0] ?? "");
+    {
+      using store = openTempStore(db);
+      const states = ids.map((id) => store.rows.jobGet(id)?.status);
+      assert.ok(states.includes("queued") && states.includes("running"), `before SIGINT: ${states.join(", ")}`);
+    }
+    server.child.kill("SIGINT");
+    const status = await exitWithin(server, LOADED_WAIT_MS);
+    assert.ok(status !== undefined, "SIGINT ends the server");
+    assert.equal(status.code, 130);
+    using store = openTempStore(db);
+    for (const id of ids) assert.equal(store.rows.jobGet(id)?.status, "cancelled", id);
+    assert.match(server.stderr(), /SIGINT: cancelled the jobs this server admitted.*"cancelled":5/);
+  } finally {
+    await server.close();
     await fake.close();
   }
 });

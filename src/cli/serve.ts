@@ -2,7 +2,8 @@
  * `longcall serve`: opens the runtime (src/cli/runtime.ts) and the MCP server,
  * and owns graceful shutdown (SIGINT, SIGTERM): answer waiting `jobs.get` calls, stop serving,
  * stop claiming, abort running jobs, record them as interrupted after a bounded grace, delete the
- * owner row, close the database. Queued jobs stay queued for the next process.
+ * owner row, close the database. Queued jobs stay queued for the next process. SIGINT is also a
+ * host's "stop tasks": it first cancels the jobs this server admitted (queued and running).
  *
  * When the host goes away (the stdio wire closes at end of stdin, or SIGHUP) the server
  * lingers first: it stops serving and claiming, stops writing to stdout and stderr, and keeps
@@ -318,13 +319,17 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       void execution.start();
     });
   }
-  const onSignal = (code: number) => () => {
+  // SIGINT is also a host's "stop tasks" (Claude Code's "Exit and stop tasks" sends only SIGINT): the
+  // jobs this server admitted are cancelled before it shuts down. SIGTERM leaves them to the shutdown.
+  let stopTasks = false;
+  const onSignal = (code: number, cancelJobs: boolean) => () => {
     // A failure already recorded (the worker could not start) keeps its exit code.
     if (exitCode === EXIT_OK) exitCode = code;
+    if (cancelJobs) stopTasks = true;
     stopRequested.resolve("interrupt");
     interrupted.resolve();
   };
-  const onInt = onSignal(130), onTerm = onSignal(EXIT_OK);
+  const onInt = onSignal(130, true), onTerm = onSignal(EXIT_OK, false);
   // SIGHUP (the host's terminal closed): the host is gone, as at end of stdin. Listening also
   // replaces the default action (exit at once, which would leave the jobs to process_lost).
   const onHup = () => stopRequested.resolve("hangup");
@@ -339,6 +344,14 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   idle?.stop();
   if ((reason === "wire_closed" || reason === "hangup") && lingerMs > 0) {
     await linger(execution, lingerMs, interrupted.promise, log, () => muted = true);
+  }
+  if (stopTasks) {
+    // Queued ones end cancelled now; running ones are recorded cancelled by the shutdown below.
+    const cancelled = await control.cancelAdmittedHere().catch((err) => {
+      log.error("SIGINT: could not cancel the jobs this server admitted", { error: String(err) });
+      return 0;
+    });
+    log.info("SIGINT: cancelled the jobs this server admitted", { cancelled });
   }
   await runtime.close();
   // A start that fails while the server shuts down (the host left right after a submission) sets the exit
@@ -417,10 +430,12 @@ export function serveCommand(parts: () => ServerParts): Command {
       "running the jobs it owns until each ends (a watch ends at its own timeout) or --linger-ms passes",
       `(default and most ${LINGER_MIN} min; or $LONGCALL_LINGER_MS); what is left is then recorded as interrupted`,
       "and the process exits. A later server on the same database follows them and can cancel them; queued",
-      "jobs stay queued for it. With no running job the server exits at once. SIGINT and SIGTERM (also",
-      "during a linger) stop at once and record running jobs as interrupted; --linger-ms 0 does the same at",
-      "end of stdin. Deno cannot close a process's stdout/stderr descriptors, so a parent that waits for",
-      "their end-of-file (a CI step) waits for the linger: set LONGCALL_LINGER_MS=0 there.",
+      "jobs stay queued for it. With no running job the server exits at once. SIGTERM (also during a",
+      "linger) stops at once and records running jobs as interrupted; --linger-ms 0 does the same at end of",
+      'stdin. SIGINT (Ctrl-C; Claude Code\'s "Exit and stop tasks") first cancels every job this server',
+      "admitted, queued or running, then stops. Deno cannot close a process's stdout/stderr descriptors, so",
+      "a parent that waits for their end-of-file (a CI step) waits for the linger: set LONGCALL_LINGER_MS=0",
+      "there.",
     ].join("\n"),
     options: {
       http: { type: "boolean", help: "Serve streamable HTTP at /mcp instead of stdio" },

@@ -10,6 +10,7 @@ import { AppError } from "../base/errors.ts";
 import { newJobId } from "../base/ids.ts";
 import { utf8BytesIfOver } from "../base/json_bound.ts";
 import {
+  IDS_PER_CALL_MAX,
   JOB_ADMITTED_MAX_DEFAULT,
   JOB_REQUEST_BYTES_MAX,
   JOB_RETENTION_MS_DEFAULT,
@@ -72,6 +73,12 @@ export class JobControl {
   readonly waits: JobWaits;
   readonly #onSubmitted: ((row: JobRow) => void) | undefined;
   readonly #onCancelRequested: ((ids: string[]) => void) | undefined;
+  /**
+   * The jobs this control admitted (id -> authority), for {@linkcode cancelAdmittedHere}. At most
+   * `admittedMax` of them can be open at once (admission counts every process's open jobs), so
+   * pruning the ended ones when the map grows past that bound keeps every open one.
+   */
+  readonly #admittedHere = new Map<string, Authority>();
 
   constructor(rows: JobRows, registry: JobKindRegistry<AnyJobPolicy>, options: JobControlOptions) {
     this.rows = rows;
@@ -118,9 +125,44 @@ export class JobControl {
       now: this.clock.now(),
       admittedMax: this.admittedMax,
     });
+    this.#remember(row.id, options.authority ?? null);
     this.#onSubmitted?.(row);
     this.waits.notify();
     return row;
+  }
+
+  #remember(id: string, authority: Authority): void {
+    this.#admittedHere.set(id, authority);
+    if (this.#admittedHere.size <= this.admittedMax) return;
+    const ids = [...this.#admittedHere.keys()];
+    for (let at = 0; at < ids.length; at += IDS_PER_CALL_MAX) {
+      const chunk = ids.slice(at, at + IDS_PER_CALL_MAX);
+      const rows = this.rows.jobGetMany(chunk, "concise");
+      for (const key of chunk) {
+        const row = rows.get(key);
+        if (row === undefined || isSettled(row)) this.#admittedHere.delete(key);
+      }
+    }
+  }
+
+  /** How many admitted ids {@linkcode cancelAdmittedHere} would look at (at most `admittedMax` after a prune). */
+  get admittedHereCount(): number {
+    return this.#admittedHere.size;
+  }
+
+  /**
+   * Requests cancellation of every job this control admitted that has not ended (a host's "stop
+   * tasks": SIGINT to a server). Queued ones end `cancelled` at once; running ones once their
+   * handler or the shutdown that follows records them. Returns how many were requested or ended.
+   */
+  async cancelAdmittedHere(): Promise<number> {
+    let cancelled = 0;
+    for (const [id, authority] of this.#admittedHere) {
+      const { effect } = await this.cancel(id, authority);
+      if (effect === "requested" || effect === "cancelled") cancelled++;
+    }
+    this.#admittedHere.clear();
+    return cancelled;
   }
 
   /** A just-admitted row with its guidance, computed once here for the answer that reports it. */
