@@ -493,6 +493,30 @@ Deno.test("linger: SIGTERM during a linger ends it with today's interrupt (exit 
   }
 });
 
+Deno.test("linger, measured with the official SDK's stdio transport: its close() SIGTERMs a lingering server 2 s after ending stdin, so the watch is recorded interrupted (hosts built on it need serve --http to keep jobs)", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
+  try {
+    // The default linger (LONGCALL_LINGER_MS empty): a Claude Code session's server would keep the watch.
+    const conn = await connectV2(productServer(dir.path, db, fake), { era: "legacy" });
+    const called = await conn.client.callTool({ name: "github.wait_pull_request_checks", arguments: WATCH_ARGS });
+    const id = (called.structuredContent as { id: string }).id;
+    await waitFor("the watch to poll the fake", () => fake.counts.byKind.check_runs > 0, LOADED_WAIT_MS);
+    const closing = Date.now();
+    await conn.close(); // stdin ends, 2 s, SIGTERM (what the MCP Inspector CLI and v1/v2 SDK hosts do)
+    using store = openTempStore(db);
+    const row = await waitFor("the watch's end", () => {
+      const r = store.rows.jobGet(id);
+      return r?.status === "running" ? undefined : r;
+    }, LOADED_WAIT_MS);
+    assert.equal(row?.error?.code, "interrupted", "SIGTERM during the linger: today's interrupt");
+    assert.ok(Date.now() - closing < 10_000, "within the transport's 2 s + 2 s escalation, not the 30-minute linger");
+  } finally {
+    await fake.close();
+  }
+});
+
 Deno.test('SIGINT (Claude Code\'s "Exit and stop tasks") cancels the jobs this server admitted, queued ones too', async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
