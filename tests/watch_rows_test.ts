@@ -19,6 +19,7 @@ import {
   WATCH_FAILURE_SUMMARY_CHARS_MAX,
   WATCH_FAILURE_TITLE_CHARS_MAX,
   WATCH_REQUIRED_CHECKS_MAX,
+  WATCH_SETTLE_MS_MIN,
 } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { latestRuns, normalizeChecks, verdictOf } from "../src/github/checks_state.ts";
@@ -124,7 +125,7 @@ Deno.test("watch rows: statuses missing a page or a combined state they contradi
 Deno.test("watch rows: a workflow re-triggered on the same SHA (old run failed, new passed) ends succeeded", async () => {
   const { result, fake, elapsedMs } = await watchOn("rerun_passed");
   assert.equal(result.outcome, "succeeded", result.reason);
-  assert.equal(elapsedMs, 70_000, "the new run passes at 60 s, confirmed one interval later");
+  assert.equal(elapsedMs, 90_000, "the new run passes at 60 s, confirmed WATCH_SETTLE_MS_MIN (30 s) later");
   assert.equal(result.duplicates_dropped, 1, "the old failed build run is left out");
   assert.deepEqual(names(result), [
     "check_run:build:github-actions:success",
@@ -137,7 +138,7 @@ Deno.test("watch rows: a workflow re-triggered on the same SHA (old run failed, 
 Deno.test("watch rows: a re-run still in progress with fail_fast is pending until it ends", async () => {
   const { result, elapsedMs } = await watchOn("rerun_running", { fail_fast: true });
   assert.equal(result.outcome, "succeeded", result.reason);
-  assert.equal(elapsedMs, 70_000, "pending until the new run passed at 60 s");
+  assert.equal(elapsedMs, 90_000, "pending until the new run passed at 60 s, confirmed 30 s later");
   // A failure of the new run is still a failure.
   const failing: ScenarioStep[] = [
     { atMs: -60_000, checks: [{ name: "build", status: "completed", conclusion: "failure", suite: "a" }] },
@@ -220,6 +221,19 @@ Deno.test("watch rows: a dependent workflow registering 5 s after the last green
   );
 });
 
+Deno.test("watch rows: a workflow registering 20 s after the last green run (a workflow_run follow-up) turns the verdict: the re-read waits WATCH_SETTLE_MS_MIN, not one 10 s interval", async () => {
+  const green = [{ name: "build", status: "completed" as const, conclusion: "success" as const }];
+  const steps: ScenarioStep[] = [
+    { atMs: 0, checks: [{ name: "build", status: "in_progress" }] },
+    { atMs: 30_000, checks: green },
+    { atMs: 50_000, checks: [...green, { name: "e2e", status: "in_progress" }] },
+    { atMs: 55_000, checks: [...green, { name: "e2e", status: "completed", conclusion: "failure" }] },
+  ];
+  const { result, elapsedMs } = await watchOn(steps, { poll_interval_ms: 10_000 });
+  assert.equal(result.outcome, "failed", "a 10 s re-read (at 40 s) would have confirmed a false green");
+  assert.equal(elapsedMs, WATCH_SETTLE_MS_MIN + 30_000, "green at 30 s; the re-read at 60 s sees e2e failed");
+});
+
 Deno.test("watch rows: a check suite still queued (no runs yet) holds succeeded; an idle non-Actions suite does not", async () => {
   const steps: ScenarioStep[] = [
     { atMs: 0, checks: [{ name: "build", status: "in_progress" }] },
@@ -251,7 +265,7 @@ Deno.test("watch rows: a check suite still queued (no runs yet) holds succeeded;
   const { result, elapsedMs } = await watchOn(steps);
   assert.equal(result.outcome, "succeeded");
   assert.equal(result.summary.total, 2, "deploy, registered at 45 s, is in the verdict");
-  assert.equal(elapsedMs, 70_000);
+  assert.equal(elapsedMs, 90_000, "deploy passes at 60 s, confirmed WATCH_SETTLE_MS_MIN (30 s) later");
 
   const idle: ScenarioStep[] = [{
     atMs: 0,
@@ -295,7 +309,7 @@ Deno.test("watch rows: a completed run with a null conclusion is pending (fail c
   assert.equal(short.result.checks[0]?.conclusion, null);
   const long = await watchOn("null_conclusion");
   assert.equal(long.result.outcome, "succeeded");
-  assert.equal(long.elapsedMs, 70_000, "passes only once the conclusion is success (60 s), confirmed at 70 s");
+  assert.equal(long.elapsedMs, 90_000, "passes only once the conclusion is success (60 s), confirmed at 90 s");
 });
 
 Deno.test("watch rows: a pull request closed or merged during the watch ends within one poll", async () => {
@@ -428,7 +442,7 @@ Deno.test("watch rows: required_only watches only the base branch's required che
   assert.deepEqual(required.result.required_checks, ["build", "ci/legacy"]);
   assert.equal(required.result.required_only, true);
   assert.deepEqual(names(required.result), ["check_run:build:github-actions:success", "status:ci/legacy:-:success"]);
-  assert.equal(required.elapsedMs, 50_000, "ci/legacy (required, missing until 40 s) was pending; confirmed at 50 s");
+  assert.equal(required.elapsedMs, 70_000, "ci/legacy (required, missing until 40 s) was pending; confirmed at 70 s");
   assert.ok(
     required.result.transitions.some((t) => t.summary.pending > 0 && t.summary.total === 2),
     "the missing required check counted as pending",
@@ -500,7 +514,7 @@ Deno.test("watch rows: required_only watches the union of rulesets and classic p
     ["check_run:build:github-actions:success", "status:ci/legacy:-:success"],
     "build of any app and build of GitHub Actions (15368) match one run, listed once",
   );
-  assert.equal(both.elapsedMs, 50_000, "ci/legacy (required by classic protection only) was pending until 40 s");
+  assert.equal(both.elapsedMs, 70_000, "ci/legacy (required by classic protection only) was pending until 40 s");
 });
 
 Deno.test("watch rows: unreadable classic protection is required_checks_unavailable, never no_checks on a guess", async () => {

@@ -63,12 +63,12 @@ function storedChecks(h: WatchHarness) {
 
 // ---------------------------------------------------------------- outcomes
 
-Deno.test("watch: checks_pass ends succeeded at 100 s after a confirming re-read one interval later; 304s are free", async () => {
+Deno.test("watch: checks_pass ends succeeded at 120 s after a confirming re-read WATCH_SETTLE_MS_MIN later; 304s are free", async () => {
   // Authorized: GitHub charges anonymous 304s (the fake too), so "free" needs a token.
   await using h = await openWatchHarness({ scenario: "checks_pass", token: "test-token" });
   const { result } = await watch(h);
   assert.equal(result.outcome, "succeeded");
-  assert.equal(elapsedMs(result), 100_000, "all green at 90 s, confirmed one poll interval later");
+  assert.equal(elapsedMs(result), 120_000, "all green at 90 s, confirmed WATCH_SETTLE_MS_MIN (30 s) later");
   // Polls at 0, 10, ..., 90 s (10), plus the confirming re-read at 100 s.
   assert.equal(result.polls, 11);
   assert.equal(h.fake.counts.byKind.pull, 1 + 11, "the head read at submission, then one pull read per poll");
@@ -172,7 +172,7 @@ Deno.test("watch: the default head is the head at the first poll (after a push, 
   const { result } = await watch(h);
   assert.equal(result.expected_head_sha, SCENARIO_SHA_SECOND);
   assert.equal(result.outcome, "succeeded");
-  assert.equal(elapsedMs(result), 70_000, "the second head's build passes at 130 s, confirmed at 140 s");
+  assert.equal(elapsedMs(result), 90_000, "the second head's build passes at 130 s, confirmed at 160 s");
   const stored = storedChecks(h);
   assert.equal(stored?.value?.head_sha, SCENARIO_SHA_SECOND);
 });
@@ -189,7 +189,7 @@ Deno.test("watch: no check within the grace ends no_checks; zero checks before t
   await using late = await openWatchHarness({ scenario: "checks_pass" });
   const waited = await watch(late, { first_check_grace_ms: 30_000 });
   assert.equal(waited.result.outcome, "succeeded", "zero checks at 0 and 10 s did not end the watch");
-  assert.equal(elapsedMs(waited.result), 100_000);
+  assert.equal(elapsedMs(waited.result), 120_000, "green at 90 s, confirmed 30 s later");
 
   await using none = await openWatchHarness({ scenario: "checks_pass" });
   const immediate = await watch(none, { first_check_grace_ms: 0 });

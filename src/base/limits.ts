@@ -345,10 +345,15 @@ export const JOB_WAIT_PROBE_MS = 100;
 
 // ---------------------------------------------------------------- watcher verdicts (issue 11)
 
-/** The confirming re-read before `succeeded` comes this many poll intervals after the first
+/** The confirming re-read before `succeeded` comes this many poll intervals (at least
+ * {@linkcode WATCH_SETTLE_MS_MIN}) after the first
  * green reading: dependent jobs and later workflows register their check runs only after
  * their predecessors finish, so a re-read ~0 ms later can miss them. */
 export const WATCH_SETTLE_POLL_INTERVALS = 1;
+/** ...and never sooner than this: a workflow triggered by another's completion (`workflow_run`) registers
+ * its suite only after that one ends, plus GitHub's queueing; polling advice is to settle ~30 s before a
+ * verdict (a 10 s re-read confirmed a green that a check registering 15 s later turned red). */
+export const WATCH_SETTLE_MS_MIN = 30_000;
 /** Smallest `per_page` the check-runs listing falls back to when a page exceeds
  * {@linkcode GITHUB_RESPONSE_BYTES_MAX} (list responses carry each run's output, up to
  * 3 x 65,535 characters): halving from 100 reaches it in a few steps, and one run always fits. */

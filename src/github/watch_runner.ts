@@ -16,6 +16,7 @@ import {
   WATCH_FAILURE_DETAILS_MAX,
   WATCH_FAILURE_SUMMARY_CHARS_MAX,
   WATCH_FAILURE_TITLE_CHARS_MAX,
+  WATCH_SETTLE_MS_MIN,
   WATCH_SETTLE_POLL_INTERVALS,
   WATCH_TRANSITIONS_MAX,
 } from "../base/limits.ts";
@@ -79,7 +80,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   const gh = deps.observer();
   const startedAt = clock.now();
   const deadline = startedAt + req.timeout_ms;
-  const settleMs = WATCH_SETTLE_POLL_INTERVALS * req.poll_interval_ms;
+  const settleMs = Math.max(WATCH_SETTLE_MS_MIN, WATCH_SETTLE_POLL_INTERVALS * req.poll_interval_ms);
   const transitions: Transition[] = [];
   let transitionsTruncated = false;
   // Every material change seen, also past the {@linkcode WATCH_TRANSITIONS_MAX} kept: waiting readers
