@@ -234,6 +234,19 @@ Deno.test("watch rows: a workflow registering 20 s after the last green run (a w
   assert.equal(elapsedMs, WATCH_SETTLE_MS_MIN + 30_000, "green at 30 s; the re-read at 60 s sees e2e failed");
 });
 
+Deno.test("watch rows: no_checks with an Actions suite queued without runs says so (as gh, the suite alone is no check)", async () => {
+  const steps: ScenarioStep[] = [{ atMs: 0, checks: [], suites: [{ key: "ci", status: "queued", workflow: "CI" }] }];
+  const { result } = await watchOn(steps, { first_check_grace_ms: 30_000 });
+  assert.equal(result.outcome, "no_checks");
+  assert.equal(
+    result.reason,
+    "no check registered within 30000 ms; 1 check suite(s) queued or in progress without runs (their workflows " +
+      "may still be waiting for a runner: watch again to wait longer)",
+  );
+  const plain = await watchOn("no_checks", { first_check_grace_ms: 30_000 });
+  assert.equal(plain.result.reason, "no check registered within 30000 ms", "no suite: nothing added");
+});
+
 Deno.test("watch rows: a check suite still queued (no runs yet) holds succeeded; an idle non-Actions suite does not", async () => {
   const steps: ScenarioStep[] = [
     { atMs: 0, checks: [{ name: "build", status: "in_progress" }] },

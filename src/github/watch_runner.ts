@@ -363,7 +363,13 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
         }
       } else if (entries.length === 0 && now - startedAt >= req.first_check_grace_ms) {
         candidate = "no_checks";
-        reason = `no check registered within ${req.first_check_grace_ms} ms`;
+        // As gh, only check runs and statuses count; a suite without runs is named, not waited for (GitHub
+        // Actions leaves some queued with no runs for good).
+        const suitesPending = summarizeSuites(obs.suites ?? []).pending;
+        reason = `no check registered within ${req.first_check_grace_ms} ms` + (suitesPending === 0 ? "" : (
+          `; ${suitesPending} check suite(s) queued or in progress without runs (their workflows may still be ` +
+          `waiting for a runner: watch again to wait longer)`
+        ));
       } else if (candidate === undefined) reason = detail.reason;
     }
     const settles = candidate !== undefined && SETTLED_OUTCOMES.has(candidate);
