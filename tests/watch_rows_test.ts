@@ -11,6 +11,7 @@
 import assert from "node:assert/strict";
 import {
   GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
+  GITHUB_ETAG_BODY_BYTES_MAX,
   GITHUB_RESPONSE_BYTES_MAX,
   WATCH_ANNOTATION_MESSAGE_CHARS_MAX,
   WATCH_CHECK_RUNS_PER_PAGE_MIN,
@@ -388,6 +389,26 @@ Deno.test("watch rows: 100 check runs with 64 KB outputs (a 13 MB page) still co
   const smaller = pages.filter((u) => Number(u.searchParams.get("per_page")) < 100);
   assert.ok(smaller.length > 0, "then for smaller pages");
   assert.ok(100 * 2 * 64 * 1024 / Number(smaller[0]?.searchParams.get("per_page")) < GITHUB_RESPONSE_BYTES_MAX);
+});
+
+Deno.test("watch rows: check-run pages over the ETag cache's bound shrink until cacheable, so an unchanged CI costs 304s", async () => {
+  // 20 running checks with 2 x 30,000-character outputs: a 1.2 MB page, over GITHUB_ETAG_BODY_BYTES_MAX (1 MiB)
+  // but under GITHUB_RESPONSE_BYTES_MAX, unchanged for 5 minutes.
+  const output = { paddingBytes: 30_000 };
+  const running = Array.from({ length: 20 }, (_, i) => ({ name: `job-${i}`, status: "in_progress" as const, output }));
+  const done = running.map((c) => ({ ...c, status: "completed" as const, conclusion: "success" as const }));
+  assert.ok(20 * 2 * output.paddingBytes > GITHUB_ETAG_BODY_BYTES_MAX, "one page of them is not cacheable");
+  const steps: ScenarioStep[] = [{ atMs: 0, checks: running }, { atMs: 5 * 60_000, checks: done }];
+  const { result, fake } = await watchOn(steps, {}, { token: "test-token" });
+  assert.equal(result.outcome, "succeeded", result.reason);
+  const checkRuns = fake.requests.filter((r) => r.kind === "check_runs");
+  const perPage = checkRuns.map((r) => Number(new URL(r.path, "http://x").searchParams.get("per_page")));
+  assert.deepEqual(perPage.slice(0, 4), [100, 50, 25, 12], "halved at each poll while a page is too large to keep");
+  assert.ok(perPage.slice(3).every((n) => n === 12), "then kept: 12 x 60 KB is cacheable");
+  const fresh = checkRuns.filter((r) => r.status === 200).length;
+  const notModified = checkRuns.filter((r) => r.status === 304).length;
+  assert.ok(notModified > 40, `${notModified} free 304s while CI was unchanged`);
+  assert.ok(fresh <= 10, `${fresh} full check-run pages (the shrinking, then one per change)`);
 });
 
 // ---------------------------------------------------------------- why it failed

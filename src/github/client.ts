@@ -113,6 +113,7 @@ export class GitHubClient {
     requests: 0,
     not_modified: 0,
     not_modified_counted: 0,
+    too_large_to_cache: 0,
     retries: 0,
     rate_limit_waits: 0,
     rateLimit: emptyRateLimitState(),

@@ -29,12 +29,18 @@ function endpoint(signal: AbortSignal, options: ObserveOptions): EndpointOptions
 /** Adapts a client (one per job, so its counters are the job's) to the watcher. */
 export function clientObserver(gh: GitHubClient): PullObserver {
   // Pages of check runs carry each run's output (up to 3 x 65,535 characters): when a page is
-  // over the client's byte bound, smaller pages are asked for, and remembered for later polls.
+  // over the client's byte bound, smaller pages are asked for, and remembered for later polls. So
+  // too when a page is over what the ETag cache keeps: an unchanged CI then costs 304s again.
   let checkRunsPerPage = GITHUB_PER_PAGE_MAX;
   const checkRuns = async (owner: string, repo: string, sha: string, options: EndpointOptions) => {
     for (;;) {
       try {
-        return await gh.getCheckRuns(owner, repo, sha, { ...options, perPage: checkRunsPerPage });
+        const tooLargeBefore = gh.stats.too_large_to_cache;
+        const runs = await gh.getCheckRuns(owner, repo, sha, { ...options, perPage: checkRunsPerPage });
+        if (gh.stats.too_large_to_cache > tooLargeBefore && checkRunsPerPage > WATCH_CHECK_RUNS_PER_PAGE_MIN) {
+          checkRunsPerPage = Math.max(WATCH_CHECK_RUNS_PER_PAGE_MIN, Math.floor(checkRunsPerPage / 2));
+        }
+        return runs;
       } catch (err) {
         if (!isResponseTooLarge(err) || checkRunsPerPage <= WATCH_CHECK_RUNS_PER_PAGE_MIN) throw err;
         checkRunsPerPage = Math.max(WATCH_CHECK_RUNS_PER_PAGE_MIN, Math.floor(checkRunsPerPage / 2));

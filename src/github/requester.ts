@@ -14,7 +14,8 @@
  */
 
 import { AppError } from "../base/errors.ts";
-import { GITHUB_PAGES_MAX } from "../base/limits.ts";
+import { utf8BytesIfOver } from "../base/json_bound.ts";
+import { GITHUB_ETAG_BODY_BYTES_MAX, GITHUB_PAGES_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import type { EtagCache, EtagEntry } from "./etag_cache.ts";
 import { nextLink } from "./link.ts";
@@ -81,6 +82,11 @@ export interface GitHubStats extends RetryStats {
   not_modified: number;
   /** 304 answers that were counted (anonymous client). */
   not_modified_counted: number;
+  /**
+   * Answers with an ETag whose body is over {@linkcode GITHUB_ETAG_BODY_BYTES_MAX}: no cache keeps
+   * them, so the next read of that URL is never a 304 (a listing then asks for smaller pages).
+   */
+  too_large_to_cache: number;
 }
 
 /** Options of {@linkcode Requester}. */
@@ -174,6 +180,7 @@ export class Requester {
         const link = res.headers.get("link");
         const result = this.#result<T>(200, res.text, etag, false, link, what);
         if (etag !== undefined && this.#cache !== undefined) {
+          if (utf8BytesIfOver(res.text, GITHUB_ETAG_BODY_BYTES_MAX) !== undefined) this.#stats.too_large_to_cache++;
           await this.#cachePut(url, etag, res.text);
           if (link !== null) await this.#cachePut(linkKey(url), etag, link);
         }
