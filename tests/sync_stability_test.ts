@@ -82,6 +82,7 @@ Deno.test("sync stability: threads still moving after SYNC_RELISTINGS_MAX re-lis
     const { value } = await syncValue(h, { limit_per_repository: 1000 });
     const stillMoving = moves === SYNC_RELISTINGS_MAX;
     assert.equal(value.listing_complete, !stillMoving, `moves=${moves}`);
+    assert.equal(value.listing_stable, !stillMoving, `moves=${moves}: told apart from a listing cut by its limit`);
     assert.equal(h.fake.counts.byKind.issues, 2 + SYNC_RELISTINGS_MAX, `moves=${moves}: bounded re-listings`);
     // What was seen is stored either way (the last mover was read by the last re-listing).
     assert.equal(storedNumbers(h, 150).length, 150, `moves=${moves}`);

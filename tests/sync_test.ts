@@ -83,6 +83,7 @@ Deno.test("sync: a kind filter keeps only that kind; limit_per_repository keeps 
   const v = item(limited.result, "small/repo").value;
   assert.equal(v?.threads_seen, 30);
   assert.equal(v?.listing_complete, false, "more threads were left on GitHub");
+  assert.equal(v?.listing_stable, true, "nothing moved: only the limit left threads behind");
   const kept = stored(h, "small/repo", BIG_THREADS).filter((t) => t !== undefined);
   assert.equal(kept.length, 30);
   const newest = Array.from({ length: BIG_THREADS }, (_, i) => generatedUpdatedAt(i + 1)).sort((a, b) => b - a);

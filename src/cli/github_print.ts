@@ -112,7 +112,13 @@ export function printSyncResult(r: SyncResult): void {
         `${head}  ${
           countOf(v.threads_seen, "thread")
         } (${v.inserted} new, ${v.updated} updated, ${v.unchanged} unchanged` +
-          `${v.stale > 0 ? `, ${v.stale} stale` : ""})${v.listing_complete ? "" : " · more left on GitHub"}`,
+          `${v.stale > 0 ? `, ${v.stale} stale` : ""})${
+            !v.listing_stable
+              ? " · threads moved while listed, one may be missing: sync again"
+              : v.listing_complete
+              ? ""
+              : " · more left on GitHub"
+          }`,
       );
     } else {
       const retry = item.retry_after_ms === undefined

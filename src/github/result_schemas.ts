@@ -161,6 +161,7 @@ const schemas = once(() => {
       unchanged: Count,
       stale: Count,
       listing_complete: z.boolean(),
+      listing_stable: z.boolean(),
       synced_at: z.string(),
     }).optional(),
   });

@@ -30,6 +30,9 @@ export interface SyncItem {
     /** Every page was read (nothing left behind by the page bound or the limit) and no thread
      * was still moving between pages when the last re-listing was read. */
     listing_complete: boolean;
+    /** False when threads still moved between pages after the last re-listing: one inside the synced
+     * window may have been skipped (sync again). `listing_complete` is false then too. */
+    listing_stable: boolean;
     synced_at: string;
   };
 }

@@ -136,6 +136,7 @@ async function syncOne(
         threads_seen: wanted.length,
         ...counts,
         listing_complete: listing.complete,
+        listing_stable: listing.stable,
         synced_at: new Date(ctx.clock.now()).toISOString(),
       },
     };
