@@ -94,6 +94,7 @@ if (import.meta.main) {
       product: { type: "boolean" },
       "linger-ms": { type: "string" },
       "tasks-unloadable": { type: "boolean" },
+      "time-rate": { type: "string" },
     },
   });
   const tasks = values["tasks-unloadable"] === true
@@ -120,6 +121,8 @@ if (import.meta.main) {
       ...(values["retention-ms"] === undefined ? {} : { retentionMs: Number(values["retention-ms"]) }),
       // Unset: no linger, so a test never leaves a process behind unless it asks for one.
       ...(values["linger-ms"] === undefined ? {} : { lingerMs: Number(values["linger-ms"]) }),
+      // Job handlers' time runs this many times faster (a watch's polls and settle wait), as serve's --simulate-time-rate.
+      ...(values["time-rate"] === undefined ? {} : { timeRate: Number(values["time-rate"]) }),
     },
     values.product === true
       ? {

@@ -118,6 +118,9 @@ Deno.test({
       "2000",
       "--lease-ms",
       "60000",
+      // The watch's 5 s polls and 30 s settle wait pass 10 times faster: its verdict comes well within the lease.
+      "--time-rate",
+      "10",
     ],
     cwd: REPO_ROOT,
     env: { LONGCALL_LOG: "error", LONGCALL_HTTP_TOKEN: "", LONGCALL_GITHUB_API_URL: fake.url },
