@@ -617,22 +617,25 @@ Deno.test("JobControl.guidanceFor: the batch guidance equals each row's own poll
   for (const row of newestFirst) assert.equal(partial(row), h.control.pollAfterMs(row), `outside the batch: ${row.id}`);
 });
 
-Deno.test("JobControl.cancelAdmittedHere: cancels the open jobs this control admitted, not another's; ended ones are pruned past admittedMax", async () => {
+Deno.test("JobControl.cancelAdmittedHere: cancels the open jobs this control admitted, not another's; ended ones are pruned past 2 x admittedMax", async () => {
   await using dir = await tempDir();
   const path = dir.file("a.db");
   using store = openTempStore(path);
-  const here = new JobControl(store.rows, testRegistry(), { clock: systemClock, admittedMax: 3 });
-  const other = new JobControl(store.rows, testRegistry(), { clock: systemClock, admittedMax: 3 });
+  const here = new JobControl(store.rows, testRegistry(), { clock: systemClock, admittedMax: 2 });
+  const other = new JobControl(store.rows, testRegistry(), { clock: systemClock, admittedMax: 10 });
   const a = await here.submit("echo", 1);
   const b = await here.submit("echo", 2);
-  await here.cancel(a.id); // ended: pruned once the map grows past admittedMax
+  await here.cancel(a.id);
   await here.cancel(b.id);
   const c = await here.submit("echo", 3);
-  const d = await here.submit("echo", 4); // the fourth remembered id: the prune runs, a and b go
+  const d = await here.submit("echo", 4);
+  await here.cancel(c.id);
+  assert.equal(here.admittedHereCount, 4, "at 2 x admittedMax nothing is pruned yet");
+  const e = await here.submit("echo", 5); // the fifth remembered id: the prune runs, a, b and c go
   assert.equal(here.admittedHereCount, 2, "the prune kept the open ones only");
-  const theirs = await other.submit("echo", 5);
-  assert.equal(await here.cancelAdmittedHere(), 2, "c and d (a and b had ended)");
-  for (const id of [a.id, b.id, c.id, d.id]) assert.equal(store.rows.jobGet(id)?.status, "cancelled", id);
+  const theirs = await other.submit("echo", 6);
+  assert.equal(await here.cancelAdmittedHere(), 2, "d and e");
+  for (const id of [a.id, b.id, c.id, d.id, e.id]) assert.equal(store.rows.jobGet(id)?.status, "cancelled", id);
   assert.equal(store.rows.jobGet(theirs.id)?.status, "queued", "another control's job is left alone");
   assert.equal(await here.cancelAdmittedHere(), 0, "a second call has nothing left");
 });

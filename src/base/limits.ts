@@ -352,7 +352,7 @@ export const JOB_WAIT_PROBE_MS = 100;
 export const WATCH_SETTLE_POLL_INTERVALS = 1;
 /** ...and never sooner than this: a workflow triggered by another's completion (`workflow_run`) registers
  * its suite only after that one ends, plus GitHub's queueing; polling advice is to settle ~30 s before a
- * verdict (a 10 s re-read confirmed a green that a check registering 15 s later turned red). */
+ * verdict (a 10 s re-read confirmed a green that a check registering 20 s later turned red). */
 export const WATCH_SETTLE_MS_MIN = 30_000;
 /** Smallest `per_page` the check-runs listing falls back to when a page exceeds
  * {@linkcode GITHUB_RESPONSE_BYTES_MAX} (list responses carry each run's output, up to

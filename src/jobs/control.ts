@@ -76,7 +76,8 @@ export class JobControl {
   /**
    * The jobs this control admitted (id -> authority), for {@linkcode cancelAdmittedHere}. At most
    * `admittedMax` of them can be open at once (admission counts every process's open jobs), so
-   * pruning the ended ones when the map grows past that bound keeps every open one.
+   * pruning the ended ones when the map grows past twice that bound keeps every open one, holds at
+   * most 2 x `admittedMax` ids, and reads the store once per `admittedMax` submissions at most.
    */
   readonly #admittedHere = new Map<string, Authority>();
 
@@ -133,7 +134,7 @@ export class JobControl {
 
   #remember(id: string, authority: Authority): void {
     this.#admittedHere.set(id, authority);
-    if (this.#admittedHere.size <= this.admittedMax) return;
+    if (this.#admittedHere.size <= 2 * this.admittedMax) return;
     const ids = [...this.#admittedHere.keys()];
     for (let at = 0; at < ids.length; at += IDS_PER_CALL_MAX) {
       const chunk = ids.slice(at, at + IDS_PER_CALL_MAX);
@@ -145,7 +146,7 @@ export class JobControl {
     }
   }
 
-  /** How many admitted ids {@linkcode cancelAdmittedHere} would look at (at most `admittedMax` after a prune). */
+  /** How many admitted ids {@linkcode cancelAdmittedHere} would look at (at most 2 x `admittedMax`). */
   get admittedHereCount(): number {
     return this.#admittedHere.size;
   }
