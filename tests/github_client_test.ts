@@ -16,6 +16,7 @@ import {
   RequestBudget,
   SqliteEtagCache,
 } from "../src/github/client.ts";
+import { newRateGate } from "../src/github/retry_policy.ts";
 import { nextLink, parseLinkHeader } from "../src/github/link.ts";
 import { EtagRows } from "../src/store/etag_rows.ts";
 import { openStore, storeConnection } from "../src/store/store.ts";
@@ -314,6 +315,32 @@ Deno.test("GitHubClient rate limits: maxRateLimitWaitMs gives up early with rate
     );
     assert.equal(perCall.retryAfterMs, 61_000);
   });
+});
+
+Deno.test("GitHubClient rate limits: clients sharing a RateGate hold each other's requests; a client without waits alone", async () => {
+  const clock = new RecordingClock(Date.UTC(2026, 0, 1), { autoAdvance: true });
+  const tight = await startFakeGitHub({ now: () => clock.now(), rateLimit: { limit: 1, windowMs: 30_000 } });
+  try {
+    const gate = newRateGate();
+    const first = client(tight, clock, { rateGate: gate });
+    const second = client(tight, clock, { rateGate: gate });
+    await first.getRepository("octo", "widgets", { signal: signal() });
+    assert.equal(first.stats.rateLimit.remaining, 0, "the first job spent the window");
+    clock.sleeps.length = 0;
+    await second.getRepository("octo", "widgets", { signal: signal() });
+    assert.deepEqual(clock.sleeps, [31_000], "the second job waited for the reset before sending");
+    assert.equal(second.stats.rate_limit_waits, 1);
+    assert.equal(tight.counts.rateLimited, 0, "no request was refused");
+
+    // Without the shared gate the other job learns the limit by a refused request.
+    const own = client(tight, clock);
+    await first.getRepository("octo", "widgets", { signal: signal() });
+    clock.sleeps.length = 0;
+    await own.getRepository("octo", "widgets", { signal: signal() });
+    assert.equal(tight.counts.rateLimited, 1, "the unshared client was refused once, then waited");
+  } finally {
+    await tight.close();
+  }
 });
 
 Deno.test("GitHubClient.get: 5xx is retried with backoff, then fails as transient", async () => {

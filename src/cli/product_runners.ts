@@ -14,6 +14,7 @@ import { type Clock, systemClock } from "../base/clock.ts";
 import type { Logger } from "../base/log.ts";
 import { GitHubClient, SqliteEtagCache } from "../github/client.ts";
 import { clientObserver } from "../github/observer.ts";
+import { newRateGate } from "../github/retry_policy.ts";
 import { syncRunner } from "../github/sync_runner.ts";
 import { checksObservationOf } from "../github/watch_kind.ts";
 import { watchRunner } from "../github/watch_runner.ts";
@@ -23,7 +24,7 @@ import type { GitHubConfig } from "./product_kinds.ts";
 
 /**
  * The product's runnable kinds over one store. GitHub clients are created per job (per-job
- * counters); `fetch` replaces the global one (tests put a fault between the real client and the fake).
+ * counters) and share one rate-limit gate; `fetch` replaces the global one (tests put a fault between the real client and the fake).
  */
 export function productKinds(
   store: Store,
@@ -34,6 +35,8 @@ export function productKinds(
 ): AnyJobKind[] {
   const corpus = store.corpus;
   const etags = new SqliteEtagCache(store.etags, clock);
+  // One token, one limit: a job that learns it is spent holds the others' requests too.
+  const rateGate = newRateGate();
   const client = () =>
     new GitHubClient({
       baseUrl: gh.baseUrl,
@@ -42,6 +45,7 @@ export function productKinds(
       clock,
       log: log.child("github"),
       etagCache: etags,
+      rateGate,
     });
   return [
     watchRunner({

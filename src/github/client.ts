@@ -50,7 +50,7 @@ import {
   type PaginateOptions,
   Requester,
 } from "./requester.ts";
-import { RetryPolicy } from "./retry_policy.ts";
+import { type RateGate, RetryPolicy } from "./retry_policy.ts";
 import { Transport } from "./transport.ts";
 import type {
   GitHubBranchRule,
@@ -88,6 +88,8 @@ export interface GitHubClientOptions {
   requestTimeoutMs?: number;
   /** Requests in flight (default and cap {@linkcode GITHUB_CONCURRENCY_MAX}). */
   concurrencyMax?: number;
+  /** The rate-limit gate shared by the clients of one token (default: this client's own). */
+  rateGate?: RateGate;
 }
 
 /** Options of {@linkcode GitHubClient.listIssues}. */
@@ -141,6 +143,7 @@ export class GitHubClient {
       stats: this.stats,
       scrub: (text) => transport.scrub(text),
       authenticated: transport.authenticated,
+      gate: options.rateGate,
       maxRateLimitWaitMs: options.maxRateLimitWaitMs,
     });
     this.#transport = transport;

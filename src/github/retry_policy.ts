@@ -60,6 +60,20 @@ export function freshAttempt(): Attempt {
 export const TOKEN_REFUSED_HINT = "GitHub refused the token: check GITHUB_TOKEN, GH_TOKEN or " +
   "LONGCALL_GITHUB_TOKEN_FILE (the first one set is used), or unset them to run anonymously";
 
+/**
+ * When requests may resume (clock ms), shared by every client of one token in a process: one job
+ * learning that the limit is spent holds the others too, instead of each spending a refused request
+ * to learn it (GitHub asks integrations to stop while limited).
+ */
+export interface RateGate {
+  blockedUntil: number;
+}
+
+/** A gate that holds nothing yet. */
+export function newRateGate(): RateGate {
+  return { blockedUntil: 0 };
+}
+
 /** Options of {@linkcode RetryPolicy}. */
 export interface RetryPolicyOptions {
   clock: Clock;
@@ -70,6 +84,8 @@ export interface RetryPolicyOptions {
   scrub: (text: string) => string;
   /** Whether requests carry a token: a 401 then says which setting to check. */
   authenticated?: boolean | undefined;
+  /** Shared with the other clients of the same token (default: this policy's own). */
+  gate?: RateGate | undefined;
   /** Longest single rate-limit wait before `rate_limited` (capped by {@linkcode GITHUB_RATE_LIMIT_WAIT_MS_MAX}). */
   maxRateLimitWaitMs?: number | undefined;
 }
@@ -84,8 +100,8 @@ export class RetryPolicy {
   readonly #stats: RetryStats;
   readonly #scrub: (text: string) => string;
   readonly #authenticated: boolean;
-  /** No request is sent before this instant (clock ms): the limit is known to be hit. */
-  #blockedUntil = 0;
+  /** No request is sent before its instant (clock ms): the limit is known to be hit. */
+  readonly #gate: RateGate;
 
   /** @throws {RangeError} when `maxRateLimitWaitMs` is negative or not finite. */
   constructor(options: RetryPolicyOptions) {
@@ -94,6 +110,7 @@ export class RetryPolicy {
     this.#stats = options.stats;
     this.#scrub = options.scrub;
     this.#authenticated = options.authenticated ?? false;
+    this.#gate = options.gate ?? newRateGate();
     this.maxWaitMs = boundedMs(
       "maxRateLimitWaitMs",
       options.maxRateLimitWaitMs,
@@ -124,12 +141,12 @@ export class RetryPolicy {
     onWait: ((untilMs: number) => void) | undefined,
   ): Promise<void> {
     for (;;) {
-      const waitMs = this.#blockedUntil - this.#clock.now();
+      const waitMs = this.#gate.blockedUntil - this.#clock.now();
       if (waitMs <= 0) return;
       if (waitMs > maxWaitMs) throw this.#rateLimited(what, waitMs, "known", 0);
       this.#stats.rate_limit_waits++;
       this.#log.warn("rate limited; waiting", { path: what, wait_ms: waitMs });
-      onWait?.(this.#blockedUntil);
+      onWait?.(this.#gate.blockedUntil);
       await this.#clock.sleep(waitMs, signal);
     }
   }
@@ -141,7 +158,7 @@ export class RetryPolicy {
     this.#stats.rateLimit = state;
     if (state.remaining === 0 && state.reset_at !== null) {
       // The next request would be refused: hold everything until the window resets.
-      this.#blockedUntil = Math.max(this.#blockedUntil, state.reset_at + GITHUB_RATE_LIMIT_RESET_SLACK_MS);
+      this.#gate.blockedUntil = Math.max(this.#gate.blockedUntil, state.reset_at + GITHUB_RATE_LIMIT_RESET_SLACK_MS);
     }
   }
 
@@ -192,7 +209,7 @@ export class RetryPolicy {
       if (wait !== undefined) {
         if (wait.kind === "secondary") attempt.secondaryWaits++;
         attempt.limitedWaits++;
-        this.#blockedUntil = Math.max(this.#blockedUntil, this.#clock.now() + wait.waitMs);
+        this.#gate.blockedUntil = Math.max(this.#gate.blockedUntil, this.#clock.now() + wait.waitMs);
         if (wait.waitMs > maxWaitMs || attempt.limitedWaits > GITHUB_RATE_LIMIT_WAITS_MAX) {
           throw this.#rateLimited(what, wait.waitMs, wait.kind, attempt.limitedWaits);
         }
