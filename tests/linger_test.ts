@@ -563,6 +563,29 @@ Deno.test("linger: with no running job the server exits at once at end of stdin 
   }
 });
 
+Deno.test("SIGINT to an --http server (shared by its clients) stops it as SIGTERM does: its jobs are not cancelled", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const http = await spawnHttp(dir.path, db, [], { LONGCALL_LOG: "info" });
+  let id = "";
+  const c = await connectV2({ url: http.mcpUrl }, { era: "legacy" });
+  try {
+    const called = await c.client.callTool({ name: "test.sleep", arguments: { ms: 60_000, steps: 60 } });
+    id = (called.structuredContent as { id: string }).id;
+  } finally {
+    await c.close();
+  }
+  using store = openTempStore(db);
+  await waitFor("the sleep to run", () => store.rows.jobGet(id)?.status === "running", LOADED_WAIT_MS, 20);
+  Deno.kill(http.pid, "SIGINT");
+  const status = await statusWithin(http.status, LOADED_WAIT_MS);
+  assert.equal(status?.code, 130);
+  const row = store.rows.jobGet(id);
+  assert.equal(row?.status, "failed", "recorded as interrupted, not cancelled");
+  assert.equal(row?.error?.code, "interrupted");
+  assert.doesNotMatch(http.stderr(), /SIGINT: cancelled/);
+});
+
 Deno.test("linger over --http: SIGHUP stops serving, the running job ends normally, then the process exits", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");

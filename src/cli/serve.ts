@@ -2,8 +2,8 @@
  * `longcall serve`: opens the runtime (src/cli/runtime.ts) and the MCP server,
  * and owns graceful shutdown (SIGINT, SIGTERM): answer waiting `jobs.get` calls, stop serving,
  * stop claiming, abort running jobs, record them as interrupted after a bounded grace, delete the
- * owner row, close the database. Queued jobs stay queued for the next process. SIGINT is also a
- * host's "stop tasks": it first cancels the jobs this server admitted (queued and running).
+ * owner row, close the database. Queued jobs stay queued for the next process. SIGINT to a stdio
+ * server is also its host's "stop tasks": it first cancels the jobs this server admitted.
  *
  * When the host goes away (the stdio wire closes at end of stdin, or SIGHUP) the server
  * lingers first: it stops serving and claiming, stops writing to stdout and stderr, and keeps
@@ -319,8 +319,10 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       void execution.start();
     });
   }
-  // SIGINT is also a host's "stop tasks" (Claude Code's "Exit and stop tasks" sends only SIGINT): the
-  // jobs this server admitted are cancelled before it shuts down. SIGTERM leaves them to the shutdown.
+  // On stdio, SIGINT is also the host's "stop tasks" (Claude Code's "Exit and stop tasks" sends only SIGINT):
+  // the jobs this server admitted for its one host are cancelled before it shuts down. SIGTERM, and SIGINT to
+  // an HTTP server (shared by its clients: its operator stops the server, not their work), leave them to the
+  // shutdown.
   let stopTasks = false;
   const onSignal = (code: number, cancelJobs: boolean) => () => {
     // A failure already recorded (the worker could not start) keeps its exit code.
@@ -329,7 +331,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     stopRequested.resolve("interrupt");
     interrupted.resolve();
   };
-  const onInt = onSignal(130, true), onTerm = onSignal(EXIT_OK, false);
+  const onInt = onSignal(130, !flags.http), onTerm = onSignal(EXIT_OK, false);
   // SIGHUP (the host's terminal closed): the host is gone, as at end of stdin. Listening also
   // replaces the default action (exit at once, which would leave the jobs to process_lost).
   const onHup = () => stopRequested.resolve("hangup");
@@ -432,10 +434,10 @@ export function serveCommand(parts: () => ServerParts): Command {
       "and the process exits. A later server on the same database follows them and can cancel them; queued",
       "jobs stay queued for it. With no running job the server exits at once. SIGTERM (also during a",
       "linger) stops at once and records running jobs as interrupted; --linger-ms 0 does the same at end of",
-      'stdin. SIGINT (Ctrl-C; Claude Code\'s "Exit and stop tasks") first cancels every job this server',
-      "admitted, queued or running, then stops. Deno cannot close a process's stdout/stderr descriptors, so",
-      "a parent that waits for their end-of-file (a CI step) waits for the linger: set LONGCALL_LINGER_MS=0",
-      "there.",
+      'stdin. SIGINT to a stdio server (Ctrl-C; Claude Code\'s "Exit and stop tasks") first cancels every job',
+      "it admitted, queued or running, then stops; over --http it stops as SIGTERM does (the server is shared).",
+      "Deno cannot close a process's stdout/stderr descriptors, so a parent that waits for their end-of-file",
+      "(a CI step) waits for the linger: set LONGCALL_LINGER_MS=0 there.",
     ].join("\n"),
     options: {
       http: { type: "boolean", help: "Serve streamable HTTP at /mcp instead of stdio" },
