@@ -486,7 +486,7 @@ export async function startOnce(args: string[], phases = false): Promise<StartSa
   return phases ? { ...sample, phases: startPhasesOf(await server.stderr()) } : sample;
 }
 
-/** Spawn to the answer to `server/discover` (its result must carry the server's identity), START_RUNS times. */
+/** Spawn to the answer to `server/discover` (an error answer stops the bench), START_RUNS times after one warm-up. */
 async function discoverTimes(args: string[]): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i <= START_RUNS; i++) {

@@ -24,7 +24,8 @@ import type { GitHubConfig } from "./product_kinds.ts";
 
 /**
  * The product's runnable kinds over one store. GitHub clients are created per job (per-job
- * counters) and share one rate-limit gate; `fetch` replaces the global one (tests put a fault between the real client and the fake).
+ * counters) and share one rate-limit gate; `fetch` replaces the global one (tests put a fault
+ * between the real client and the fake).
  */
 export function productKinds(
   store: Store,

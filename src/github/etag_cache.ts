@@ -24,7 +24,8 @@ export interface EtagEntry {
 /** Where the client keeps validators. `put` may be asynchronous (SQLite writes are). */
 export interface EtagCache {
   get(url: string): EtagEntry | undefined;
-  put(url: string, etag: string, body: string): void | Promise<void>;
+  /** Stores a representation; returns whether it was kept (a body over the cache's byte bound is not). */
+  put(url: string, etag: string, body: string): boolean | Promise<boolean>;
 }
 
 /** Options of {@linkcode MemoryEtagCache}. */
@@ -64,10 +65,10 @@ export class MemoryEtagCache implements EtagCache {
     return { etag: entry.etag, body: entry.body };
   }
 
-  put(url: string, etag: string, body: string): void {
+  put(url: string, etag: string, body: string): boolean {
     this.#remove(url);
     const bytes = utf8Length(body);
-    if (bytes > this.#bodyBytesMax || bytes > this.#bytesMax) return;
+    if (bytes > this.#bodyBytesMax || bytes > this.#bytesMax) return false;
     this.#entries.set(url, { etag, body, bytes });
     this.#bytes += bytes;
     while (this.#entries.size > this.#entriesMax || this.#bytes > this.#bytesMax) {
@@ -75,6 +76,7 @@ export class MemoryEtagCache implements EtagCache {
       if (oldest.done === true) break;
       this.#remove(oldest.value);
     }
+    return true;
   }
 
   /** Entries held. */
@@ -112,7 +114,7 @@ export class SqliteEtagCache implements EtagCache {
     return row === undefined ? undefined : { etag: row.etag, body: row.body };
   }
 
-  async put(url: string, etag: string, body: string): Promise<void> {
-    await this.rows.etagPut(url, etag, body, this.#clock.now());
+  put(url: string, etag: string, body: string): Promise<boolean> {
+    return this.rows.etagPut(url, etag, body, this.#clock.now());
   }
 }

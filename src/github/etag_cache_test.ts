@@ -43,9 +43,9 @@ Deno.test("MemoryEtagCache: holds bytesMax body bytes (UTF-8); a byte more evict
 
 Deno.test("MemoryEtagCache: a body of bodyBytesMax bytes is kept, one byte more is not (and drops the old entry)", () => {
   const cache = new MemoryEtagCache({ bodyBytesMax: 4 });
-  cache.put("a", "1", "1234");
+  assert.equal(cache.put("a", "1", "1234"), true, "kept");
   assert.deepEqual(cache.get("a"), { etag: "1", body: "1234" });
-  cache.put("a", "2", "12345");
+  assert.equal(cache.put("a", "2", "12345"), false, "not kept: the requester counts it too_large_to_cache");
   assert.equal(cache.get("a"), undefined, "a stale validator is never kept beside a body it does not match");
   assert.equal(cache.size, 0);
   assert.equal(cache.bytes, 0);
@@ -54,7 +54,7 @@ Deno.test("MemoryEtagCache: a body of bodyBytesMax bytes is kept, one byte more 
 Deno.test("MemoryEtagCache: a body larger than bytesMax is not cached and evicts nothing else", () => {
   const cache = new MemoryEtagCache({ bytesMax: 4, bodyBytesMax: 100 });
   cache.put("a", "1", "12");
-  cache.put("b", "1", "12345");
+  assert.equal(cache.put("b", "1", "12345"), false);
   assert.equal(cache.get("b"), undefined);
   assert.deepEqual(cache.get("a"), { etag: "1", body: "12" });
 });

@@ -32,18 +32,17 @@ export function clientObserver(gh: GitHubClient): PullObserver {
   // over the client's byte bound, smaller pages are asked for, and remembered for later polls. So
   // too when a page is over what the ETag cache keeps: an unchanged CI then costs 304s again.
   let checkRunsPerPage = GITHUB_PER_PAGE_MAX;
+  const halve = () => checkRunsPerPage = Math.max(WATCH_CHECK_RUNS_PER_PAGE_MIN, Math.floor(checkRunsPerPage / 2));
   const checkRuns = async (owner: string, repo: string, sha: string, options: EndpointOptions) => {
     for (;;) {
       try {
-        const tooLargeBefore = gh.stats.too_large_to_cache;
+        const uncachedBefore = gh.stats.too_large_to_cache;
         const runs = await gh.getCheckRuns(owner, repo, sha, { ...options, perPage: checkRunsPerPage });
-        if (gh.stats.too_large_to_cache > tooLargeBefore && checkRunsPerPage > WATCH_CHECK_RUNS_PER_PAGE_MIN) {
-          checkRunsPerPage = Math.max(WATCH_CHECK_RUNS_PER_PAGE_MIN, Math.floor(checkRunsPerPage / 2));
-        }
+        if (gh.stats.too_large_to_cache > uncachedBefore) halve();
         return runs;
       } catch (err) {
         if (!isResponseTooLarge(err) || checkRunsPerPage <= WATCH_CHECK_RUNS_PER_PAGE_MIN) throw err;
-        checkRunsPerPage = Math.max(WATCH_CHECK_RUNS_PER_PAGE_MIN, Math.floor(checkRunsPerPage / 2));
+        halve();
       }
     }
   };

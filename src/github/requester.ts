@@ -14,8 +14,7 @@
  */
 
 import { AppError } from "../base/errors.ts";
-import { utf8BytesIfOver } from "../base/json_bound.ts";
-import { GITHUB_ETAG_BODY_BYTES_MAX, GITHUB_PAGES_MAX } from "../base/limits.ts";
+import { GITHUB_PAGES_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import type { EtagCache, EtagEntry } from "./etag_cache.ts";
 import { nextLink } from "./link.ts";
@@ -83,8 +82,9 @@ export interface GitHubStats extends RetryStats {
   /** 304 answers that were counted (anonymous client). */
   not_modified_counted: number;
   /**
-   * Answers with an ETag whose body is over {@linkcode GITHUB_ETAG_BODY_BYTES_MAX}: no cache keeps
-   * them, so the next read of that URL is never a 304 (a listing then asks for smaller pages).
+   * Answers with an ETag that the cache did not keep because of their size (over
+   * `GITHUB_ETAG_BODY_BYTES_MAX`, src/base/limits.ts): the next read of that URL is never a 304
+   * (a listing then asks for smaller pages).
    */
   too_large_to_cache: number;
 }
@@ -180,8 +180,7 @@ export class Requester {
         const link = res.headers.get("link");
         const result = this.#result<T>(200, res.text, etag, false, link, what);
         if (etag !== undefined && this.#cache !== undefined) {
-          if (utf8BytesIfOver(res.text, GITHUB_ETAG_BODY_BYTES_MAX) !== undefined) this.#stats.too_large_to_cache++;
-          await this.#cachePut(url, etag, res.text);
+          if (await this.#cachePut(url, etag, res.text) === false) this.#stats.too_large_to_cache++;
           if (link !== null) await this.#cachePut(linkKey(url), etag, link);
         }
         return result;
@@ -269,11 +268,13 @@ export class Requester {
     }
   }
 
-  async #cachePut(url: string, etag: string, body: string): Promise<void> {
+  /** Whether the cache kept the body; undefined when its write failed (logged). */
+  async #cachePut(url: string, etag: string, body: string): Promise<boolean | undefined> {
     try {
-      await this.#cache?.put(url, etag, body);
+      return await this.#cache?.put(url, etag, body);
     } catch (err) {
       this.#log.warn("etag cache write failed", { error: describeError(err) });
+      return undefined;
     }
   }
 

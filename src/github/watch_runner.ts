@@ -280,17 +280,14 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       // interval (or when GitHub says it will answer), up to WATCH_FAILED_POLLS_MAX in a row.
       const unanswered = !signal.aborted && err instanceof AppError &&
         (err.code === "transient" || err.code === "rate_limited");
-      if (!unanswered || last === undefined || failedPolls + 1 >= WATCH_FAILED_POLLS_MAX) {
-        if (unanswered && last !== undefined) {
-          throw new AppError(
-            err.code,
-            `GitHub did not answer ${WATCH_FAILED_POLLS_MAX} polls in a row; the last: ${err.message}`,
-            { retryable: true, ...(err.retryAfterMs === undefined ? {} : { retryAfterMs: err.retryAfterMs }) },
-          );
-        }
-        throw err;
+      if (!unanswered || last === undefined) throw err;
+      if (++failedPolls >= WATCH_FAILED_POLLS_MAX) {
+        throw new AppError(
+          err.code,
+          `GitHub did not answer ${WATCH_FAILED_POLLS_MAX} polls in a row; the last: ${err.message}`,
+          { retryable: true, ...(err.retryAfterMs === undefined ? {} : { retryAfterMs: err.retryAfterMs }) },
+        );
       }
-      failedPolls++;
       const now = clock.now();
       if (now >= deadline) {
         return await finish(
