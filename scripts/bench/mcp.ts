@@ -68,6 +68,13 @@ const RSS_IDLE_MS = IDLE_COLLECT_AFTER_MS + 1_000;
 // one timed call (a median of three, so one slow call does not make the row).
 const IDLE_PRICE_CYCLES = 3;
 
+/** A pipe's capacity on Linux unless its owner raises it (F_SETPIPE_SZ): a stdio line longer than this is
+ * written in two fills, the second only once the client has read the first. */
+const PIPE_CAPACITY_BYTES = 64 * 1024;
+/** The windows either side of PIPE_CAPACITY_BYTES: answers of about this share of it, below and above. */
+const PIPE_WINDOW_UNDER = 0.92;
+const PIPE_WINDOW_OVER = 1.08;
+
 const JOBS_GET_VS_ECHO_GOAL = 1.5;
 const BATCH_VS_ONE_GOAL = 2;
 const BATCH_VS_ONE_P50_GOAL = 6;
@@ -214,6 +221,32 @@ function shuffle<T>(items: T[]): T[] {
 
 // ---------------------------------------------------------------- 1 + 2: round trips and poll observation
 
+/** A `jobs.get` window of `ids` ids, its answer's bytes (as `getBytes` counts them) and its round trips. */
+interface PipeWindow {
+  ids: number;
+  bytes: number;
+  times: number[];
+}
+
+/** UTF-8 bytes of the JSON of a jobs.get result (its text content and structuredContent) for `window`. */
+async function resultBytes(conn: V2Connection, window: string[]): Promise<number> {
+  const result = resultOf(await callTool(conn, "jobs.get", { ids: window }), "jobs.get");
+  return new TextEncoder().encode(JSON.stringify(result)).length;
+}
+
+/**
+ * Window sizes whose answers land about PIPE_WINDOW_UNDER and PIPE_WINDOW_OVER of a pipe's capacity, from the
+ * bytes of a 1-id and a 100-id answer (an answer grows by about the same bytes per id).
+ */
+function pipeWindows(one: number, hundred: number): { under: number; over: number } {
+  const perId = (hundred - one) / 99;
+  const base = one - perId;
+  return {
+    under: Math.max(2, Math.floor((PIPE_CAPACITY_BYTES * PIPE_WINDOW_UNDER - base) / perId)),
+    over: Math.min(100, Math.ceil((PIPE_CAPACITY_BYTES * PIPE_WINDOW_OVER - base) / perId)),
+  };
+}
+
 interface LatencyResults {
   ids: string[];
   legacyEcho: number[];
@@ -221,6 +254,8 @@ interface LatencyResults {
   get100: number[];
   /** UTF-8 bytes of the JSON of a `jobs.get` result (its text content and structuredContent), 1 id and 100 ids. */
   getBytes: { one: number; hundred: number };
+  /** jobs.get with windows whose answers are just under and just over one pipe's capacity. */
+  pipe: { under: PipeWindow; over: PipeWindow };
   modernEcho: number[];
   tasksGet: number[];
   observeLag: number[];
@@ -247,6 +282,7 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       get1: [],
       get100: [],
       getBytes: { one: 0, hundred: 0 },
+      pipe: { under: { ids: 0, bytes: 0, times: [] }, over: { ids: 0, bytes: 0, times: [] } },
       modernEcho: [],
       tasksGet: [],
       observeLag: [],
@@ -256,12 +292,30 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
     };
     try {
       const echoArgs = { text: "hello", n: 1 };
+      out.getBytes = {
+        one: await resultBytes(legacy, ids.slice(0, 1)),
+        hundred: await resultBytes(legacy, ids.slice(0, 100)),
+      };
+      const sizes = pipeWindows(out.getBytes.one, out.getBytes.hundred);
+      out.pipe = {
+        under: { ids: sizes.under, bytes: await resultBytes(legacy, ids.slice(0, sizes.under)), times: [] },
+        over: { ids: sizes.over, bytes: await resultBytes(legacy, ids.slice(0, sizes.over)), times: [] },
+      };
       for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round++) {
         const one = ids[round % ids.length] as string;
         const start = (round * 37) % (ids.length - 100);
         const hundred = ids.slice(start, start + 100);
         const keep = round >= WARMUP_ROUNDS;
+        const windowStep = (window: PipeWindow) => async () => {
+          const t = await timed(
+            () => callTool(legacy, "jobs.get", { ids: ids.slice(start, start + window.ids) }),
+            `jobs.get ${window.ids}`,
+          );
+          if (keep) window.times.push(t);
+        };
         const steps: Array<() => Promise<void>> = [
+          windowStep(out.pipe.under),
+          windowStep(out.pipe.over),
           async () => {
             const t = await timed(() => callTool(legacy, "bench.echo", echoArgs), "bench.echo");
             if (keep) out.legacyEcho.push(t);
@@ -285,12 +339,6 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
         ];
         for (const step of shuffle(steps)) await step();
       }
-      const resultBytes = async (window: string[]) =>
-        new TextEncoder().encode(
-          JSON.stringify(resultOf(await callTool(legacy, "jobs.get", { ids: window }), "jobs.get")),
-        )
-          .length;
-      out.getBytes = { one: await resultBytes(ids.slice(0, 1)), hundred: await resultBytes(ids.slice(0, 100)) };
     } finally {
       await legacy.close();
     }
@@ -797,6 +845,34 @@ function startFloorRow(floor: string, pairs: { floorMs: number; helloMs: number 
   };
 }
 
+/**
+ * The second pipe fill, measured: jobs.get windows whose answers are just under and just over a pipe's
+ * capacity, and the p50 of the larger one over the trend of the smaller ones (1 id to the window under).
+ */
+function pipeRows(lat: LatencyResults): BenchSection["rows"] {
+  const { under, over } = lat.pipe;
+  const p50 = (s: readonly number[]) => quantile(s, 0.5);
+  const perId = (p50(under.times) - p50(lat.get1)) / (under.ids - 1);
+  const trend = p50(under.times) + perId * (over.ids - under.ids);
+  const straddles = under.bytes < PIPE_CAPACITY_BYTES && over.bytes > PIPE_CAPACITY_BYTES;
+  return [
+    {
+      metric: `jobs.get across a pipe's capacity (${kb(PIPE_CAPACITY_BYTES)}, Linux's default): ${under.ids} ids ` +
+        `(${kb(under.bytes)} of JSON, written in one fill) / ${over.ids} ids (${
+          kb(over.bytes)
+        }, two fills), p50 / p99` +
+        (straddles ? "" : " (the windows missed the capacity in this run: compare with care)"),
+      value: `${pp(under.times)}; ${pp(over.times)}`,
+    },
+    {
+      metric: `price of the second fill: the p50 of ${over.ids} ids over the trend of 1 to ${under.ids} ids ` +
+        `(that trend's per-id slope, ${(perId * 1_000).toFixed(1)} us, extended by ${over.ids - under.ids} ids)`,
+      value: `${p50(over.times) >= trend ? "+" : ""}${ms2(p50(over.times) - trend)} ms (${ms2(p50(over.times))} ` +
+        `against ${ms2(trend)} ms)`,
+    },
+  ];
+}
+
 function section(
   { lat, source, moduleLoad, bundled, discover, rss1, rss100, idle, rssHello, rssFloor, rssLike, load, loadEnd, flags }:
     Results,
@@ -833,6 +909,7 @@ function section(
       goal: `<= ${BATCH_VS_ONE_GOAL}x (p50 <= ${BATCH_VS_ONE_P50_GOAL}x)`,
       met: batchVsOne <= BATCH_VS_ONE_GOAL && batchVsOneP50 <= BATCH_VS_ONE_P50_GOAL,
     },
+    ...pipeRows(lat),
     { metric: "bench.echo round trip, modern task-declaring stdio p50 / p99", value: pp(lat.modernEcho) },
     { metric: "tasks/get, modern task-declaring stdio p50 / p99", value: pp(lat.tasksGet) },
     {
@@ -949,8 +1026,14 @@ function section(
     "the clients' raw channel (the SDK's transport and framing, without client-side result validation), one at a " +
     `time; ${
       ROUNDS.toLocaleString("en-US")
-    } rounds after ${WARMUP_ROUNDS} warm-up rounds, each round calling all five in random order. ` +
-    "Single ids and 100-id windows rotate over every stored job (about 10% running); concise format.",
+    } rounds after ${WARMUP_ROUNDS} warm-up rounds, each round calling all seven in random order (the five ` +
+    "above and the two jobs.get windows either side of a pipe's capacity). " +
+    "Single ids and the windows rotate over every stored job (about 10% running); concise format. " +
+    "The pipe rows: a stdio line longer than the pipe's capacity is written in two fills, the second only after " +
+    "the client has read the first, so the server's write waits on the client's next read; the two windows are " +
+    `sized from this run's 1-id and 100-id answers to land near ${PIPE_WINDOW_UNDER} and ${PIPE_WINDOW_OVER} ` +
+    "of the capacity, and the price row compares the larger window's p50 with the per-id trend of the smaller ones. " +
+    "Neither side can raise the capacity from Deno (it has no fcntl); a client in another language can (F_SETPIPE_SZ).",
     `Poll observation: ${POLL_SAMPLES} concurrent test.sleep tasks of 400..3,000 ms called through ` +
     "createTaskSessionFromClient (which polls tasks/get every max(10, pollIntervalMs) ms); the lag is when " +
     "callToolAsTask resolved minus the job's completed_at (same machine clock). A running job with no handler " +
@@ -1003,9 +1086,8 @@ function section(
         "The SDK checks every tools/call result against its wire schema (zod), and the stdio line empties the " +
         "result okResult returned once its line is made, so less of it is promoted past a minor collection. " +
         "What is left of the p99 moves with the 1-id p99 it divides by (the machine), and with the write of the " +
-        `line itself: it is larger than a pipe's default 64 KB (${kb(lat.getBytes.hundred)} of JSON in this run), ` +
-        "so the write ends only once the client has read part of it, and the client's own parse of it is on " +
-        "every round trip timed. The measurements behind these choices are in the commit messages that made them and in " +
+        `line itself: at ${kb(lat.getBytes.hundred)} of JSON in this run it is larger than a pipe's capacity, ` +
+        "which a 1-id answer never is; the pipe rows above measure what the second fill adds. The measurements behind these choices are in the commit messages that made them and in " +
         "this file's history (git log -p docs/benchmarks.md).",
     );
   }
