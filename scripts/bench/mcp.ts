@@ -1033,7 +1033,10 @@ function section(
     "the client has read the first, so the server's write waits on the client's next read; the two windows are " +
     `sized from this run's 1-id and 100-id answers to land near ${PIPE_WINDOW_UNDER} and ${PIPE_WINDOW_OVER} ` +
     "of the capacity, and the price row compares the larger window's p50 with the per-id trend of the smaller ones. " +
-    "Neither side can raise the capacity from Deno (it has no fcntl); a client in another language can (F_SETPIPE_SZ).",
+    "That price is mostly the client's: its second read of the line (here the official SDK's stdio transport, one " +
+    "more turn of Deno's event loop). scripts/bench/pipe_probe.py (Python, not part of this command: Deno has no " +
+    "fcntl) times the same windows with blocking reads, on the pipe as left and raised to 1 MiB (F_SETPIPE_SZ); " +
+    "a server cannot raise it from Deno either.",
     `Poll observation: ${POLL_SAMPLES} concurrent test.sleep tasks of 400..3,000 ms called through ` +
     "createTaskSessionFromClient (which polls tasks/get every max(10, pollIntervalMs) ms); the lag is when " +
     "callToolAsTask resolved minus the job's completed_at (same machine clock). A running job with no handler " +
