@@ -310,3 +310,24 @@ Deno.test("sync: while it waits out a rate limit the job says rate_limited with 
   assert.equal(done.phase, "syncing", "the phase returns once the wait is over");
   assert.equal((done.result as SyncResult).items[0]?.item_status, "complete");
 });
+
+Deno.test("sync: jobs of one process share the rate-limit gate: a job started after another spent the window waits for the reset without a refused request", async () => {
+  // One token, a window of 2 requests: a sync of a repository of 5 threads sends exactly 2 (the repository and
+  // its one page), so the first job leaves GitHub's remaining count at 0.
+  await using h = await openGitHubHarness({
+    generatedRepos: { "a/one": 5, "b/two": 5 },
+    token: "test-token",
+    // A window that resets within the sync's own wait bound (SYNC_RATE_LIMIT_WAIT_MS_MAX), so it is waited out.
+    rateLimit: { limit: 2, windowMs: 5_000 },
+  });
+  const first = await sync(h, { repositories: ["a/one"] });
+  assert.equal(first.result.requests, 2);
+  assert.equal(h.fake.remaining("test-token"), 0, "the first job spent the window");
+  const windowOpened = h.fake.requests[0]?.at ?? NaN;
+  const second = await sync(h, { repositories: ["b/two"] });
+  assert.equal(item(second.result, "b/two").item_status, "complete");
+  // The second job's own client never saw an answer before it had to wait: only the shared gate could hold it.
+  assert.equal(h.fake.counts.rateLimited, 0, "no request was refused");
+  const firstOfSecond = h.fake.requests.find((r) => r.path.startsWith("/repos/b/two"));
+  assert.ok(firstOfSecond !== undefined && firstOfSecond.at >= windowOpened + 5_000, "sent only after the reset");
+});
