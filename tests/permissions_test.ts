@@ -49,10 +49,14 @@ Deno.test("the serving thread cannot reach the network, run a process or touch f
     const r = await run([
       "run",
       ...permissionFlags({ githubHosts: [host] }),
+      // Deno lets a thread import from its default hosts (esm.sh, jsr.io, ...) with no flag; a test may not
+      // contact them, so a grant for the loopback host stands in, and the narrowing must revoke it too.
+      `--allow-import=${host}`,
       `${ROOT}tests/helpers/narrowed_probe.ts`,
       `${dir}/x.db`,
       `${fake.url}/rate_limit`,
       file,
+      `${fake.url}/module.js`,
     ]);
     assert.equal(r.code, 0, r.stderr);
     const outcome = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "{}");
@@ -66,6 +70,7 @@ Deno.test("the serving thread cannot reach the network, run a process or touch f
       env: "NotCapable",
       database_read: "allowed",
       database_write: "allowed",
+      remote_import: "denied",
     });
     assert.notEqual(outcome.child_process, "allowed");
     assert.equal(fake.counts.total, 0, "no request may reach the fake GitHub from the serving thread");
@@ -87,10 +92,12 @@ Deno.test("longcall permissions reports the worker's net scoped to the GitHub ho
     const report = JSON.parse(r.stdout) as {
       flags: string[];
       problems: string[];
+      notes: string[];
       rows: { descriptor: string; process_at_start: string; mcp_thread: string; network_worker: string }[];
     };
     assert.deepEqual(report.flags, permissionFlags({ githubHosts: [github] }));
     assert.deepEqual(report.problems, []);
+    assert.ok(report.notes.some((n) => n.startsWith("import is not a row")), "the report says how import is handled");
     const row = (d: string) => {
       const found = report.rows.find((x) => x.descriptor === d);
       assert.ok(found, d);

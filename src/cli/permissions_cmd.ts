@@ -138,7 +138,12 @@ export async function auditPermissions(db: string): Promise<PermissionReport> {
     shipped_flags: permissionFlags({ githubHosts: [githubHost] }),
     network_worker_grants: worker.permissions,
     problems: inEffect.problems,
-    notes: inEffect.notes,
+    notes: [
+      ...inEffect.notes,
+      "import is not a row: Deno imports from its default hosts (deno.land, jsr.io, esm.sh, ...) without a flag and " +
+      "its queries answer prompt either way; the serving thread revokes import and the network worker is created " +
+      "with import: false",
+    ],
     rows,
   };
 }

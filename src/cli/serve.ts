@@ -108,10 +108,14 @@ type StopReason = "wire_closed" | "hangup" | "interrupt" | "worker_failed";
  * Drops every permission the serving thread no longer needs once the database is open,
  * the HTTP listener (if any) is bound and the network worker runs: from here on a tool
  * call, a corpus read or a tasks/get cannot reach the network, read or write a file,
- * read the environment or start a process. The open SQLite connection keeps working.
+ * read the environment, start a process or import remote code. The open SQLite connection
+ * keeps working. `import` matters although no flag grants it: Deno lets any thread import
+ * from its default hosts (deno.land, jsr.io, esm.sh and others) unless told otherwise, a
+ * download whose URL could carry what the thread knows, and `Deno.permissions.query` does not
+ * show that grant.
  */
 export async function narrowServingThread(): Promise<void> {
-  for (const name of ["net", "read", "write", "env", "run", "ffi", "sys"] as const) {
+  for (const name of ["net", "read", "write", "env", "run", "ffi", "sys", "import"] as const) {
     await Deno.permissions.revoke({ name });
   }
 }

@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { narrowServingThread } from "../../src/cli/serve.ts";
 import { openStore } from "../../src/store/store.ts";
 
-const [db, url, file] = Deno.args as [string, string, string];
+const [db, url, file, moduleUrl] = Deno.args as [string, string, string, string];
 const store = openStore(db);
 await narrowServingThread();
 
@@ -20,6 +20,17 @@ async function attempt(fn: () => Promise<unknown> | unknown): Promise<string> {
     return "allowed";
   } catch (err) {
     return err instanceof Error ? err.name : String(err);
+  }
+}
+
+/** A dynamic import of `url`: "denied" when Deno refused it for want of the import permission. */
+async function importAttempt(url: string): Promise<string> {
+  try {
+    await import(url);
+    return "allowed";
+  } catch (err) {
+    // Deno names a refused import in its message only (a TypeError, as a failed download or parse is).
+    return err instanceof Error && /Requires import access/.test(err.message) ? "denied" : `failed: ${String(err)}`;
   }
 }
 
@@ -37,6 +48,7 @@ const outcome = {
   env: await attempt(() => Deno.env.get("HOME")),
   database_read: await attempt(() => store.rows.jobCountAdmitted()),
   database_write: await attempt(() => store.rows.jobDeleteExpired(Date.now(), 1)),
+  remote_import: await importAttempt(moduleUrl),
 };
 console.log(JSON.stringify(outcome));
 store.close();
