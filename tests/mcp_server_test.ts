@@ -607,6 +607,38 @@ Deno.test("--read-only lists only tools whose readOnlyHint is true", async () =>
   }
 });
 
+Deno.test("--read-only: tasks/get reads another server's task, tasks/cancel is refused and the job keeps running", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  const writer = new RawStdioServer(stdioServer(dir.path, db, ["--grace-ms", "100"]));
+  const reader = new RawStdioServer(stdioServer(dir.path, db, ["--read-only"]));
+  try {
+    const created = resultOf(await writer.modern("tools/call", { name: "test.hang", arguments: {} }, true));
+    assert.equal(created["resultType"], "task");
+    const taskId = created["taskId"] as string;
+    const read = resultOf(await reader.modern("tasks/get", { taskId }, true));
+    assert.equal(read["taskId"], taskId);
+    const refused = errorOf(await reader.modern("tasks/cancel", { taskId }, true));
+    assert.equal(refused.code, -32602);
+    assert.match(refused.message, /read-only \(longcall serve --read-only\) and cancels nothing/);
+    // Unknown ids are still answered as unknown, before the read-only refusal.
+    const unknown = errorOf(await reader.modern("tasks/cancel", { taskId: crypto.randomUUID() }, true));
+    assert.equal(unknown.message, "Failed to retrieve task: Task not found");
+    const after = resultOf(await writer.modern("tasks/get", { taskId }, true));
+    assert.equal(after["status"], "working", "the refused cancel changed nothing");
+    const store = openStore(db);
+    try {
+      assert.equal(store.rows.jobGet(taskId)?.cancel_requested_at, null);
+    } finally {
+      store.close();
+    }
+    resultOf(await writer.modern("tasks/cancel", { taskId }, true));
+  } finally {
+    await reader.close();
+    await writer.close();
+  }
+});
+
 // ------------------------------------------------------------------ HTTP: rebinding, bounds, bearer, scoping
 
 /** One HTTP/1.1 request over a raw socket (fetch would replace the Host header). */

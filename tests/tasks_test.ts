@@ -286,6 +286,16 @@ async function hostFlow(t: Deno.TestContext, host: TaskHost, label: string): Pro
     assert.deepEqual(undeclared.data, { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } });
     const undeclaredCancel = errorOf(await host.tasksCancel(done.taskId, { declareTasks: false }), "undeclared cancel");
     assert.equal(undeclaredCancel.code, -32021);
+    // The declaration is checked before the params: bad params from an undeclared request still get -32021.
+    for (const method of ["tasks/get", "tasks/cancel", "tasks/update"]) {
+      for (const params of [{}, { taskId: "x".repeat(201) }, { taskId: 7 }]) {
+        const what = `${method} ${JSON.stringify(params).slice(0, 30)}`;
+        assert.equal(errorOf(await host.rawRequest(method, params, { declareTasks: false }), what).code, -32021, what);
+        const declared = errorOf(await host.rawRequest(method, params, { declareTasks: true }), `declared ${what}`);
+        assert.equal(declared.code, -32602, `declared ${what}`);
+        assert.equal(declared.message, "Invalid params: taskId must be a string of 1 to 200 characters");
+      }
+    }
     for (const method of ["tasks/list", "tasks/result"]) {
       const params = method === "tasks/result" ? { taskId: done.taskId } : {};
       assert.equal(errorOf(await host.rawRequest(method, params, { declareTasks: true }), method).code, -32601);

@@ -450,7 +450,10 @@ export function serveCommand(parts: () => ServerParts): Command {
         help: "INSECURE, loopback only: serve --http without a bearer token (local conformance runs)",
       },
       listen: { type: "string", help: "Address for --http (default 127.0.0.1:8765; port 0 = any)", value: "HOST:PORT" },
-      "read-only": { type: "boolean", help: "List only read-only tools (no job submission, no cancel)" },
+      "read-only": {
+        type: "boolean",
+        help: "List only read-only tools; no job submission, no cancel (tasks/cancel refused too)",
+      },
       db: { type: "string", help: "Database path (default $LONGCALL_DB or the user data dir)", value: "PATH" },
       "admitted-max": {
         type: "string",

@@ -233,6 +233,7 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
         authority,
         log: deps.log,
         ...(deps.taskInputs === undefined ? {} : { inputs: deps.taskInputs }),
+        ...(deps.readOnly === true ? { readOnly: true } : {}),
       });
     }
     return mcp;

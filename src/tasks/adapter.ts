@@ -36,7 +36,22 @@ export function requestDeclaresTasks(era: "modern" | "legacy", envelope: unknown
   return era === "modern" && hasTaskClientCapabilityV2({ _meta: envelope });
 }
 
-const TaskIdParams = z.looseObject({ taskId: z.string().min(1).max(200) });
+/**
+ * The params every `tasks/*` method takes, as loose as the SDK's routing allows: the taskId is checked
+ * inside the handler ({@linkcode taskIdOf}), after the extension's declaration, so an undeclared request
+ * gets -32021 whatever its params (the SDK would answer a params mismatch with -32602 first).
+ */
+const TaskParams = z.looseObject({ taskId: z.unknown().optional() });
+const TaskId = z.string().min(1).max(200);
+
+function taskIdOf(params: { taskId?: unknown }): string {
+  const parsed = TaskId.safeParse(params.taskId);
+  if (parsed.success) return parsed.data;
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    "Invalid params: taskId must be a string of 1 to 200 characters",
+  );
+}
 
 export interface TasksAdapterDeps {
   control: JobControl;
@@ -47,6 +62,8 @@ export interface TasksAdapterDeps {
    * asks for input, so without it nothing is ever `input_required` or outstanding.
    */
   inputs?: TaskInputs;
+  /** A `--read-only` server: `tasks/get` reads, `tasks/cancel` is refused (it lists no tool that writes either). */
+  readOnly?: boolean;
 }
 
 function requireDeclared(envelope: unknown): void {
@@ -87,24 +104,32 @@ export function registerTasksExtension(mcp: McpServer, deps: TasksAdapterDeps): 
 
   mcp.server.setRequestHandler(
     "tasks/get",
-    { params: TaskIdParams },
+    { params: TaskParams },
     (params, ctx) =>
       guarded(deps, "tasks/get", () => {
         requireDeclared(ctx.mcpReq.envelope);
-        const result = getTaskResult(findTask(deps, params.taskId), deps.control, deps.inputs);
+        const result = getTaskResult(findTask(deps, taskIdOf(params)), deps.control, deps.inputs);
         return GetTaskResultV2Schema.parse(result);
       }),
   );
 
   mcp.server.setRequestHandler(
     "tasks/cancel",
-    { params: TaskIdParams },
+    { params: TaskParams },
     (params, ctx) =>
       guarded(deps, "tasks/cancel", async () => {
         requireDeclared(ctx.mcpReq.envelope);
-        findTask(deps, params.taskId);
+        const taskId = taskIdOf(params);
+        findTask(deps, taskId);
+        if (deps.readOnly === true) {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            "Failed to cancel task: this server is read-only (longcall serve --read-only) and cancels nothing; " +
+              "cancel it through a server started without --read-only",
+          );
+        }
         // The persisted cooperative path: queued ends at once, running is aborted by its owner.
-        await deps.control.cancel(params.taskId, deps.authority);
+        await deps.control.cancel(taskId, deps.authority);
         return CancelTaskResultV2Schema.parse({ resultType: "complete" });
       }),
   );
@@ -115,11 +140,11 @@ export function registerTasksExtension(mcp: McpServer, deps: TasksAdapterDeps): 
   // `ctx.mcpReq.inputResponses`) are applied before the acknowledgement.
   mcp.server.setRequestHandler(
     "tasks/update",
-    { params: TaskIdParams },
+    { params: TaskParams },
     (params, ctx) =>
       guarded(deps, "tasks/update", async () => {
         requireDeclared(ctx.mcpReq.envelope);
-        const row = findTask(deps, params.taskId);
+        const row = findTask(deps, taskIdOf(params));
         const responses = ctx.mcpReq.inputResponses;
         if (deps.inputs !== undefined && responses !== undefined && Object.keys(responses).length > 0) {
           await deps.inputs.respond(row, responses);
