@@ -13,6 +13,7 @@ import { AppError } from "../src/base/errors.ts";
 import { HTTP_PENDING_BODIES_PER_CLIENT_MAX, MCP_MESSAGE_BYTES_MAX } from "../src/base/limits.ts";
 import { silentLogger } from "../src/base/log.ts";
 import { ensureHttpToken, httpTokenPath } from "../src/cli/http_token.ts";
+import { permissionFlags } from "../src/cli/permissions.ts";
 import { type HttpBounds, serveOnHttp } from "../src/mcp/transports.ts";
 import { denoExecPath, MODERN_PROTOCOL_VERSION, spawnHttpServer } from "../testing/mcp_clients.ts";
 import { modernMeta, RawStdioServer, REPO_ROOT, serverArgs, spawnHttp, stdioServer } from "./helpers/longcall_procs.ts";
@@ -398,6 +399,55 @@ Deno.test("longcall serve: --listen without --http, or a bad --listen, is a usag
     assert.equal(out.code, 2, flags.join(" "));
     assert.match(new TextDecoder().decode(out.stderr), pattern);
     assert.deepEqual(await Array.fromAsync(Deno.readDir(dir.path)), [], "no database, no token file");
+  }
+});
+
+Deno.test("longcall serve --listen with the shipped flags: localhost binds 127.0.0.1; an address they do not grant is a usage error, not an internal one", async () => {
+  await using dir = await tempDir();
+  const serve = (listen: string) => ({
+    command: denoExecPath(),
+    args: [
+      "run",
+      ...permissionFlags({ githubHosts: ["api.github.com"] }),
+      "src/main.ts",
+      "serve",
+      "--http",
+      "--http-no-auth",
+      "--listen",
+      listen,
+      "--db",
+      dir.file("x.db"),
+    ],
+    cwd: REPO_ROOT,
+    env: { LONGCALL_HTTP_TOKEN: "", LONGCALL_LOG: "error" },
+  });
+  for (const listen of ["127.0.0.2:0", "0.0.0.0:8765", "[::2]:0", "example.com:8765"]) {
+    const target = serve(listen);
+    const out = await new Deno.Command(target.command, {
+      args: target.args,
+      cwd: target.cwd,
+      env: target.env,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 2, `${listen}: ${stderr}`);
+    assert.match(
+      stderr,
+      /Cannot use --listen: this process may bind loopback only \(127\.0\.0\.1 or \[::1\], what longcall's permission flags grant\), not /,
+    );
+    assert.doesNotMatch(stderr, /internal error/);
+    assert.deepEqual(await Array.fromAsync(Deno.readDir(dir.path)), [], "no database, no token file");
+  }
+  const server = await spawnHttpServer(serve("localhost:0"), { path: "/mcp" });
+  try {
+    // Bound to 127.0.0.1 (whatever localhost resolves to first here): a request there reaches the server.
+    const answer = await fetch(`http://127.0.0.1:${server.url.port}/mcp`, { method: "GET" });
+    await answer.body?.cancel();
+    assert.ok(answer.status >= 200 && answer.status < 600, "the server answered on 127.0.0.1");
+  } finally {
+    await server.close();
   }
 });
 

@@ -44,6 +44,7 @@ import { type Command, intOption } from "./command.ts";
 import { rateOption, simulateRate } from "./github_options.ts";
 import { envGet, logLevel, resolveDbPath } from "./config.ts";
 import { EXIT_ERROR, EXIT_OK, UsageError } from "./exit.ts";
+import { HTTP_BIND_HOSTS } from "./permissions.ts";
 
 /** The MCP layer a server runs on: src/mcp/serving.ts (the factory, the transports and the product's tools). */
 export type McpServing = typeof Serving;
@@ -152,7 +153,18 @@ export function parseListen(value: string): { hostname: string; port: number } {
   if (m === null || port > 65535) {
     throw new UsageError(`Cannot use --listen: expected HOST:PORT such as 127.0.0.1:8765, current value is ${value}`);
   }
-  return { hostname: m[1] ?? m[2] ?? "127.0.0.1", port };
+  const named = m[1] ?? m[2] ?? "127.0.0.1";
+  // `localhost` may resolve to either loopback address; longcall's flags grant binding the IPv4 one by number.
+  const hostname = named.toLowerCase() === "localhost" ? "127.0.0.1" : named;
+  // Binding an address the flags do not grant would fail later as an internal NotCapable error.
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  if (Deno.permissions.querySync({ name: "net", host: `${host}:${port}` }).state !== "granted") {
+    throw new UsageError(
+      `Cannot use --listen: this process may bind loopback only (${HTTP_BIND_HOSTS.join(" or ")}, what ` +
+        `longcall's permission flags grant), not ${host}:${port}; current value is ${value}`,
+    );
+  }
+  return { hostname, port };
 }
 
 /**
@@ -449,7 +461,11 @@ export function serveCommand(parts: () => ServerParts): Command {
         type: "boolean",
         help: "INSECURE, loopback only: serve --http without a bearer token (local conformance runs)",
       },
-      listen: { type: "string", help: "Address for --http (default 127.0.0.1:8765; port 0 = any)", value: "HOST:PORT" },
+      listen: {
+        type: "string",
+        help: "Address for --http: 127.0.0.1, [::1] or localhost (= 127.0.0.1); default 127.0.0.1:8765; port 0 = any",
+        value: "HOST:PORT",
+      },
       "read-only": {
         type: "boolean",
         help: "List only read-only tools; no job submission, no cancel (tasks/cancel refused too)",
