@@ -13,7 +13,9 @@
  */
 
 import assert from "node:assert/strict";
+import { AppError } from "../src/base/errors.ts";
 import { WATCH_KIND } from "../src/github/watch_kind.ts";
+import { openStore } from "../src/store/store.ts";
 import { STORE_FAULT_RETRY_AFTER_MS } from "../src/base/limits.ts";
 import { type FakeCheck, SCENARIO_PULL, startFakeGitHub } from "../testing/fake_github.ts";
 import { REPO_ROOT, TEST_SERVER } from "./helpers/longcall_procs.ts";
@@ -207,6 +209,38 @@ Deno.test({
     assert.ok(stderr.includes(db), stderr);
     assert.match(stderr, /database or disk is full|disk I\/O error/);
     assert.doesNotMatch(stderr, /internal error/i);
+  } finally {
+    unmount(m.dir);
+  }
+});
+
+Deno.test({
+  name:
+    "Creating a database with only part of it fitting: storage_unavailable with SQLite's reason at every amount of free space",
+  ignore: "reason" in mounted,
+}, async () => {
+  const m = tryMountTmpfs(1024 * 1024);
+  if ("reason" in m) throw new Error(`mount worked a moment ago, now: ${m.reason}`);
+  try {
+    const filler = `${m.dir}/filler`;
+    const filled = await fill(filler);
+    // From a full disk to room for part of the schema: SQLite rolls a failed transaction back itself at some
+    // of these, and the ROLLBACK or COMMIT that followed used to replace its error with "no transaction is active".
+    const refused: number[] = [];
+    for (let free = 0; free <= 96 * 1024; free += 8 * 1024) {
+      await Deno.truncate(filler, filled - free);
+      const db = `${m.dir}/fresh-${free}.db`;
+      try {
+        openStore(db).close();
+      } catch (err) {
+        assert.ok(err instanceof AppError, `${free} bytes free: ${err}`);
+        assert.equal(err.code, "storage_unavailable", `${free} bytes free: ${err.message}`);
+        assert.match(err.message, /database or disk is full|disk I\/O error/, `${free} bytes free`);
+        refused.push(free);
+      }
+      for (const suffix of ["", "-wal", "-shm", "-journal"]) await Deno.remove(`${db}${suffix}`).catch(() => {});
+    }
+    assert.ok(refused.includes(0) && refused.length >= 4, `refused at ${refused.join(", ")} bytes free`);
   } finally {
     unmount(m.dir);
   }

@@ -202,7 +202,9 @@ function readIdentity(db: DatabaseSync, path: string): number {
   try {
     return checkIdentity(db, path);
   } finally {
-    db.exec("COMMIT");
+    // Ended by SQLite itself when a read failed (SQLITE_FULL, SQLITE_IOERR): a COMMIT would then fail with
+    // "no transaction is active" and hide the error that says what happened (see migrate).
+    if (db.isTransaction) db.exec("COMMIT");
   }
 }
 
@@ -249,7 +251,9 @@ function migrate(db: DatabaseSync, path: string): void {
     db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
     db.exec("COMMIT");
   } catch (err) {
-    db.exec("ROLLBACK");
+    // SQLite may have rolled the transaction back itself (SQLITE_FULL, SQLITE_IOERR): a ROLLBACK then fails
+    // with "no transaction is active" and would hide the error that says what happened.
+    if (db.isTransaction) db.exec("ROLLBACK");
     throw err;
   }
 }
