@@ -13,6 +13,8 @@ export class PeriodicLoops {
   readonly #log: Logger;
   readonly #live: () => boolean;
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Bumped by {@linkcode clear}: an attempt in flight then does not re-arm a loop of an earlier generation. */
+  #generation = 0;
 
   /** `live` is read before each re-arm: a loop whose owner stopped is not armed again. */
   constructor(log: Logger, live: () => boolean) {
@@ -22,8 +24,9 @@ export class PeriodicLoops {
 
   /** Runs `attempt` every `periodMs`, the first time one period from now. */
   every(periodMs: number, attempt: () => Promise<void>): void {
+    const generation = this.#generation;
     const arm = () => {
-      if (!this.#live()) return;
+      if (!this.#live() || generation !== this.#generation) return;
       const t = setTimeout(async () => {
         this.#timers.delete(t);
         try {
@@ -43,8 +46,9 @@ export class PeriodicLoops {
     return this.#timers.size;
   }
 
-  /** Cancels every armed timer (an attempt in flight finishes but is not re-armed once `live()` is false). */
+  /** Cancels every armed timer; an attempt in flight finishes but its loop is not armed again. */
   clear(): void {
+    this.#generation++;
     for (const t of this.#timers) clearTimeout(t);
     this.#timers.clear();
   }

@@ -2,37 +2,45 @@
  * PeriodicLoops (src/jobs/periodic_loops.ts): re-armed only after an attempt finishes, a failed
  * attempt logged and retried, nothing re-armed once not live, clear() cancels armed timers. Periods
  * are 1 ms of real time; "not armed" is read from `armed`, never proved by waiting, and Deno's op
- * sanitizer fails a test that leaves a timer behind.
+ * sanitizer (opt-in since Deno 2.9, so each test turns it on) fails a test that leaves a timer behind.
  */
 
 import assert from "node:assert/strict";
 import { createLogger } from "../base/log.ts";
 import { PeriodicLoops } from "./periodic_loops.ts";
 
-Deno.test("PeriodicLoops.every: while an attempt runs no timer is armed; it is re-armed once the attempt ends", async () => {
-  const loops = new PeriodicLoops(createLogger("silent"), () => true);
-  const started = Promise.withResolvers<void>();
-  const finish = Promise.withResolvers<void>();
-  const again = Promise.withResolvers<void>();
-  let calls = 0;
-  loops.every(1, async () => {
-    calls++;
-    if (calls === 1) {
-      started.resolve();
-      await finish.promise;
-    } else again.resolve();
-  });
-  assert.equal(loops.armed, 1);
-  await started.promise;
-  assert.equal(loops.armed, 0, "a slow attempt holds its loop: no catch-up attempt is queued");
-  finish.resolve();
-  await again.promise;
-  assert.equal(calls, 2);
-  loops.clear();
-  assert.equal(loops.armed, 0);
-});
+/** Deno.test with the op and resource sanitizers on: a timer left armed fails the test. */
+function sanitizedTest(name: string, fn: () => void | Promise<void>): void {
+  Deno.test({ name, sanitizeOps: true, sanitizeResources: true, fn });
+}
 
-Deno.test("PeriodicLoops.every: a failed attempt is logged and the loop runs again", async () => {
+sanitizedTest(
+  "PeriodicLoops.every: while an attempt runs no timer is armed; it is re-armed once the attempt ends",
+  async () => {
+    const loops = new PeriodicLoops(createLogger("silent"), () => true);
+    const started = Promise.withResolvers<void>();
+    const finish = Promise.withResolvers<void>();
+    const again = Promise.withResolvers<void>();
+    let calls = 0;
+    loops.every(1, async () => {
+      calls++;
+      if (calls === 1) {
+        started.resolve();
+        await finish.promise;
+      } else again.resolve();
+    });
+    assert.equal(loops.armed, 1);
+    await started.promise;
+    assert.equal(loops.armed, 0, "a slow attempt holds its loop: no catch-up attempt is queued");
+    finish.resolve();
+    await again.promise;
+    assert.equal(calls, 2);
+    loops.clear();
+    assert.equal(loops.armed, 0);
+  },
+);
+
+sanitizedTest("PeriodicLoops.every: a failed attempt is logged and the loop runs again", async () => {
   const lines: string[] = [];
   const loops = new PeriodicLoops(createLogger("warn", "test", (l) => lines.push(l)), () => true);
   const second = Promise.withResolvers<void>();
@@ -49,24 +57,46 @@ Deno.test("PeriodicLoops.every: a failed attempt is logged and the loop runs aga
   assert.match(lines[0] ?? "", /background attempt failed; retrying next period.*database is locked/);
 });
 
-Deno.test("PeriodicLoops.every: once live() is false the loop is not re-armed, and a loop added then is not armed", async () => {
-  let live = true;
-  const loops = new PeriodicLoops(createLogger("silent"), () => live);
-  const ran = Promise.withResolvers<void>();
-  loops.every(1, () => {
-    live = false;
-    ran.resolve();
-    return Promise.resolve();
+sanitizedTest(
+  "PeriodicLoops.every: once live() is false the loop is not re-armed, and a loop added then is not armed",
+  async () => {
+    let live = true;
+    const loops = new PeriodicLoops(createLogger("silent"), () => live);
+    const ran = Promise.withResolvers<void>();
+    loops.every(1, () => {
+      live = false;
+      ran.resolve();
+      return Promise.resolve();
+    });
+    await ran.promise;
+    // One macrotask turn drains every microtask, so the attempt's continuation (the re-arm check) has run.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(loops.armed, 0);
+    loops.every(1, () => Promise.resolve());
+    assert.equal(loops.armed, 0);
+  },
+);
+
+sanitizedTest("PeriodicLoops.clear: an attempt in flight finishes, and its loop is not armed again", async () => {
+  const loops = new PeriodicLoops(createLogger("silent"), () => true);
+  const started = Promise.withResolvers<void>();
+  const finish = Promise.withResolvers<void>();
+  const ended = Promise.withResolvers<void>();
+  loops.every(1, async () => {
+    started.resolve();
+    await finish.promise;
+    ended.resolve();
   });
-  await ran.promise;
+  await started.promise;
+  loops.clear();
+  finish.resolve();
+  await ended.promise;
   // One macrotask turn drains every microtask, so the attempt's continuation (the re-arm check) has run.
   await new Promise((resolve) => setTimeout(resolve, 0));
-  assert.equal(loops.armed, 0);
-  loops.every(1, () => Promise.resolve());
-  assert.equal(loops.armed, 0);
+  assert.equal(loops.armed, 0, "cleared while its attempt ran: not re-armed");
 });
 
-Deno.test("PeriodicLoops.clear: cancels every armed loop", () => {
+sanitizedTest("PeriodicLoops.clear: cancels every armed loop", () => {
   const loops = new PeriodicLoops(createLogger("silent"), () => true);
   loops.every(60_000, () => Promise.resolve());
   loops.every(60_000, () => Promise.resolve());
