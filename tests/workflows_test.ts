@@ -71,6 +71,13 @@ for (const file of ["release.yml", "ci.yml"]) {
       assert.doesNotMatch(run, TYPED_FLAG, `${file} job ${job} types a permission flag: ${run}`);
     }
     assert.ok(taskRuns > 0);
+    // deno.lock is what every job runs with: the first task of a job that runs any is `deno task locked`
+    // (deno install --frozen), which fails on a lock that no longer matches deno.json.
+    for (const [job, j] of Object.entries(wf.jobs)) {
+      const first = j.steps.map((s) => /\bdeno\s+task\s+([A-Za-z0-9:_-]+)/.exec(s.run ?? "")?.[1]).find(Boolean);
+      if (first !== undefined) assert.equal(first, "locked", `${file} job ${job} runs deno task ${first} first`);
+    }
+    assert.equal(known["locked"], "deno install --frozen");
     for (const job of Object.values(wf.jobs)) {
       const setup = job.steps.find((s) => s.uses?.startsWith("denoland/setup-deno@"));
       assert.ok(setup, "every job installs Deno");
