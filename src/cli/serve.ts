@@ -38,7 +38,7 @@ import type { TaskInputs } from "../tasks/adapter.ts";
 import { isLoopbackHost } from "../base/net.ts";
 import { ensureHttpToken } from "./http_token.ts";
 import { type Execution, type ExecutorOverrides, openRuntime, type RuntimeKinds } from "./runtime.ts";
-import type { Synchronous } from "../store/db.ts";
+import { sqliteVersionWarning, type Synchronous } from "../store/db.ts";
 import type { Store } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
 import { rateOption, simulateRate } from "./github_options.ts";
@@ -230,6 +230,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
     ...(flags.retentionMs === undefined ? {} : { retentionMs: flags.retentionMs }),
   });
   const { store, control, waits, execution } = runtime;
+  const sqliteWarning = sqliteVersionWarning(store.sqliteVersion);
+  if (sqliteWarning !== undefined) log.warn(sqliteWarning);
   const worker = execution.worker;
   if (worker !== undefined) {
     log.debug("network worker created", { ...worker.permissions, from_memory: worker.script.fromMemory });

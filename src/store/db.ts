@@ -258,6 +258,30 @@ function migrate(db: DatabaseSync, path: string): void {
   }
 }
 
+/** The newest SQLite release with the WAL bug in which several processes writing one database could, rarely,
+ * corrupt it (3.7.0 to this one; Deno 2.9.6 ships 3.53.2, which has the fix). */
+export const SQLITE_WAL_BUG_LAST = "3.51.2";
+
+/** The SQLite library version of this process's `node:sqlite` (e.g. "3.53.2"). */
+export function sqliteVersion(db: DatabaseSync): string {
+  return String((db.prepare("SELECT sqlite_version() AS v").get() as { v: unknown }).v);
+}
+
+/** What to tell a user whose SQLite has the multi-process WAL bug ({@linkcode SQLITE_WAL_BUG_LAST}), or undefined. */
+export function sqliteVersionWarning(version: string): string | undefined {
+  const parts = (v: string) => v.split(".").map((n) => Number.parseInt(n, 10) || 0);
+  const [a, b] = [parts(version), parts(SQLITE_WAL_BUG_LAST)];
+  for (let i = 0; i < 3; i++) {
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0) ? undefined : warning();
+  }
+  return warning();
+  function warning(): string {
+    return `SQLite ${version} in this Deno (${Deno.version.deno}) has a rare bug that can corrupt a database several ` +
+      `processes write at once (SQLite 3.7.0 to ${SQLITE_WAL_BUG_LAST}); run longcall with Deno 2.9.6 or newer ` +
+      `(SQLite 3.53.2), or use a released binary, before sharing a database between servers`;
+  }
+}
+
 /** Bytes of a WAL file holding `pages` frames of SQLite's default 4 KiB page (the page size longcall's databases
  * have): the 32-byte WAL header, then per frame a 24-byte frame header and the page. */
 export function walBytesOfPages(pages: number): number {

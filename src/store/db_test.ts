@@ -5,7 +5,14 @@ import {
   STORE_WAL_SWITCH_PAUSE_MS_MAX,
 } from "../base/limits.ts";
 import { tempDir } from "../../testing/temp.ts";
-import { nextWalSwitchPause, openDatabase, walBytesOfPages, walSizeBytes } from "./db.ts";
+import {
+  nextWalSwitchPause,
+  openDatabase,
+  sqliteVersion,
+  sqliteVersionWarning,
+  walBytesOfPages,
+  walSizeBytes,
+} from "./db.ts";
 import { Connection } from "./tx.ts";
 
 Deno.test("nextWalSwitchPause: doubles from 1 ms up to STORE_WAL_SWITCH_PAUSE_MS_MAX, then stays there", () => {
@@ -58,4 +65,23 @@ Deno.test("openDatabase: autocheckpointPages must be a positive integer (RangeEr
     assert.throws(() => openDatabase(dir.file("x.db"), { autocheckpointPages: bad }), RangeError, String(bad));
   }
   await assert.rejects(Deno.stat(dir.file("x.db")), Deno.errors.NotFound, "refused before creating the file");
+});
+
+Deno.test("sqliteVersionWarning: SQLite up to 3.51.2 (the multi-process WAL bug) is named, later ones are not", () => {
+  for (const old of ["3.7.0", "3.45.1", "3.51.2", "3.51", "2.9.9"]) {
+    const warning = sqliteVersionWarning(old);
+    assert.ok(warning !== undefined, old);
+    assert.match(warning, new RegExp(`^SQLite ${old.replaceAll(".", "\\.")} in this Deno .* Deno 2\\.9\\.6 or newer`));
+  }
+  for (const fixed of ["3.51.3", "3.52.0", "3.53.2", "3.100.0", "4.0.0"]) {
+    assert.equal(sqliteVersionWarning(fixed), undefined, fixed);
+  }
+  // The library this Deno ships, as a store reads it.
+  const db = openDatabase(":memory:");
+  try {
+    assert.match(sqliteVersion(db), /^\d+\.\d+\.\d+$/);
+    assert.equal(sqliteVersionWarning(sqliteVersion(db)), undefined, "Deno 2.9.6's SQLite has the fix");
+  } finally {
+    db.close();
+  }
 });

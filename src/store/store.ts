@@ -7,7 +7,7 @@
 
 import { changeStamp } from "./change_stamp.ts";
 import { CorpusRows } from "./corpus_rows.ts";
-import { openDatabase, type OpenOptions } from "./db.ts";
+import { openDatabase, type OpenOptions, sqliteVersion } from "./db.ts";
 import { EtagRows } from "./etag_rows.ts";
 import { JobRows } from "./job_rows.ts";
 import { Connection } from "./tx.ts";
@@ -25,6 +25,8 @@ export interface Store {
    * equal stamps mean nothing changed in between.
    */
   changeStamp(): string;
+  /** The SQLite library version behind the connection (see `sqliteVersionWarning` in src/store/db.ts). */
+  readonly sqliteVersion: string;
   close(): void;
 }
 
@@ -39,6 +41,7 @@ export function openStore(path: string, options: OpenOptions = {}): Store {
     corpus: new CorpusRows(conn),
     etags: new EtagRows(conn),
     changeStamp: () => changeStamp(conn),
+    sqliteVersion: sqliteVersion(conn.db),
     close: () => conn.close(),
   };
   connections.set(store, conn);
