@@ -490,6 +490,37 @@ Deno.test("subscriptions/listen with taskIds over stdio: the SDK acknowledges wi
   }
 });
 
+Deno.test("notifications/cancelled for the tools/call that created a task does not cancel the task (the spec's MUST NOT)", async () => {
+  await using dir = await tempDir();
+  const server = new RawStdioServer(stdioServer(dir.path, dir.file("jobs.db")));
+  try {
+    const callId = "call-to-cancel";
+    const created = server.waitFor("the CreateTaskResult", (m) => m.id === callId && m.method === undefined);
+    await server.send({
+      jsonrpc: "2.0",
+      id: callId,
+      method: "tools/call",
+      params: { name: "test.sleep", arguments: { ms: 300 }, _meta: modernMeta(true) },
+    });
+    const taskId = CreateTaskResultV2Schema.parse((await created)["result"]).taskId;
+    await server.send({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: callId, reason: "the user moved on", _meta: modernMeta(true) },
+    });
+    for (;;) {
+      const task = GetTaskResultV2Schema.parse((await server.modern("tasks/get", { taskId }, true))["result"]);
+      if (task.status !== "working") {
+        assert.equal(task.status, "completed", "only tasks/cancel cancels a task");
+        break;
+      }
+      await delay(25);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
 // ------------------------------------------------------------------ TTL and overload
 
 Deno.test("retention: a finished task is readable until createdAt + ttlMs, then -32602; overload creates no task", async (t) => {
