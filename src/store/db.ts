@@ -269,17 +269,21 @@ export function sqliteVersion(db: DatabaseSync): string {
 
 /** What to tell a user whose SQLite has the multi-process WAL bug ({@linkcode SQLITE_WAL_BUG_LAST}), or undefined. */
 export function sqliteVersionWarning(version: string): string | undefined {
+  if (compareVersions(version, SQLITE_WAL_BUG_LAST) > 0) return undefined;
+  return `SQLite ${version} in this Deno (${Deno.version.deno}) has a rare bug that can corrupt a database several ` +
+    `processes write at once (SQLite 3.7.0 to ${SQLITE_WAL_BUG_LAST}); run longcall with Deno 2.9.6 or newer ` +
+    `(SQLite 3.53.2), or use a released binary, before sharing a database between servers`;
+}
+
+/** Dotted versions compared part by part as numbers (a missing part is 0): negative, 0 or positive. */
+function compareVersions(a: string, b: string): number {
   const parts = (v: string) => v.split(".").map((n) => Number.parseInt(n, 10) || 0);
-  const [a, b] = [parts(version), parts(SQLITE_WAL_BUG_LAST)];
-  for (let i = 0; i < 3; i++) {
-    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0) ? undefined : warning();
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0);
+    if (d !== 0) return d;
   }
-  return warning();
-  function warning(): string {
-    return `SQLite ${version} in this Deno (${Deno.version.deno}) has a rare bug that can corrupt a database several ` +
-      `processes write at once (SQLite 3.7.0 to ${SQLITE_WAL_BUG_LAST}); run longcall with Deno 2.9.6 or newer ` +
-      `(SQLite 3.53.2), or use a released binary, before sharing a database between servers`;
-  }
+  return 0;
 }
 
 /** Bytes of a WAL file holding `pages` frames of SQLite's default 4 KiB page (the page size longcall's databases
