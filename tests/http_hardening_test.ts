@@ -258,7 +258,9 @@ Deno.test("HTTP server without LONGCALL_HTTP_TOKEN: a generated token in a 0600 
     assert.ok(server.stderr().includes(`written to ${path}`), server.stderr());
     assert.ok(!server.stderr().includes(token), "the token itself is never printed");
     const url = new URL("/mcp", server.url);
-    assert.equal((await post(url, modernBody("tools/list"))).status, 401);
+    const anonymous = await post(url, modernBody("tools/list"));
+    assert.equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
     const ok = await post(url, modernBody("tools/list"), { Authorization: `Bearer ${token}` });
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
