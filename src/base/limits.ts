@@ -242,6 +242,8 @@ export const WATCH_TIMEOUT_MS_DEFAULT = 30 * 60_000;
 export const WATCH_TIMEOUT_MS_MIN = 1_000;
 export const WATCH_TIMEOUT_MS_MAX = 24 * 60 * 60_000;
 export const WATCH_POLL_INTERVAL_MS_DEFAULT = 10_000;
+/** A poll reads up to four endpoints (the pull, check runs, statuses, suites): at 5 s an uncached watch stays under
+ * 2,900 requests an hour, within a token's 5,000 (the original allowed 1 s; docs/ARCHITECTURE.md, departures). */
 export const WATCH_POLL_INTERVAL_MS_MIN = 5_000;
 export const WATCH_POLL_INTERVAL_MS_MAX = 5 * 60_000;
 export const WATCH_FIRST_CHECK_GRACE_MS_DEFAULT = 3 * 60_000;
