@@ -12,6 +12,7 @@
 import assert from "node:assert/strict";
 import {
   IDS_PER_CALL_MAX,
+  JOB_KEY_CHARS_MAX,
   JOB_WAIT_MS_MAX,
   MCP_MESSAGE_BYTES_MAX,
   POLL_INTERVAL_MS_MAX,
@@ -286,7 +287,9 @@ async function jobsFlow(t: Deno.TestContext, c: ToolClient): Promise<void> {
   });
 
   await t.step(
-    `${c.label}: ${IDS_PER_CALL_MAX} ids are served, ${IDS_PER_CALL_MAX + 1} are refused with a path`,
+    `${c.label}: ${IDS_PER_CALL_MAX} ids are served, ${
+      IDS_PER_CALL_MAX + 1
+    } are refused with a path; keys up to ${JOB_KEY_CHARS_MAX} characters`,
     async () => {
       const ids = Array.from({ length: IDS_PER_CALL_MAX }, (_, i) => i % 2 === 0 ? sleptId : crypto.randomUUID());
       const batch = await jobsGet(c, ids);
@@ -299,6 +302,18 @@ async function jobsFlow(t: Deno.TestContext, c: ToolClient): Promise<void> {
         assert.equal(err["path"], "$.ids");
         assert.equal(err["retryable"], false);
         assert.match(err["message"] as string, /\$\.ids/);
+      }
+      // A key of JOB_KEY_CHARS_MAX characters is answered in its own item; one more refuses the call.
+      const longest = "k".repeat(JOB_KEY_CHARS_MAX);
+      const atBound = await jobsGet(c, [longest, sleptId]);
+      assert.deepEqual(atBound.items.map((i) => [i.item_status, i.reason]), [
+        ["unavailable", "invalid_id"],
+        ["complete", undefined],
+      ]);
+      for (const tool of ["jobs.get", "jobs.cancel"]) {
+        const err = toolError(await c.call(tool, { ids: [sleptId, `${longest}k`] }), `${tool} with a long key`);
+        assert.equal(err["code"], "invalid_argument");
+        assert.equal(err["path"], "$.ids.1");
       }
     },
   );

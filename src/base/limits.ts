@@ -172,6 +172,9 @@ export const GITHUB_NUMBER_MAX = 2_147_483_647;
 
 /** Ids per `jobs.get` / `jobs.cancel` call (the original's vector bound). */
 export const IDS_PER_CALL_MAX = 100;
+/** Characters of one key of `jobs.get` / `jobs.cancel` and of a `tasks/*` taskId: four times a job id's 49, so any id a
+ * client holds fits, while a call's keys (echoed back in its items) stay within a few tens of KB. */
+export const JOB_KEY_CHARS_MAX = 200;
 /** Largest incoming JSON-RPC message on stdio or HTTP. */
 export const MCP_MESSAGE_BYTES_MAX = 1024 * 1024;
 /** Largest tool result we send; larger results are truncated with a flag. */

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { batchOf } from "../base/answers.ts";
 import { AppError } from "../base/errors.ts";
 import { once } from "../base/once.ts";
-import { IDS_PER_CALL_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
+import { IDS_PER_CALL_MAX, JOB_KEY_CHARS_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { jobCancelItems, jobGetItems, jobIdsOf } from "../jobs/projection.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import type { JobSpec } from "../jobs/spec.ts";
@@ -69,7 +69,7 @@ export const GITHUB_READ = { readOnlyHint: false, destructiveHint: false, idempo
  */
 export const ALWAYS_LOAD_META: Readonly<Record<string, unknown>> = { "anthropic/alwaysLoad": true };
 
-const Ids = z.array(z.string().max(200)).min(1).max(IDS_PER_CALL_MAX);
+const Ids = z.array(z.string().max(JOB_KEY_CHARS_MAX)).min(1).max(IDS_PER_CALL_MAX);
 
 export const JobsGetInput = z.object({
   ids: Ids.describe(`Job ids (1..${IDS_PER_CALL_MAX}); answered one item per id, in order`),

@@ -22,6 +22,7 @@ import {
 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { type McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { JOB_KEY_CHARS_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
 import type { JobRow } from "../store/job_rows.ts";
@@ -42,14 +43,14 @@ export function requestDeclaresTasks(era: "modern" | "legacy", envelope: unknown
  * gets -32021 whatever its params (the SDK would answer a params mismatch with -32602 first).
  */
 const TaskParams = z.looseObject({ taskId: z.unknown().optional() });
-const TaskId = z.string().min(1).max(200);
+const TaskId = z.string().min(1).max(JOB_KEY_CHARS_MAX);
 
 function taskIdOf(params: { taskId?: unknown }): string {
   const parsed = TaskId.safeParse(params.taskId);
   if (parsed.success) return parsed.data;
   throw new ProtocolError(
     ProtocolErrorCode.InvalidParams,
-    "Invalid params: taskId must be a string of 1 to 200 characters",
+    `Invalid params: taskId must be a string of 1 to ${JOB_KEY_CHARS_MAX} characters`,
   );
 }
 
