@@ -13,7 +13,7 @@ import { type AnyJobPolicy, JobKindRegistry } from "../src/jobs/kinds.ts";
 import { productRequest } from "../testing/github_jobs.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { JobControl } from "../src/jobs/control.ts";
-import { openTempStore, tempDir } from "../testing/temp.ts";
+import { openHarness, openTempStore, tempDir, waitForStatus } from "../testing/temp.ts";
 import { testRegistry } from "../testing/test_kinds.ts";
 
 const MAIN = new URL("../src/main.ts", import.meta.url).pathname;
@@ -113,6 +113,30 @@ Deno.test("longcall jobs list (human): each product job names its subject; other
   const got = await longcall(["jobs", "get", watch, "--json", "--db", db]);
   const [item] = (JSON.parse(got.stdout) as { items: { retry_after_ms?: number }[] }).items;
   assert.ok((item?.retry_after_ms ?? 0) >= 9_000, `retry_after_ms ${item?.retry_after_ms}`);
+});
+
+Deno.test("longcall jobs list (human): the column is the job's status, which --state filters; a kind's own outcome is in the summary", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  {
+    await using h = await openHarness(db);
+    const partial = await h.control.submit("partial", null);
+    const echo = await h.control.submit("echo", { i: 1 });
+    for (const id of [partial.id, echo.id]) await waitForStatus(h.store, id, ["succeeded"], 10_000);
+  }
+  const out = await longcall(["jobs", "list", "--state", "succeeded", "--db", db]);
+  assert.equal(out.code, 0, out.stderr);
+  const lines = out.stdout.trimEnd().split("\n");
+  assert.equal(lines.length, 2);
+  // The partial job succeeded as a job; the outcome its kind gave it is in the summary, not the column.
+  for (
+    const line of [
+      / {2}succeeded {2}\d+s ago {2}echo succeeded$/,
+      / {2}succeeded {2}\d+s ago {2}partial finished with outcome partial$/,
+    ]
+  ) {
+    assert.ok(lines.some((l) => line.test(l)), `${line}:\n${out.stdout}`);
+  }
 });
 
 Deno.test("ageText(): the largest whole unit; hours up to two days; a future time reads 0s", () => {

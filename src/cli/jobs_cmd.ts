@@ -170,10 +170,12 @@ export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
             const ageWidth = Math.max(...ages.map((x) => x.length));
             const subjects = rows.map((r) => subjectOf(r.kind, r.request, policies));
             const width = Math.max(0, ...subjects.map((x) => x.length));
+            // The job's status, which --state filters on; a kind's own outcome (a watch whose CI failed
+            // succeeded as a job) is in the summary.
             items.forEach((v, i) => {
               const age = (ages[i] ?? "").padStart(ageWidth);
               const subject = width === 0 ? "" : `${(subjects[i] ?? "").padEnd(width)}  `;
-              console.log(`${v.id}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${age}  ${subject}${v.summary}`);
+              console.log(`${v.id}  ${(rows[i]?.status ?? "").padEnd(10)} ${age}  ${subject}${v.summary}`);
             });
           }
           return EXIT_OK;
