@@ -42,6 +42,7 @@
 
 import { setImmediate } from "node:timers";
 import type { Clock } from "../base/clock.ts";
+import { AssertionError } from "../base/errors.ts";
 import type { Logger } from "../base/log.ts";
 import type { ClaimedJob, JobRows, TerminalWrite } from "../store/job_rows.ts";
 import { EventLoopSlice } from "./event_loop_slice.ts";
@@ -253,6 +254,8 @@ export class Executor {
         }
       } while (this.#claimAgain && this.#state === "started");
     } catch (err) {
+      // A broken invariant stops the process (thrown out of this un-awaited loop), never a retried claim.
+      if (err instanceof AssertionError) throw err;
       this.#log.warn("claim failed; retrying", { error: String(err) });
     } finally {
       this.#claiming = false;

@@ -1,11 +1,13 @@
 /**
  * The executor's background loops (heartbeat, reconciliation, cancel polls, retention sweep).
  * Each loop is a timer re-armed after its attempt finishes, so a slow attempt never causes a
- * burst of catch-up attempts; a failed attempt is logged and retried the next period.
+ * burst of catch-up attempts; a failed attempt is logged and retried the next period, except a
+ * broken invariant (`AssertionError`), which stops the process (house style: errors, rule 1).
  *
  * @module
  */
 
+import { AssertionError } from "../base/errors.ts";
 import type { Logger } from "../base/log.ts";
 
 /** A set of periodic loops that run while `live()` holds and stop together. */
@@ -32,6 +34,9 @@ export class PeriodicLoops {
         try {
           await attempt();
         } catch (err) {
+          // A broken invariant is not retried: thrown from this timer it stops the process (a Worker's
+          // stops its server), rather than writing again from a state the code did not expect.
+          if (err instanceof AssertionError) throw err;
           this.#log.warn("background attempt failed; retrying next period", { error: String(err) });
         }
         arm();
