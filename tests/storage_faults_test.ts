@@ -21,6 +21,11 @@ import { EtagRows } from "../src/store/etag_rows.ts";
 import { isStorageFault, sqliteError } from "../src/store/tx.ts";
 import { jobsTools, jobTool } from "../src/mcp/tools.ts";
 import { errorResult } from "../src/mcp/tool_kit.ts";
+import { createServerFactory } from "../src/mcp/server.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { InMemoryTransport, type JSONRPCMessage } from "@modelcontextprotocol/server";
+import { tasksAdapter } from "../testing/tasks_adapter.ts";
+import { modernEnvelope } from "../testing/mcp_clients/envelope.ts";
 import { z } from "zod";
 import { type Gate, gate, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
 import { defineJobKind } from "../src/jobs/kinds.ts";
@@ -318,6 +323,53 @@ Deno.test("Submissions during a storage fault get storage_unavailable with retry
   h.store.conn.faults = undefined;
   const admitted = await call("test.echo", { n: 3 });
   assert.notEqual(admitted.isError, true, "admitted once the fault is gone");
+});
+
+Deno.test("tasks/cancel during a storage fault: -32603 carrying the typed, retryable storage_unavailable; tasks/get keeps reading", async () => {
+  await using dir = await tempDir();
+  await using h = await openHarness(dir.file("jobs.db"), { executor: false });
+  const queued = await h.control.submit("echo", { n: 1 }); // no executor: it stays queued
+  const factory = createServerFactory({
+    control: h.control,
+    tools: jobsTools(h.control),
+    log: silentLogger,
+    tasks: tasksAdapter,
+  });
+  const [client, server] = InMemoryTransport.createLinkedPair();
+  const inbox: JSONRPCMessage[] = [];
+  client.onmessage = (m) => void inbox.push(m);
+  await client.start();
+  const instance = await factory({ era: "modern" } as Parameters<typeof factory>[0]);
+  await instance.connect(server);
+  const ask = async (id: number, method: string) => {
+    await client.send({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: { taskId: queued.id, _meta: modernEnvelope({ name: "t", version: "0" }, {}, true) },
+    });
+    return await waitFor(`the answer to ${method}`, () => inbox.find((m) => "id" in m && m.id === id));
+  };
+  try {
+    h.store.conn.faults = { errcode: SQLITE_FULL, count: Infinity };
+    const refused = await ask(1, "tasks/cancel") as { error?: { code: number; message: string; data?: unknown } };
+    assert.equal(refused.error?.code, -32603);
+    assert.match(refused.error?.message ?? "", /database or disk is full/);
+    assert.deepEqual(refused.error?.data, {
+      error: {
+        code: "storage_unavailable",
+        message: refused.error?.message,
+        retryable: true,
+        retry_after_ms: STORE_FAULT_RETRY_AFTER_MS,
+      },
+    });
+    const read = await ask(2, "tasks/get") as { result?: { status?: string } };
+    assert.equal(read.result?.status, "working", "reads keep working, and the job was not cancelled");
+    h.store.conn.faults = undefined;
+    assert.ok("result" in (await ask(3, "tasks/cancel")), "cancelled once the fault is gone");
+  } finally {
+    await client.close();
+  }
 });
 
 Deno.test("A storage fault while writing ETags and corpus rows does not fail a watch's verdict", async () => {

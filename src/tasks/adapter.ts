@@ -22,6 +22,7 @@ import {
 } from "@modelcontextprotocol/ext-tasks/core/v2";
 import { type McpServer, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { AppError } from "../base/errors.ts";
 import { JOB_KEY_CHARS_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import type { Authority, JobControl } from "../jobs/control.ts";
@@ -88,12 +89,20 @@ function findTask(deps: TasksAdapterDeps, taskId: string): JobRow {
   );
 }
 
-/** Runs a handler, turning unexpected failures into -32603 without leaking internals. */
+/**
+ * Runs a handler. An expected operating failure (an `AppError`: the store busy or out of space) is -32603 with
+ * its message and the typed error as `data.error` (retryable, retry_after_ms), the shape a failed task's error
+ * has; anything else is -32603 "Internal error", logged, without leaking internals.
+ */
 async function guarded<T>(deps: TasksAdapterDeps, method: string, fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof ProtocolError) throw err;
+    if (err instanceof AppError) {
+      deps.log.warn(`${method} failed`, { code: err.code, error: err.message });
+      throw new ProtocolError(ProtocolErrorCode.InternalError, err.message, { error: err.toJobError() });
+    }
     deps.log.error(`${method} failed`, { error: String(err) });
     throw new ProtocolError(ProtocolErrorCode.InternalError, "Internal error");
   }
