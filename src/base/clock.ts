@@ -5,6 +5,8 @@
  * @module
  */
 
+import { SIMULATE_TIME_RATE_MAX } from "./limits.ts";
+
 /** Time source plus an abortable sleep. */
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -100,8 +102,10 @@ export class ScaledClock implements Clock {
   readonly #start: number;
 
   constructor(rate: number, startMs = Date.now()) {
-    if (!(rate >= 1 && rate <= 1000)) {
-      throw new RangeError(`Cannot create a scaled clock: rate must be 1..1000, current value is ${rate}`);
+    if (!(rate >= 1 && rate <= SIMULATE_TIME_RATE_MAX)) {
+      throw new RangeError(
+        `Cannot create a scaled clock: rate must be 1..${SIMULATE_TIME_RATE_MAX}, current value is ${rate}`,
+      );
     }
     this.rate = rate;
     this.#realStart = Date.now();

@@ -49,7 +49,8 @@ export const JOB_RETENTION_MS_DEFAULT = 24 * 60 * 60 * 1000;
 export const JOB_RETENTION_MS_MIN = 1_000;
 /** Longest configurable retention (30 days). */
 export const JOB_RETENTION_MS_MAX = 30 * 24 * 60 * 60 * 1000;
-/** Retention sweep period. */
+/** Retention sweep period: an expired job goes within a minute of its time, and one sweep finds at most about a
+ * minute's worth of them. */
 export const RETENTION_SWEEP_MS_DEFAULT = 60_000;
 /** Rows deleted per sweep transaction: keeps each write lock short. */
 export const RETENTION_SWEEP_BATCH_MAX = 500;
@@ -66,7 +67,7 @@ export const JOB_ERROR_MESSAGE_CHARS_MAX = 2_000;
 /** JSON bytes of an error's typed `data` stored per job and sent in an error answer (shortened into a value of
  * the same shape past it, src/base/json_bound.ts). */
 export const JOB_ERROR_DATA_BYTES_MAX = 8 * 1024;
-/** Progress message characters. */
+/** Progress message characters: one line a host shows, so a poll's answer stays small. */
 export const JOB_PROGRESS_MESSAGE_CHARS_MAX = 500;
 /** Minimum interval between progress writes of one job (throttle). */
 export const JOB_PROGRESS_WRITE_MS_MIN = 250;
@@ -193,6 +194,9 @@ export const POLL_INTERVAL_MS_MAX = 60_000;
 /** Longest guidance derived from run-time history alone (no handler hint): history is a
  * weak predictor, so a host should look again at least this often. */
 export const POLL_GUIDANCE_FROM_HISTORY_MS_MAX = 5_000;
+/** The run time guidance assumes for a kind with no finished run yet, and the latest first look it advises
+ * for a kind without a schedule of its own: about a second, the original's fixed poll_after_ms. */
+export const POLL_GUIDANCE_RUN_MS_DEFAULT = 1_000;
 /** A handler's announced next observation this far in the past is overdue (stuck or lost). */
 export const OVERDUE_POLL_SLACK_MS = 2_000;
 
@@ -200,7 +204,8 @@ export const OVERDUE_POLL_SLACK_MS = 2_000;
 
 /** Requests in flight per process (GitHub's secondary limit is 100; be far below). */
 export const GITHUB_CONCURRENCY_MAX = 4;
-/** Per-request timeout. */
+/** Per-request timeout: GitHub answers in well under a second; this outlasts its slowest pages without holding a
+ * job on a dead connection. */
 export const GITHUB_REQUEST_TIMEOUT_MS = 30_000;
 /** Pages followed through `Link` for one listing. */
 export const GITHUB_PAGES_MAX = 50;
@@ -210,6 +215,9 @@ export const GITHUB_RESPONSE_BYTES_MAX = 8 * 1024 * 1024;
 export const GITHUB_RETRIES_MAX = 3;
 /** Secondary-limit floor when GitHub gives no retry hint. */
 export const GITHUB_RATE_LIMIT_WAIT_MS_MIN = 60_000;
+/** Characters of a malformed value GitHub answered (a ref, a head SHA) quoted in the error that refuses it: enough
+ * to recognize, never a whole page. */
+export const GITHUB_VALUE_QUOTED_CHARS_MAX = 80;
 /** Longest single rate-limit wait before giving up with `rate_limited`. */
 export const GITHUB_RATE_LIMIT_WAIT_MS_MAX = 15 * 60_000;
 /** Rate-limit waits within one call before giving up with `rate_limited`: a server that
@@ -240,7 +248,11 @@ export const GITHUB_ETAG_MEMORY_BYTES_MAX = 32 * 1024 * 1024;
 /** Rows of the `http_etags` table; the oldest are pruned beyond this. */
 export const GITHUB_ETAG_ROWS_MAX = 10_000;
 
-/** PR checks watcher: defaults and bounds of the tool's inputs (issue #199 of the original). */
+/** PR checks watcher: defaults and bounds of the tool's inputs (issue #199 of the original). The timeout: 30 min by
+ * default (a typical CI run and then some), 24 h at most (a watch a host may still want back), 1 s at least. The poll
+ * interval: 10 s by default (`gh pr checks --watch`'s), 5 min at most (a verdict still arrives within minutes of
+ * CI's end), its floor below. The first check's grace: 3 min by default (GitHub registers suites within a minute
+ * or two of a push), 30 min at most. */
 export const WATCH_TIMEOUT_MS_DEFAULT = 30 * 60_000;
 export const WATCH_TIMEOUT_MS_MIN = 1_000;
 export const WATCH_TIMEOUT_MS_MAX = 24 * 60 * 60_000;
@@ -263,14 +275,15 @@ export const WATCH_TRANSITIONS_MAX = 64;
 /** Checks listed in a watch result. */
 export const WATCH_CHECKS_MAX = 200;
 
-/** Sync job. */
 /** Sync job: repositories per job (one job should finish within a rate-limit window). */
 export const SYNC_REPOSITORIES_MAX = 50;
 /** Newest threads read per repository: ten pages of 100. */
 export const SYNC_LIMIT_PER_REPOSITORY_MAX = 1_000;
+/** One page of newest threads unless asked for more. */
 export const SYNC_LIMIT_PER_REPOSITORY_DEFAULT = 100;
 /** Counted requests one sync job may spend: a fifth of an hourly user quota. */
 export const SYNC_REQUESTS_MAX = 1_000;
+/** Enough for a few repositories of several pages each, at a twenty-fifth of an hourly user quota. */
 export const SYNC_REQUESTS_DEFAULT = 200;
 /** Longest rate-limit wait one repository accepts before it is reported retryable, so one
  * limited repository does not stall the others. */
@@ -307,8 +320,9 @@ export const SEARCH_LABEL_CHARS_MAX = 100;
 
 /** Hits per search page: keeps a page within a model's useful context. */
 export const SEARCH_LIMIT_MAX = 50;
+/** A first page a model reads whole. */
 export const SEARCH_LIMIT_DEFAULT = 10;
-/** Query text length. */
+/** Query text length: a query, not a document; bounds the full-text query the store parses. */
 export const SEARCH_QUERY_CHARS_MAX = 500;
 /** Items per corpus.get_* call. */
 export const CORPUS_ITEMS_PER_CALL_MAX = 100;
@@ -333,7 +347,7 @@ export const NETWORK_WORKER_START_DELAY_MS = 500;
 /** Characters of a transport error kept in a log line (the SDK's can be whole zod reports). */
 export const LOG_TRANSPORT_ERROR_CHARS_MAX = 300;
 
-/** Concurrent HTTP requests served. */
+/** Concurrent HTTP requests served: far above one host's parallel calls, and a bound on memory under a flood. */
 export const HTTP_CONCURRENT_REQUESTS_MAX = 64;
 
 // ---------------------------------------------------------------- jobs.get waits (issue 10)

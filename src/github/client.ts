@@ -20,7 +20,7 @@
 
 import type { Clock } from "../base/clock.ts";
 import { AppError } from "../base/errors.ts";
-import { GITHUB_PER_PAGE_MAX } from "../base/limits.ts";
+import { GITHUB_PER_PAGE_MAX, GITHUB_VALUE_QUOTED_CHARS_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import { isCommitSha } from "../base/names.ts";
 import {
@@ -202,7 +202,7 @@ export class GitHubClient {
         throw new AppError(
           "github_invalid",
           `Cannot read ${owner}/${repo}#${number}: GitHub answered a head SHA that is not 40 lowercase hex digits ` +
-            `(${JSON.stringify(String(pull.data.head.sha).slice(0, 80))})`,
+            `(${JSON.stringify(String(pull.data.head.sha).slice(0, GITHUB_VALUE_QUOTED_CHARS_MAX))})`,
         );
       }
       return pull;

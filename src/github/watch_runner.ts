@@ -10,6 +10,7 @@
 import { AppError, boundedMessage } from "../base/errors.ts";
 import {
   GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
+  GITHUB_VALUE_QUOTED_CHARS_MAX,
   WATCH_ANNOTATION_MESSAGE_CHARS_MAX,
   WATCH_CHECKS_MAX,
   WATCH_FAILED_POLLS_MAX,
@@ -458,7 +459,7 @@ export function requireRef(value: unknown, what: string): string {
   throw new AppError(
     "github_invalid",
     `Cannot use ${what} GitHub answered: expected a git ref, current value is ${
-      JSON.stringify(typeof value === "string" ? value.slice(0, 80) : value)
+      JSON.stringify(typeof value === "string" ? value.slice(0, GITHUB_VALUE_QUOTED_CHARS_MAX) : value)
     }`,
     { retryable: false },
   );
@@ -470,7 +471,7 @@ export function requireSha(value: unknown, what: string): string {
   throw new AppError(
     "github_invalid",
     `Cannot use ${what} GitHub answered: expected 40 lowercase hex digits, current value is ${
-      JSON.stringify(typeof value === "string" ? value.slice(0, 80) : value)
+      JSON.stringify(typeof value === "string" ? value.slice(0, GITHUB_VALUE_QUOTED_CHARS_MAX) : value)
     }`,
     { retryable: false },
   );

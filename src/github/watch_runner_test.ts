@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { AppError } from "../base/errors.ts";
+import { GITHUB_VALUE_QUOTED_CHARS_MAX } from "../base/limits.ts";
 import { GITHUB_ANONYMOUS_LIMIT_PER_HOUR } from "../base/limits.ts";
 import { anonymousCostOf, clip, requireRef, requireSha } from "./watch_runner.ts";
 
@@ -43,16 +44,17 @@ Deno.test("requireSha: anything else is github_invalid, not retryable, naming wh
   }
 });
 
-Deno.test("requireSha: a long string in the message is cut at 80 characters", () => {
-  const long = "x".repeat(81);
+Deno.test(`requireSha: a long string in the message is cut at ${GITHUB_VALUE_QUOTED_CHARS_MAX} characters`, () => {
+  const long = "x".repeat(GITHUB_VALUE_QUOTED_CHARS_MAX + 1);
   assert.throws(() => requireSha(long, "the SHA"), (err: unknown) => {
     assert.ok(err instanceof AppError);
-    assert.ok(err.message.endsWith(`current value is "${"x".repeat(80)}"`), err.message);
+    assert.ok(err.message.endsWith(`current value is "${"x".repeat(GITHUB_VALUE_QUOTED_CHARS_MAX)}"`), err.message);
     return true;
   });
-  assert.throws(() => requireSha("y".repeat(80), "the SHA"), (err: unknown) => {
+  assert.throws(() => requireSha("y".repeat(GITHUB_VALUE_QUOTED_CHARS_MAX), "the SHA"), (err: unknown) => {
     assert.ok(err instanceof AppError);
-    assert.ok(err.message.endsWith(`current value is "${"y".repeat(80)}"`), "80 kept whole");
+    const whole = `current value is "${"y".repeat(GITHUB_VALUE_QUOTED_CHARS_MAX)}"`;
+    assert.ok(err.message.endsWith(whole), "kept whole at the bound");
     return true;
   });
 });

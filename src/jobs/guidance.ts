@@ -11,6 +11,7 @@ import {
   OVERDUE_POLL_SLACK_MS,
   OWNER_HEARTBEAT_MS_DEFAULT,
   POLL_GUIDANCE_FROM_HISTORY_MS_MAX,
+  POLL_GUIDANCE_RUN_MS_DEFAULT,
   POLL_INTERVAL_MS_MAX,
   POLL_INTERVAL_MS_MIN,
 } from "../base/limits.ts";
@@ -37,7 +38,7 @@ export function clampPollMs(ms: number): number {
 /** Milliseconds until a poll is likely to show something new; undefined when terminal. */
 export function pollAfterMs(row: JobRow, inputs: GuidanceInputs): number | undefined {
   if (row.status !== "queued" && row.status !== "running") return undefined;
-  const typical = inputs.recentRunMs ?? 1_000;
+  const typical = inputs.recentRunMs ?? POLL_GUIDANCE_RUN_MS_DEFAULT;
   if (row.status === "queued") {
     const ahead = inputs.queue?.ahead ?? 0;
     // Waves of `runningMax` jobs ahead of us, each taking about `typical`, then our own run.
@@ -46,7 +47,9 @@ export function pollAfterMs(row: JobRow, inputs: GuidanceInputs): number | undef
     // A kind that knows its schedule (a watch: its first scheduled GitHub poll) says when its first
     // look can show something new; otherwise about a second after it starts.
     if (inputs.firstPollMs !== undefined) return clampPollMs(wait + inputs.firstPollMs + POLL_INTERVAL_MS_MIN);
-    return clampPollMs(Math.min(waves * typical + Math.min(typical, 1_000), POLL_GUIDANCE_FROM_HISTORY_MS_MAX));
+    return clampPollMs(
+      Math.min(waves * typical + Math.min(typical, POLL_GUIDANCE_RUN_MS_DEFAULT), POLL_GUIDANCE_FROM_HISTORY_MS_MAX),
+    );
   }
   if (row.next_poll_at !== null) {
     const untilNext = row.next_poll_at - inputs.now;
@@ -58,7 +61,7 @@ export function pollAfterMs(row: JobRow, inputs: GuidanceInputs): number | undef
   }
   const elapsed = row.started_at === null ? 0 : inputs.now - row.started_at;
   const remaining = typical - elapsed;
-  const estimate = remaining > 0 ? remaining : Math.max(1_000, elapsed / 4);
+  const estimate = remaining > 0 ? remaining : Math.max(POLL_GUIDANCE_RUN_MS_DEFAULT, elapsed / 4);
   return clampPollMs(Math.min(estimate, POLL_GUIDANCE_FROM_HISTORY_MS_MAX));
 }
 
