@@ -272,11 +272,11 @@ Deno.test("searchThreads rejects a tampered, foreign or garbage cursor with inva
       btoa(JSON.stringify(value)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
     const tampered = reencode({ ...json, i: Number(json["i"]) + 1 });
     for (const bad of [tampered, "garbage!", "", "e30", reencode([1, 2]), cursor.slice(0, -2)]) {
-      assertInvalid(() => searchThreads(rows, { query: "widget", limit: 2, cursor: bad }), "cursor");
+      assertInvalid(() => searchThreads(rows, { query: "widget", limit: 2, cursor: bad }), "$.cursor");
     }
     // A cursor of one query is refused by another (or by the same query with other filters).
-    assertInvalid(() => searchThreads(rows, { query: "gadget", cursor }), "cursor");
-    assertInvalid(() => searchThreads(rows, { query: "widget", state: "open", cursor }), "cursor");
+    assertInvalid(() => searchThreads(rows, { query: "gadget", cursor }), "$.cursor");
+    assertInvalid(() => searchThreads(rows, { query: "widget", state: "open", cursor }), "$.cursor");
   });
 });
 
@@ -324,7 +324,7 @@ Deno.test("searchThreads never lets query text reach FTS5 as syntax", async () =
     assert.deepEqual(refsOf(searchThreads(rows, { query: "日本語のテスト" })), ["o/r#2"]);
     // Text without a single letter or digit is an invalid query, reported as such.
     for (const query of ['"', "*", "()", "  ", "-", "🐛", '"" ** ::']) {
-      assertInvalid(() => searchThreads(rows, { query }), "query");
+      assertInvalid(() => searchThreads(rows, { query }), "$.query");
     }
   });
 });
@@ -336,8 +336,8 @@ Deno.test("searchThreads answers SEARCH_LIMIT_MAX hits, SEARCH_LIMIT_DEFAULT by 
     await rows.threadsUpsert("o/r", Array.from({ length: 60 }, (_, i) => thread(i + 1, { title: "bound" })), T0);
     assert.equal(searchThreads(rows, { query: "bound", limit: SEARCH_LIMIT_MAX }).items.length, SEARCH_LIMIT_MAX);
     assert.equal(searchThreads(rows, { query: "bound" }).items.length, SEARCH_LIMIT_DEFAULT);
-    assertInvalid(() => searchThreads(rows, { query: "bound", repositories: ["bad name"] }), "repositories[0]");
-    assertInvalid(() => searchThreads(rows, { query: "bound", repositories: ["o/r", "o/r/x"] }), "repositories[1]");
+    assertInvalid(() => searchThreads(rows, { query: "bound", repositories: ["bad name"] }), "$.repositories.0");
+    assertInvalid(() => searchThreads(rows, { query: "bound", repositories: ["o/r", "o/r/x"] }), "$.repositories.1");
   });
 });
 
@@ -375,7 +375,7 @@ Deno.test("getThreads answers CORPUS_ITEMS_PER_CALL_MAX references and refuses a
     const hundred = Array.from({ length: CORPUS_ITEMS_PER_CALL_MAX }, (_, i) => `o/r#${i + 1}`);
     assert.equal(getThreads(rows, { threads: hundred }).items.length, CORPUS_ITEMS_PER_CALL_MAX);
     for (const bad of ["o/r", "o/r#0", "o/r#01", "o/r#-1", "o#1", "/r#1", "o/r#1#2", "o/r #1", "o/..#1"]) {
-      assertInvalid(() => getThreads(rows, { threads: ["o/r#1", bad] }), "threads[1]");
+      assertInvalid(() => getThreads(rows, { threads: ["o/r#1", bad] }), "$.threads.1");
     }
   });
 });
@@ -417,7 +417,7 @@ Deno.test("getRepositories answers stored metadata, keeps the newer observation 
     assert.equal(answer.items[2]?.item_status, "complete");
     const hundred = Array.from({ length: CORPUS_ITEMS_PER_CALL_MAX }, (_, i) => `o/r${i}`);
     assert.equal(getRepositories(rows, { repositories: hundred }).items.length, CORPUS_ITEMS_PER_CALL_MAX);
-    assertInvalid(() => getRepositories(rows, { repositories: ["acme/widgets#1"] }), "repositories[0]");
+    assertInvalid(() => getRepositories(rows, { repositories: ["acme/widgets#1"] }), "$.repositories.0");
   });
 });
 
@@ -451,7 +451,7 @@ Deno.test("getPullRequestChecks answers the last stored observation and reports 
     assert.equal(answer.items[1]?.reason, "not_synced");
     const hundred = Array.from({ length: CORPUS_ITEMS_PER_CALL_MAX }, (_, i) => `o/r#${i + 1}`);
     assert.equal(getPullRequestChecks(rows, { pull_requests: hundred }).items.length, CORPUS_ITEMS_PER_CALL_MAX);
-    assertInvalid(() => getPullRequestChecks(rows, { pull_requests: ["o/r#1", "o/r"] }), "pull_requests[1]");
+    assertInvalid(() => getPullRequestChecks(rows, { pull_requests: ["o/r#1", "o/r"] }), "$.pull_requests.1");
   });
 });
 

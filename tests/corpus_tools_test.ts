@@ -84,7 +84,7 @@ Deno.test("corpus tools: lists of 1..CORPUS_ITEMS_PER_CALL_MAX are answered; emp
     assert.deepEqual(await outcome(search, { query: "x", repositories: [] }), { invalid: "$.repositories" });
     // The function still parses each reference it is given (names_test checks the paths over MCP).
     assert.deepEqual(await outcome(tool("corpus.get_threads"), { threads: ["octo/widgets#0"] }), {
-      invalid: "threads[0]",
+      invalid: "$.threads.0",
     });
   });
 });
@@ -188,12 +188,12 @@ Deno.test("corpus tools refuse, at the schema, each argument the corpus function
     );
     // What only the functions can say still reaches the caller, with the entry's own path.
     assert.deepEqual(await outcome(search, { query: "bound", repositories: ["o/r", "bad name"] }), {
-      invalid: "repositories[1]",
+      invalid: "$.repositories.1",
     });
-    assert.deepEqual(await outcome(search, { query: "**" }), { invalid: "query" }, "nothing to search for");
-    assert.deepEqual(await outcome(search, { query: "bound", cursor: "garbage!" }), { invalid: "cursor" });
+    assert.deepEqual(await outcome(search, { query: "**" }), { invalid: "$.query" }, "nothing to search for");
+    assert.deepEqual(await outcome(search, { query: "bound", cursor: "garbage!" }), { invalid: "$.cursor" });
     assert.deepEqual(await outcome(tool("corpus.get_pull_request_checks"), { pull_requests: ["o/r"] }), {
-      invalid: "pull_requests[0]",
+      invalid: "$.pull_requests.0",
     });
   });
 });

@@ -78,11 +78,11 @@ Deno.test("MCP: every bad name is invalid_argument with its path, and nothing is
       await expectInvalid(SYNC_KIND, { repositories: ["octo/widgets", bad] }, "$.repositories.1");
     }
     for (const bad of ["acme/..#1", "_x/y#1", "acme/x#0", "acme/x#01", `acme/x#${GITHUB_NUMBER_MAX + 1}`]) {
-      await expectInvalid("corpus.get_threads", { threads: ["octo/widgets#1", bad] }, "threads[1]");
-      await expectInvalid("corpus.get_pull_request_checks", { pull_requests: [bad] }, "pull_requests[0]");
+      await expectInvalid("corpus.get_threads", { threads: ["octo/widgets#1", bad] }, "$.threads.1");
+      await expectInvalid("corpus.get_pull_request_checks", { pull_requests: [bad] }, "$.pull_requests.0");
     }
     for (const bad of ["acme/..", "-acme/x", "_x/y"]) {
-      await expectInvalid("corpus.get_repositories", { repositories: [bad] }, "repositories[0]");
+      await expectInvalid("corpus.get_repositories", { repositories: [bad] }, "$.repositories.0");
     }
     // A good value is admitted (the job is written), so the refusals above were not a broken server.
     const ok = await call(WATCH_KIND, { owner: "a".repeat(39), repo: "." + "b".repeat(99), number: 1 });

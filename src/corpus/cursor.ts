@@ -65,12 +65,12 @@ export function encodeSearchCursor(fingerprint: string, position: SearchPosition
 /**
  * Decodes a cursor issued for the query with `fingerprint`.
  *
- * @throws {AppError} `invalid_argument` (path `cursor`) for a malformed, edited or foreign cursor.
+ * @throws {AppError} `invalid_argument` (path `$.cursor`) for a malformed, edited or foreign cursor.
  */
 export function decodeSearchCursor(cursor: unknown, fingerprint: string): SearchPosition {
   const fail = (why: string): never =>
     invalidArgument(
-      "cursor",
+      "$.cursor",
       `Cannot read cursor: ${why}; pass next_cursor from the previous answer unchanged, with the same query and filters`,
       null,
     );

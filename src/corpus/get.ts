@@ -42,11 +42,11 @@ function answerEach<R, V>(
  * Stored threads by reference, compact or full. `input` is what `GetThreadsArgs`
  * (src/corpus/inputs.ts) parsed: the list's length and the view are not checked again here.
  *
- * @throws {AppError} `invalid_argument` for a reference that is not owner/repo#n (path `threads[i]`).
+ * @throws {AppError} `invalid_argument` for a reference that is not owner/repo#n (path `$.threads.I`).
  */
 export function getThreads(rows: CorpusRows, input: GetThreadsInput): CorpusBatch<CompactThread | FullThread> {
   const view = input.view ?? "compact";
-  const refs = input.threads.map((value, i) => parseThreadRef(value, `threads[${i}]`));
+  const refs = input.threads.map((value, i) => parseThreadRef(value, `$.threads.${i}`));
   return answerEach<ThreadRow, CompactThread | FullThread>(
     refs.map((r) => r.key),
     rows.threadsGet(refs),
@@ -60,10 +60,10 @@ export function getThreads(rows: CorpusRows, input: GetThreadsInput): CorpusBatc
  * Stored repository metadata by name. `input` is what `GetRepositoriesArgs` (src/corpus/inputs.ts)
  * parsed.
  *
- * @throws {AppError} `invalid_argument` for a name that is not owner/repo (path `repositories[i]`).
+ * @throws {AppError} `invalid_argument` for a name that is not owner/repo (path `$.repositories.I`).
  */
 export function getRepositories(rows: CorpusRows, input: GetRepositoriesInput): CorpusBatch<RepositoryItem> {
-  const names = input.repositories.map((value, i) => parseRepositoryName(value, `repositories[${i}]`));
+  const names = input.repositories.map((value, i) => parseRepositoryName(value, `$.repositories.${i}`));
   return answerEach(
     names,
     rows.repositoriesGet(names),
@@ -76,13 +76,13 @@ export function getRepositories(rows: CorpusRows, input: GetRepositoriesInput): 
  * The last stored complete checks observation per pull request. `input` is what
  * `GetPullRequestChecksArgs` (src/corpus/inputs.ts) parsed.
  *
- * @throws {AppError} `invalid_argument` for a reference that is not owner/repo#n (path `pull_requests[i]`).
+ * @throws {AppError} `invalid_argument` for a reference that is not owner/repo#n (path `$.pull_requests.I`).
  */
 export function getPullRequestChecks(
   rows: CorpusRows,
   input: GetPullRequestChecksInput,
 ): CorpusBatch<PullRequestChecksItem> {
-  const refs = input.pull_requests.map((value, i) => parseThreadRef(value, `pull_requests[${i}]`));
+  const refs = input.pull_requests.map((value, i) => parseThreadRef(value, `$.pull_requests.${i}`));
   return answerEach(
     refs.map((r) => r.key),
     rows.pullRequestChecksGet(refs),

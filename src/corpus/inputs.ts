@@ -4,7 +4,7 @@
  * at the boundary, and (as `z.output`) the input type of the corpus function (src/corpus/get.ts,
  * search.ts). Every number is a bound from src/base/limits.ts. The functions take the parsed
  * input and check only what a schema does not say: each reference's and name's grammar (answered
- * with its own path, `threads[1]`), a query with nothing to search for, and a cursor's integrity.
+ * with its own path, `$.threads.1`), a query with nothing to search for, and a cursor's integrity.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * Validation of what the corpus input schemas (src/corpus/inputs.ts) keep as strings: `owner/repo`
  * names and `owner/repo#n` thread references. Bad input throws `invalid_argument` naming the
- * offending entry's path (`threads[1]`) and an example of a valid value.
+ * offending entry's path (`$.threads.1`, as zod's issues are named in src/base/validation.ts) and an example of a valid value.
  *
  * @module
  */

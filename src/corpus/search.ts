@@ -53,19 +53,19 @@ export interface SearchThreadsAnswer {
  * and the CLI parse with it, so its bounds are not checked again here.
  *
  * @throws {AppError} `invalid_argument` for a query with no letters or digits, a repository that is
- *   not owner/repo (path `repositories[i]`), or a cursor not issued for this query and filters.
+ *   not owner/repo (path `$.repositories.I`), or a cursor not issued for this query and filters.
  */
 export function searchThreads(rows: CorpusRows, input: SearchThreadsInput): SearchThreadsAnswer {
   const { query, label } = input;
   const match = ftsQueryFromText(query);
   if (match === null) {
     invalidArgument(
-      "query",
+      "$.query",
       `Cannot search: the query ${JSON.stringify(query)} has no letters or digits to search for`,
       "flaky test timeout",
     );
   }
-  const repositories = input.repositories?.map((value, i) => parseRepositoryName(value, `repositories[${i}]`));
+  const repositories = input.repositories?.map((value, i) => parseRepositoryName(value, `$.repositories.${i}`));
   const kind = input.kind ?? "both";
   const state = input.state ?? "all";
   const limit = input.limit ?? SEARCH_LIMIT_DEFAULT;
