@@ -1,7 +1,8 @@
 /**
  * Validation of what the corpus input schemas (src/corpus/inputs.ts) keep as strings: `owner/repo`
  * names and `owner/repo#n` thread references. Bad input throws `invalid_argument` naming the
- * offending entry's path (`$.threads.1`, as zod's issues are named in src/base/validation.ts) and an example of a valid value.
+ * offending entry's JSON path (`$.threads.1`, as src/base/validation.ts names zod's issues) and an
+ * example of a valid value.
  *
  * @module
  */

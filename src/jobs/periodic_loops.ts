@@ -34,8 +34,8 @@ export class PeriodicLoops {
         try {
           await attempt();
         } catch (err) {
-          // A broken invariant is not retried: thrown from this timer it stops the process (a Worker's
-          // stops its server), rather than writing again from a state the code did not expect.
+          // A broken invariant is not retried: thrown from this timer it stops the process (in the network
+          // worker, the server then stops), rather than writing again from a state the code did not expect.
           if (err instanceof AssertionError) throw err;
           this.#log.warn("background attempt failed; retrying next period", { error: String(err) });
         }
