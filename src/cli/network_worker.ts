@@ -8,6 +8,7 @@
  * @module
  */
 
+import { assert } from "../base/errors.ts";
 import { type IdleCollection, idleCollection } from "../base/idle_collect.ts";
 import { createLogger, type LogLevel } from "../base/log.ts";
 import type { ExecutorOptions } from "../jobs/executor.ts";
@@ -92,7 +93,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
           runtime = opened;
           await opened.execution.start();
           const executor = opened.execution.executor;
-          if (executor === undefined) throw new Error("the network worker's runtime has no executor");
+          assert(executor !== undefined, "the network worker's runtime runs an executor");
           idle = idleCollection(opened.log);
           post({ type: "ready", ownerId: executor.ownerId });
           break;

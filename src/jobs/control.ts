@@ -60,8 +60,8 @@ export type Authority = string | null;
 
 /** Admission, reads and cancellation requests over the job store. */
 export class JobControl {
-  // Private: readers go through get / getMany / find, which apply visibility and expiry.
-  private readonly rows: JobRows;
+  // Readers go through get / getMany / find, which apply visibility and expiry.
+  readonly #rows: JobRows;
   /** The kinds this side admits: their policies only (it never runs a handler). */
   readonly registry: JobKindRegistry<AnyJobPolicy>;
   readonly clock: Clock;
@@ -82,7 +82,7 @@ export class JobControl {
   readonly #admittedHere = new Map<string, Authority>();
 
   constructor(rows: JobRows, registry: JobKindRegistry<AnyJobPolicy>, options: JobControlOptions) {
-    this.rows = rows;
+    this.#rows = rows;
     this.registry = registry;
     this.clock = options.clock;
     this.admittedMax = options.admittedMax ?? JOB_ADMITTED_MAX_DEFAULT;
@@ -117,7 +117,7 @@ export class JobControl {
         { data: { bytes, bytes_max: JOB_REQUEST_BYTES_MAX } },
       );
     }
-    const row = await this.rows.jobInsertIfAdmitted({
+    const row = await this.#rows.jobInsertIfAdmitted({
       id: newJobId(),
       kind,
       requestJson,
@@ -138,7 +138,7 @@ export class JobControl {
     const ids = [...this.#admittedHere.keys()];
     for (let at = 0; at < ids.length; at += IDS_PER_CALL_MAX) {
       const chunk = ids.slice(at, at + IDS_PER_CALL_MAX);
-      const rows = this.rows.jobGetMany(chunk, "concise");
+      const rows = this.#rows.jobGetMany(chunk, "concise");
       for (const key of chunk) {
         const row = rows.get(key);
         if (row === undefined || isSettled(row)) this.#admittedHere.delete(key);
@@ -182,7 +182,7 @@ export class JobControl {
    * retention ended but its row is not purged yet (and it is `authority`'s); `not_found` otherwise.
    */
   find(id: string, authority: Authority = null): { row: JobRow } | { missing: "expired" | "not_found" } {
-    const row = this.rows.jobGet(id);
+    const row = this.#rows.jobGet(id);
     if (row === undefined || !visibleTo(row, authority)) return { missing: "not_found" };
     if (expired(row, this.clock.now())) return { missing: "expired" };
     return { row };
@@ -195,7 +195,7 @@ export class JobControl {
    */
   getMany(ids: readonly string[], authority: Authority, columns: "concise" | "all"): Map<string, JobRow> {
     const now = this.clock.now();
-    const rows = this.rows.jobGetMany(ids, columns);
+    const rows = this.#rows.jobGetMany(ids, columns);
     for (const [id, row] of rows) {
       if (!visibleTo(row, authority) || expired(row, now)) rows.delete(id);
     }
@@ -213,7 +213,7 @@ export class JobControl {
     let queue: { ahead: Map<string, number>; running: number } | undefined;
     const recent = new Map<string, number | undefined>();
     const recentRunMs = (kind: string) => {
-      if (!recent.has(kind)) recent.set(kind, this.rows.jobRecentRunMs(kind));
+      if (!recent.has(kind)) recent.set(kind, this.#rows.jobRecentRunMs(kind));
       return recent.get(kind);
     };
     let queuedSeen = 0;
@@ -222,7 +222,7 @@ export class JobControl {
       if (row.status === "queued") {
         // One queued row: its own position query; from the second on, the batch's positions in one read.
         if (++queuedSeen === 1 || !queuedIds.has(row.id)) return this.pollAfterMs(row);
-        queue ??= this.rows.jobQueuePositions([...queuedIds]);
+        queue ??= this.#rows.jobQueuePositions([...queuedIds]);
         return pollAfterMs(row, {
           now,
           // Absent: no longer queued (claimed or cancelled since the batch was read); 0, as before.
@@ -238,7 +238,7 @@ export class JobControl {
   }
 
   list(filter: { status?: JobStatus; kind?: string; limit: number }): JobRow[] {
-    return this.rows.jobList(filter);
+    return this.#rows.jobList(filter);
   }
 
   /**
@@ -249,7 +249,7 @@ export class JobControl {
     // Read first, outside any transaction: an id the caller cannot see (unknown, another token's, past
     // its retention) must not take the database's write lock (a token could name 100 such ids per call).
     if (this.get(id, authority) === undefined) return { effect: "not_found" };
-    const effect = await this.rows.jobCancelRequest(id, this.clock.now());
+    const effect = await this.#rows.jobCancelRequest(id, this.clock.now());
     if (effect.effect === "requested") this.#onCancelRequested?.([id]);
     this.waits.notify();
     return effect;
@@ -297,14 +297,14 @@ export class JobControl {
     if (row.status === "queued") {
       return pollAfterMs(row, {
         now,
-        queue: this.rows.jobQueuePosition(row.id),
-        recentRunMs: this.rows.jobRecentRunMs(row.kind),
+        queue: this.#rows.jobQueuePosition(row.id),
+        recentRunMs: this.#rows.jobRecentRunMs(row.kind),
         runningMax: this.runningMax,
         firstPollMs: this.#firstPollMs(row),
       });
     }
     const recent = row.status === "running" && row.next_poll_at === null
-      ? this.rows.jobRecentRunMs(row.kind)
+      ? this.#rows.jobRecentRunMs(row.kind)
       : undefined;
     return pollAfterMs(row, { now, recentRunMs: recent, runningMax: this.runningMax });
   }

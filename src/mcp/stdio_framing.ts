@@ -202,7 +202,7 @@ export class LineTransport implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.#reader !== undefined) throw new Error("LineTransport already started");
+    if (this.#reader !== undefined) throw new TypeError("Cannot start LineTransport: it is already started");
     this.#reader = this.#io.input.getReader();
     void this.#pump(this.#reader);
     return Promise.resolve();

@@ -31,11 +31,10 @@ export interface JobInsert {
 
 /** Admission of new jobs over one connection (one queue of pending inserts per connection). */
 export class JobAdmission {
-  // Private: only store/ touches the connection.
-  private readonly conn: Connection;
+  readonly #conn: Connection;
 
   constructor(conn: Connection) {
-    this.conn = conn;
+    this.#conn = conn;
   }
 
   /**
@@ -57,7 +56,7 @@ export class JobAdmission {
     while (this.#insertQueue.length > 0) {
       const batch = this.#insertQueue.splice(0, JOB_INSERT_BATCH_MAX);
       try {
-        const outcomes = await this.conn.write(() => {
+        const outcomes = await this.#conn.write(() => {
           // One count per transaction: inside BEGIN IMMEDIATE nobody else can admit, so the
           // batch's own inserts are the only change to it.
           let admitted = this.#countAdmitted();
@@ -95,7 +94,7 @@ export class JobAdmission {
         },
       );
     }
-    this.conn.stmt(
+    this.#conn.stmt(
       `INSERT INTO jobs (id, kind, status, request, created_at, updated_at, retention_ms, authority)
        VALUES (?, ?, 'queued', ?, ?, ?, ?, ?)`,
     ).run(
@@ -136,7 +135,7 @@ export class JobAdmission {
   }
 
   #countAdmitted(): number {
-    const r = this.conn.stmt(
+    const r = this.#conn.stmt(
       `SELECT count(*) AS n FROM jobs WHERE ${ACTIVE}`,
     ).get() as {
       n: number;
@@ -153,9 +152,9 @@ export class JobAdmission {
    * 765f4a2).
    */
   #overloadRetryMs(now: number): number {
-    const kinds = this.conn.stmt(ENDED_KINDS_SQL).all(OVERLOAD_GUIDANCE_KINDS_MAX) as { kind: string }[];
+    const kinds = this.#conn.stmt(ENDED_KINDS_SQL).all(OVERLOAD_GUIDANCE_KINDS_MAX) as { kind: string }[];
     const runs: RecentRun[] = [];
-    for (const { kind } of kinds) runs.push(...recentRuns(this.conn, kind, now - OVERLOAD_RECENT_RUNS_WINDOW_MS));
+    for (const { kind } of kinds) runs.push(...recentRuns(this.#conn, kind, now - OVERLOAD_RECENT_RUNS_WINDOW_MS));
     const sample = runs.sort((x, y) => y.at - x.at).slice(0, JOB_RECENT_RUNS_SAMPLE);
     const mean = sample.length === 0 ? OVERLOAD_RETRY_MS_MIN : sample.reduce((sum, r) => sum + r.ms, 0) / sample.length;
     return Math.min(OVERLOAD_RETRY_MS_MAX, Math.max(OVERLOAD_RETRY_MS_MIN, Math.round(mean)));

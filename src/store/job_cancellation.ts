@@ -21,12 +21,11 @@ export type CancelEffect =
 
 /** Cancellation SQL over one connection (reads the job first through `reads`, in the same transaction). */
 export class JobCancellation {
-  // Private: only store/ touches the connection.
-  private readonly conn: Connection;
+  readonly #conn: Connection;
   readonly #reads: JobReads;
 
   constructor(conn: Connection, reads: JobReads) {
-    this.conn = conn;
+    this.#conn = conn;
     this.#reads = reads;
   }
 
@@ -35,7 +34,7 @@ export class JobCancellation {
    * transaction; a running job gets `cancel_requested_at` for its owner to observe.
    */
   jobCancelRequest(id: string, now: number): Promise<CancelEffect> {
-    return this.conn.write((): CancelEffect => {
+    return this.#conn.write((): CancelEffect => {
       const row = this.#reads.jobGet(id);
       if (row === undefined) return { effect: "not_found" };
       if (row.status === "cancelled") return { effect: "already_cancelled", row };
@@ -43,7 +42,7 @@ export class JobCancellation {
         return { effect: "already_ended", row };
       }
       if (row.status === "queued") {
-        const raw = this.conn.stmt(
+        const raw = this.#conn.stmt(
           `UPDATE jobs SET status = 'cancelled', outcome = 'cancelled', cancel_requested_at = ?1, completed_at = ?1,
              updated_at = ?1, expires_at = ?1 + retention_ms
            WHERE id = ?2 AND status = 'queued' RETURNING ${COLUMNS}`,
@@ -57,7 +56,7 @@ export class JobCancellation {
       if (row.cancel_requested_at !== null) {
         return { effect: "already_requested", row };
       }
-      const raw = this.conn.stmt(
+      const raw = this.#conn.stmt(
         `UPDATE jobs SET cancel_requested_at = ?1, updated_at = ?1 WHERE id = ?2 AND status = 'running'
          RETURNING ${COLUMNS}`,
       ).get(now, id) as Raw | undefined;
@@ -71,7 +70,7 @@ export class JobCancellation {
 
   /** Ids among an owner's running jobs that have a persisted cancellation request. */
   jobListCancelRequested(ownerId: string): string[] {
-    const rows = this.conn.stmt(
+    const rows = this.#conn.stmt(
       `SELECT id FROM jobs WHERE ${ACTIVE} AND status = 'running' AND owner_id = ? AND cancel_requested_at IS NOT NULL`,
     ).all(ownerId) as { id: string }[];
     return rows.map((r) => r.id);

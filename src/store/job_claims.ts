@@ -38,11 +38,10 @@ const TAKE_SQL =
 
 /** Claim SQL over one connection. */
 export class JobClaims {
-  // Private: only store/ touches the connection.
-  private readonly conn: Connection;
+  readonly #conn: Connection;
 
   constructor(conn: Connection) {
-    this.conn = conn;
+    this.#conn = conn;
   }
 
   /**
@@ -67,7 +66,7 @@ export class JobClaims {
     now: number,
     max: number,
   ): Promise<ClaimedJob[]> {
-    return this.conn.write(() => this.jobClaimBatchInWrite({ ownerId, kinds, max }, now));
+    return this.#conn.write(() => this.jobClaimBatchInWrite({ ownerId, kinds, max }, now));
   }
 
   /**
@@ -77,8 +76,8 @@ export class JobClaims {
   jobClaimBatchInWrite(c: ClaimRequest, now: number): ClaimedJob[] {
     if (c.kinds.length === 0 || c.max <= 0) return [];
     const { sql, args } = this.#claimSql(c.kinds);
-    const next = this.conn.stmt(sql);
-    const take = this.conn.stmt(TAKE_SQL);
+    const next = this.#conn.stmt(sql);
+    const take = this.#conn.stmt(TAKE_SQL);
     const out: ClaimedJob[] = [];
     while (out.length < c.max) {
       const raw = next.get(...args) as (ClaimedJob & { r: number; request: string }) | undefined;

@@ -32,11 +32,10 @@ export const DELETE_EXPIRED_SQL = `WITH RECURSIVE ${endedKindsCte(null)}
 
 /** Reconciliation and retention SQL over one connection. */
 export class JobMaintenance {
-  // Private: only store/ touches the connection.
-  private readonly conn: Connection;
+  readonly #conn: Connection;
 
   constructor(conn: Connection) {
-    this.conn = conn;
+    this.#conn = conn;
   }
 
   /**
@@ -63,16 +62,16 @@ export class JobMaintenance {
         "the job was released and the work was not replayed",
       retryable: true,
     };
-    return this.conn.write(() => {
+    return this.#conn.write(() => {
       // A function is asked inside the transaction: what the caller runs may change while a busy store waits.
       const r = typeof release === "function" ? release() : release;
       if (r !== undefined) {
-        this.conn.stmt(
+        this.#conn.stmt(
           `UPDATE jobs SET owner_id = NULL WHERE ${ACTIVE} AND status = 'running' AND owner_id = ?1
              AND id NOT IN (SELECT value FROM json_each(?2))`,
         ).run(r.ownerId, JSON.stringify(r.keep));
       }
-      const rows = this.conn.stmt(
+      const rows = this.#conn.stmt(
         `UPDATE jobs SET
            status = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,
            outcome = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,
@@ -82,7 +81,7 @@ export class JobMaintenance {
            AND NOT EXISTS (SELECT 1 FROM job_owners o WHERE o.owner_id = jobs.owner_id AND o.heartbeat_at + o.lease_ms > ?1)
          RETURNING id`,
       ).all(now, JSON.stringify(lost), JSON.stringify(released)) as { id: string }[];
-      this.conn.stmt(
+      this.#conn.stmt(
         "DELETE FROM job_owners WHERE heartbeat_at + lease_ms <= ?",
       ).run(now);
       return rows.map((r) => r.id);
@@ -91,6 +90,6 @@ export class JobMaintenance {
 
   /** Deletes at most `batch` terminal jobs whose retention ended. Returns the count. */
   jobDeleteExpired(now: number, batch: number): Promise<number> {
-    return this.conn.write(() => Number(this.conn.stmt(DELETE_EXPIRED_SQL).run(now, batch).changes));
+    return this.#conn.write(() => Number(this.#conn.stmt(DELETE_EXPIRED_SQL).run(now, batch).changes));
   }
 }

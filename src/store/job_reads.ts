@@ -32,16 +32,15 @@ const BATCH_SQL = { concise: batchSql("concise"), all: batchSql("all") };
 
 /** Read-only SQL over `jobs` and `job_events`. */
 export class JobReads {
-  // Private: only store/ touches the connection.
-  private readonly conn: Connection;
+  readonly #conn: Connection;
 
   constructor(conn: Connection) {
-    this.conn = conn;
+    this.#conn = conn;
   }
 
   /** One job, or undefined. */
   jobGet(id: string): JobRow | undefined {
-    const raw = this.conn.stmt(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(
+    const raw = this.#conn.stmt(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(
       id,
     ) as Raw | undefined;
     return raw === undefined ? undefined : parseRow(raw);
@@ -56,7 +55,7 @@ export class JobReads {
     if (ids.length > IDS_PER_CALL_MAX) {
       throw new RangeError(`Cannot read jobs: at most ${IDS_PER_CALL_MAX} ids, current value is ${ids.length}`);
     }
-    const stmt = this.conn.stmt(BATCH_SQL[columns]);
+    const stmt = this.#conn.stmt(BATCH_SQL[columns]);
     // Arrays, not objects: rowOfArray builds each row as one literal (see there). node:sqlite's
     // `StatementSync.setReturnArrays` (Node 24; Deno implements it, its bundled types lag behind).
     (stmt as unknown as { setReturnArrays(enabled: boolean): void }).setReturnArrays(true);
@@ -75,13 +74,13 @@ export class JobReads {
    * unknown) is absent.
    */
   jobQueuePositions(ids: readonly string[]): { ahead: Map<string, number>; running: number } {
-    const rows = this.conn.stmt(
+    const rows = this.#conn.stmt(
       `SELECT id, ahead FROM (
          SELECT id, row_number() OVER (ORDER BY created_at, rowid) - 1 AS ahead
          FROM jobs WHERE ${ACTIVE} AND status = 'queued'
        ) WHERE id IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(ids)) as { id: string; ahead: number }[];
-    const r = this.conn.stmt(`SELECT count(*) AS n FROM jobs WHERE ${ACTIVE} AND status = 'running'`).get() as {
+    const r = this.#conn.stmt(`SELECT count(*) AS n FROM jobs WHERE ${ACTIVE} AND status = 'running'`).get() as {
       n: number;
     };
     return { ahead: new Map(rows.map((q) => [q.id, q.ahead])), running: r.n };
@@ -91,7 +90,7 @@ export class JobReads {
   jobList(
     filter: { status?: JobStatus; kind?: string; limit: number },
   ): JobRow[] {
-    const rows = this.conn.stmt(
+    const rows = this.#conn.stmt(
       `SELECT ${COLUMNS} FROM jobs WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR kind = ?2)
        ORDER BY rowid DESC LIMIT ?3`,
     ).all(filter.status ?? null, filter.kind ?? null, filter.limit) as Raw[];
@@ -100,7 +99,7 @@ export class JobReads {
 
   /** Position of a queued job in the FIFO queue (0 = next), and how many run now. */
   jobQueuePosition(id: string): { ahead: number; running: number } {
-    const r = this.conn.stmt(
+    const r = this.#conn.stmt(
       `SELECT
          (SELECT count(*) FROM jobs q WHERE ${ACTIVE} AND q.status = 'queued'
            AND (q.created_at < j.created_at OR (q.created_at = j.created_at AND q.rowid < j.rowid))) AS ahead,
@@ -112,13 +111,13 @@ export class JobReads {
 
   /** Mean run time of the newest succeeded jobs of a kind (a sample: {@linkcode recentRuns}), if any. */
   jobRecentRunMs(kind: string): number | undefined {
-    const runs = recentRuns(this.conn, kind);
+    const runs = recentRuns(this.#conn, kind);
     return runs.length === 0 ? undefined : runs.reduce((sum, r) => sum + r.ms, 0) / runs.length;
   }
 
   /** A job's events, oldest first. */
   jobEvents(id: string): JobEvent[] {
-    return this.conn.stmt(
+    return this.#conn.stmt(
       "SELECT seq, at, level, message FROM job_events WHERE job_id = ? ORDER BY seq",
     ).all(
       id,

@@ -33,8 +33,8 @@ export { TERMINAL_STATUSES } from "./job_row.ts";
 
 /** SQL access to jobs, events and owners over one connection. */
 export class JobRows {
-  // Private: only store/ touches the connection (callers use the methods, or changeStamp()).
-  private readonly conn: Connection;
+  // Callers use the methods, or changeStamp().
+  readonly #conn: Connection;
   readonly #admission: JobAdmission;
   readonly #reads: JobReads;
   readonly #claims: JobClaims;
@@ -44,7 +44,7 @@ export class JobRows {
   readonly #owners: OwnerRows;
 
   constructor(conn: Connection) {
-    this.conn = conn;
+    this.#conn = conn;
     this.#admission = new JobAdmission(conn);
     this.#reads = new JobReads(conn);
     this.#claims = new JobClaims(conn);
@@ -56,7 +56,7 @@ export class JobRows {
 
   /** This connection's change stamp (src/store/change_stamp.ts): moves when any connection commits. */
   changeStamp(): string {
-    return changeStamp(this.conn);
+    return changeStamp(this.#conn);
   }
 
   // ------------------------------------------------------------ control side

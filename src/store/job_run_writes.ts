@@ -46,12 +46,11 @@ const TERMINAL_SQL_RETURNING = TERMINAL_SQL + TERMINAL_RETURNING;
 
 /** The owner's job writes over one connection (claims for freed slots through `claims`, in the same transaction). */
 export class JobRunWrites {
-  // Private: only store/ touches the connection.
-  private readonly conn: Connection;
+  readonly #conn: Connection;
   readonly #claims: JobClaims;
 
   constructor(conn: Connection, claims: JobClaims) {
-    this.conn = conn;
+    this.#conn = conn;
     this.#claims = claims;
   }
 
@@ -63,8 +62,8 @@ export class JobRunWrites {
     p: ProgressWrite,
     now: number,
   ): Promise<boolean> {
-    return this.conn.write(() => {
-      const r = this.conn.stmt(
+    return this.#conn.write(() => {
+      const r = this.#conn.stmt(
         `UPDATE jobs SET
            phase = CASE WHEN ?1 THEN ?2 ELSE phase END,
            progress_message = CASE WHEN ?3 THEN ?4 ELSE progress_message END,
@@ -99,13 +98,13 @@ export class JobRunWrites {
     message: string,
     now: number,
   ): Promise<void> {
-    return this.conn.write(() => {
-      const r = this.conn.stmt(
+    return this.#conn.write(() => {
+      const r = this.#conn.stmt(
         `INSERT INTO job_events (job_id, seq, at, level, message)
          SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4 FROM job_events WHERE job_id = ?1 RETURNING seq`,
       ).get(id, now, level, message) as { seq: number };
       if (r.seq > JOB_EVENTS_MAX) {
-        this.conn.stmt("DELETE FROM job_events WHERE job_id = ? AND seq <= ?")
+        this.#conn.stmt("DELETE FROM job_events WHERE job_id = ? AND seq <= ?")
           .run(id, r.seq - JOB_EVENTS_MAX);
       }
     }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
@@ -124,7 +123,7 @@ export class JobRunWrites {
     t: TerminalWrite,
     now: number,
   ): Promise<JobRow | undefined> {
-    return this.conn.write(() => this.#setTerminalIfOwned(id, ownerId, attempt, t, now));
+    return this.#conn.write(() => this.#setTerminalIfOwned(id, ownerId, attempt, t, now));
   }
 
   /**
@@ -150,7 +149,7 @@ export class JobRunWrites {
     claim: ClaimRequest,
     now: number,
   ): Promise<{ landed: boolean[]; claimed: ClaimedJob[] }> {
-    return this.conn.write(() => {
+    return this.#conn.write(() => {
       const landed = items.map((item) => {
         const r = this.#terminalStmt("").run(
           ...this.#terminalParams(item.id, item.ownerId, item.attempt, item.terminal, now),
@@ -164,7 +163,7 @@ export class JobRunWrites {
   #terminalStmt(returning: "" | typeof TERMINAL_RETURNING) {
     // The SQL is a constant per variant: conn.stmt looks statements up by their text, and a string
     // built on every call is hashed again on every call (it is long).
-    return this.conn.stmt(returning === "" ? TERMINAL_SQL : TERMINAL_SQL_RETURNING);
+    return this.#conn.stmt(returning === "" ? TERMINAL_SQL : TERMINAL_SQL_RETURNING);
   }
 
   #terminalParams(id: string, ownerId: string, attempt: number, t: TerminalWrite, now: number) {
@@ -213,8 +212,8 @@ export class JobRunWrites {
       message: "longcall shut down while this job was running; submit it again to rerun it",
       retryable: true,
     };
-    return this.conn.write(() => {
-      const raw = this.conn.stmt(
+    return this.#conn.write(() => {
+      const raw = this.#conn.stmt(
         `UPDATE jobs SET
            status = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,
            outcome = CASE WHEN cancel_requested_at IS NOT NULL THEN 'cancelled' ELSE 'failed' END,

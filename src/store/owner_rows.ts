@@ -10,11 +10,10 @@ import type { Connection } from "./tx.ts";
 
 /** SQL over `job_owners`. */
 export class OwnerRows {
-  // Private: only store/ touches the connection.
-  private readonly conn: Connection;
+  readonly #conn: Connection;
 
   constructor(conn: Connection) {
-    this.conn = conn;
+    this.#conn = conn;
   }
 
   /** Registers an executor owner. */
@@ -24,8 +23,8 @@ export class OwnerRows {
     now: number,
     leaseMs: number,
   ): Promise<void> {
-    return this.conn.write(() => {
-      this.conn.stmt(
+    return this.#conn.write(() => {
+      this.#conn.stmt(
         "INSERT INTO job_owners (owner_id, pid, started_at, heartbeat_at, lease_ms) VALUES (?, ?, ?, ?, ?)",
       ).run(ownerId, pid, now, now, leaseMs);
     });
@@ -36,8 +35,8 @@ export class OwnerRows {
    * owner is gone or stale: it lost its jobs and must abort them.
    */
   ownerHeartbeatIfLive(ownerId: string, now: number): Promise<boolean> {
-    return this.conn.write(() => {
-      const r = this.conn.stmt(
+    return this.#conn.write(() => {
+      const r = this.#conn.stmt(
         "UPDATE job_owners SET heartbeat_at = ?1 WHERE owner_id = ?2 AND heartbeat_at + lease_ms > ?1",
       ).run(now, ownerId);
       return Number(r.changes) === 1;
@@ -46,8 +45,8 @@ export class OwnerRows {
 
   /** Deletes an owner row (clean shutdown). */
   ownerDelete(ownerId: string): Promise<void> {
-    return this.conn.write(() => {
-      this.conn.stmt("DELETE FROM job_owners WHERE owner_id = ?").run(ownerId);
+    return this.#conn.write(() => {
+      this.#conn.stmt("DELETE FROM job_owners WHERE owner_id = ?").run(ownerId);
     });
   }
 
@@ -55,7 +54,7 @@ export class OwnerRows {
   ownerListLive(
     now: number,
   ): { owner_id: string; pid: number; heartbeat_at: number }[] {
-    return this.conn.stmt(
+    return this.#conn.stmt(
       "SELECT owner_id, pid, heartbeat_at FROM job_owners WHERE heartbeat_at + lease_ms > ? ORDER BY started_at",
     ).all(now) as unknown as {
       owner_id: string;
