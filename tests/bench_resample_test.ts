@@ -1,7 +1,13 @@
 /** The benchmark's resampling interval of a quantile ratio (scripts/bench/resample.ts). */
 
 import assert from "node:assert/strict";
-import { freshSeed, ratioInterval, RESAMPLES_MAX, seededRandom } from "../scripts/bench/resample.ts";
+import {
+  freshSeed,
+  ratioInterval,
+  RESAMPLES_MAX,
+  seededRandom,
+  slowCallClustering,
+} from "../scripts/bench/resample.ts";
 
 const SEED = Deno.env.get("SEED") === undefined ? freshSeed() : Number(Deno.env.get("SEED"));
 console.log(`seed ${SEED} (tests/bench_resample_test.ts; rerun a failure with this seed in SEED)`);
@@ -73,4 +79,34 @@ Deno.test("ratioInterval(): resamples 1 and RESAMPLES_MAX are taken, 0 and one m
   refused(() => ratioInterval([1], [1], 1.01, { seed: SEED }));
   refused(() => ratioInterval([1], [1], 0.5, { seed: SEED, level: 1 }));
   refused(() => ratioInterval([1], [1], 0.5, { seed: SEED, level: 0 }));
+});
+
+Deno.test("slowCallClustering(): slow calls in one burst or in pairs read as clustered, ones 125 ms apart as not", () => {
+  // Two series of calls every 1 ms for 10 s; the slow ones (above p99) in one 40 ms burst, in pairs, or alone.
+  const calls = (slowAt: (i: number) => boolean) =>
+    Array.from({ length: 10_000 }, (_, i) => ({ at: i, ms: slowAt(i) ? 10 : 1, series: i % 2 === 0 ? "a" : "b" }));
+  const burst = slowCallClustering(calls((i) => i >= 5_000 && i < 5_040), { p: 0.99, windowMs: 10, seed: SEED });
+  assert.equal(burst.slow, 40);
+  assert.equal(burst.clustered, 1, "every slow call has another within 10 ms");
+  assert.ok(burst.independent < 0.5, `shuffled, most have none: ${burst.independent}`);
+  const pairs = slowCallClustering(calls((i) => i % 250 === 0 || i % 250 === 1), {
+    p: 0.99,
+    windowMs: 10,
+    seed: SEED,
+  });
+  assert.equal(pairs.slow, 80);
+  assert.equal(pairs.clustered, 1, "pairs 1 ms apart");
+  const apart = slowCallClustering(calls((i) => i % 125 === 0), { p: 0.99, windowMs: 10, seed: SEED });
+  assert.equal(apart.slow, 80);
+  assert.equal(apart.clustered, 0, "125 ms apart, none within 10 ms of another");
+});
+
+Deno.test("slowCallClustering(): p must be in (0, 1) and windowMs 0 or more", () => {
+  const calls = [{ at: 0, ms: 1, series: "a" }];
+  const refused = (f: () => unknown) =>
+    assert.throws(f, (e) => e instanceof RangeError && /^Cannot find slow calls: .*current/.test(e.message));
+  refused(() => slowCallClustering(calls, { p: 0, windowMs: 1, seed: SEED }));
+  refused(() => slowCallClustering(calls, { p: 1, windowMs: 1, seed: SEED }));
+  refused(() => slowCallClustering(calls, { p: 0.5, windowMs: -1, seed: SEED }));
+  assert.equal(slowCallClustering(calls, { p: 0.5, windowMs: 0, seed: SEED }).slow, 0, "one call is its own p50");
 });

@@ -39,7 +39,7 @@ import {
 } from "../../testing/mcp_clients.ts";
 import { logLines } from "../../testing/log_lines.ts";
 import { loadAverages } from "./load.ts";
-import { freshSeed, ratioInterval, RESAMPLES_DEFAULT } from "./resample.ts";
+import { freshSeed, ratioInterval, RESAMPLES_DEFAULT, slowCallClustering, type TimedCall } from "./resample.ts";
 import { measureModuleLoad, type ModuleLoad } from "./module_load.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
 import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION_ID } from "../../testing/mcp_clients/envelope.ts";
@@ -58,6 +58,8 @@ const RUNNING_MAX = 150; // room for the poll-observation tasks next to the 100 
 const WARMUP_ROUNDS = 100;
 const ROUNDS = 1_500;
 const POLL_SAMPLES = 16;
+/** Slow calls this close in time count as one burst (a round of seven calls takes a few ms). */
+const SLOW_CALL_WINDOW_MS = 10;
 // Start-ups vary by tens of ms with the machine (the floor row alone has measured 1.14-1.35x): 20 rounds keep
 // one slow round from moving a median.
 const START_RUNS = 20;
@@ -263,6 +265,8 @@ interface LatencyResults {
   advertisedPoll: number[];
   pollsPerTask: number[];
   sleepMs: number[];
+  /** Every kept round trip of the seven series above, in the order they ran (start time, duration, series). */
+  calls: TimedCall[];
 }
 
 async function latencies(dir: string, db: string): Promise<LatencyResults> {
@@ -290,6 +294,7 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       advertisedPoll: [],
       pollsPerTask: [],
       sleepMs: [],
+      calls: [],
     };
     try {
       const echoArgs = { text: "hello", n: 1 };
@@ -307,36 +312,27 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
         const start = (round * 37) % (ids.length - 100);
         const hundred = ids.slice(start, start + 100);
         const keep = round >= WARMUP_ROUNDS;
-        const windowStep = (window: PipeWindow) => async () => {
-          const t = await timed(
-            () => callTool(legacy, "jobs.get", { ids: ids.slice(start, start + window.ids) }),
-            `jobs.get ${window.ids}`,
-          );
-          if (keep) window.times.push(t);
+        const step = (series: number[], what: string, send: () => Promise<RawResponse>) => async () => {
+          const at = performance.now();
+          const ms = await timed(send, what);
+          if (!keep) return;
+          series.push(ms);
+          out.calls.push({ at, ms, series });
         };
+        const windowStep = (window: PipeWindow) =>
+          step(
+            window.times,
+            `jobs.get ${window.ids}`,
+            () => callTool(legacy, "jobs.get", { ids: ids.slice(start, start + window.ids) }),
+          );
         const steps: Array<() => Promise<void>> = [
           windowStep(out.pipe.under),
           windowStep(out.pipe.over),
-          async () => {
-            const t = await timed(() => callTool(legacy, "bench.echo", echoArgs), "bench.echo");
-            if (keep) out.legacyEcho.push(t);
-          },
-          async () => {
-            const t = await timed(() => callTool(legacy, "jobs.get", { ids: [one] }), "jobs.get 1");
-            if (keep) out.get1.push(t);
-          },
-          async () => {
-            const t = await timed(() => callTool(legacy, "jobs.get", { ids: hundred }), "jobs.get 100");
-            if (keep) out.get100.push(t);
-          },
-          async () => {
-            const t = await timed(() => callTool(host, "bench.echo", echoArgs, true), "bench.echo (modern)");
-            if (keep) out.modernEcho.push(t);
-          },
-          async () => {
-            const t = await timed(() => host.tasksGet(one), "tasks/get");
-            if (keep) out.tasksGet.push(t);
-          },
+          step(out.legacyEcho, "bench.echo", () => callTool(legacy, "bench.echo", echoArgs)),
+          step(out.get1, "jobs.get 1", () => callTool(legacy, "jobs.get", { ids: [one] })),
+          step(out.get100, "jobs.get 100", () => callTool(legacy, "jobs.get", { ids: hundred })),
+          step(out.modernEcho, "bench.echo (modern)", () => callTool(host, "bench.echo", echoArgs, true)),
+          step(out.tasksGet, "tasks/get", () => host.tasksGet(one)),
         ];
         for (const step of shuffle(steps)) await step();
       }
@@ -897,7 +893,7 @@ function section(
   }: Results,
 ): BenchSection {
   const p99 = (s: number[]) => quantile(s, 0.99);
-  // How far each p99 ratio could have moved by which calls of this run were slow (see RESAMPLE_NOTE).
+  // How far each p99 ratio could have moved by which calls of this run were slow (the resampling note below).
   const within = (a: number[], b: number[]) => {
     const { low, high } = ratioInterval(a, b, 0.99, { seed });
     return `; ${low.toFixed(2)}-${high.toFixed(2)}x`;
@@ -937,6 +933,15 @@ function section(
       met: batchVsOne <= BATCH_VS_ONE_GOAL && batchVsOneP50 <= BATCH_VS_ONE_P50_GOAL,
     },
     ...pipeRows(lat),
+    {
+      metric: "slow round trips of the seven timed series above and below (each above its own series' p99): the " +
+        `share with another starting within ${SLOW_CALL_WINDOW_MS} ms, against that share with the slow marks ` +
+        "shuffled over all calls (as if being slow had nothing to do with when a call ran)",
+      value: (() => {
+        const c = slowCallClustering(lat.calls, { p: 0.99, windowMs: SLOW_CALL_WINDOW_MS, seed });
+        return `${(c.clustered * 100).toFixed(0)}% of ${c.slow} against ${(c.independent * 100).toFixed(0)}%`;
+      })(),
+    },
     { metric: "bench.echo round trip, modern task-declaring stdio p50 / p99", value: pp(lat.modernEcho) },
     { metric: "tasks/get, modern task-declaring stdio p50 / p99", value: pp(lat.tasksGet) },
     {
@@ -1042,8 +1047,10 @@ function section(
     `Load average (1, 5, 15 min) when the run began: ${load || "unknown"}, when it ended: ${
       loadEnd || "unknown"
     } (the machine is shared; p99s of sub-millisecond calls ` +
-    "are dominated by scheduling and GC pauses, which hit every call type alike, so the p99 ratios move " +
-    "between runs far more than the p50s: compare several runs before reading one).",
+    "are dominated by scheduling and GC pauses, so the p99 ratios move between runs far more than the p50s: " +
+    "compare several runs before reading one. The slow calls come in bursts of a few tens of ms that slow every " +
+    "call in flight, whatever its type; a call that takes longer overlaps more of them, so a 100-id call is hit " +
+    "more often than a 1-id call).",
     `Resampling intervals (scripts/bench/resample.ts, seed ${seed}): each p99 ratio's central 95% over ` +
     `${RESAMPLES_DEFAULT.toLocaleString("en-US")} resamples of this run's own round trips (each series drawn ` +
     `with replacement to its size, ${ROUNDS.toLocaleString("en-US")}). A p99 of ${

@@ -91,3 +91,78 @@ export function ratioInterval(
   const tail = (1 - level) / 2;
   return { low: quantileOfSorted(ratios, tail), high: quantileOfSorted(ratios, 1 - tail) };
 }
+
+/** One timed call of a run: when it started (ms, any clock), how long it took, and its series (any key). */
+export interface TimedCall {
+  at: number;
+  ms: number;
+  series: unknown;
+}
+
+/** Shuffles of the slow marks that {@linkcode slowCallClustering} averages over. */
+export const CLUSTER_SHUFFLES = 200;
+
+/** The share of `slow` calls (by index into `at`, ascending) with another slow call starting within `windowMs`. */
+function clusteredShare(at: Float64Array, slow: Uint8Array, windowMs: number): number {
+  let slowCount = 0;
+  let clustered = 0;
+  let lo = 0;
+  let hi = 0;
+  let slowInWindow = 0; // slow calls in [lo, hi)
+  for (let i = 0; i < at.length; i++) {
+    const t = at[i] as number;
+    while (hi < at.length && (at[hi] as number) <= t + windowMs) slowInWindow += slow[hi++] as number;
+    while ((at[lo] as number) < t - windowMs) slowInWindow -= slow[lo++] as number;
+    if (slow[i] === 1) {
+      slowCount++;
+      if (slowInWindow > 1) clustered++;
+    }
+  }
+  return slowCount === 0 ? 0 : clustered / slowCount;
+}
+
+/**
+ * Whether a run's slow calls come together: of the calls slower than their own series' `p` quantile, the share
+ * with another such call (of any series) starting within `windowMs` of theirs, against the mean of the same share
+ * with those slow marks shuffled over all the calls ({@linkcode CLUSTER_SHUFFLES} times, seeded): what it would be
+ * if being slow had nothing to do with when a call ran. Well above that, the slowness came from bursts of
+ * something else on the machine (a pause, other processes), not from the calls' own work.
+ */
+export function slowCallClustering(
+  calls: readonly TimedCall[],
+  options: { p: number; windowMs: number; seed: number },
+): { slow: number; clustered: number; independent: number } {
+  if (!(options.p > 0 && options.p < 1)) {
+    throw new RangeError(`Cannot find slow calls: p must be in (0, 1), current value is ${options.p}`);
+  }
+  if (!(options.windowMs >= 0)) {
+    throw new RangeError(`Cannot find slow calls: windowMs must be 0 or more, current value is ${options.windowMs}`);
+  }
+  const bySeries = new Map<unknown, number[]>();
+  for (const call of calls) {
+    const times = bySeries.get(call.series) ?? [];
+    times.push(call.ms);
+    bySeries.set(call.series, times);
+  }
+  const threshold = new Map<unknown, number>();
+  for (const [series, times] of bySeries) {
+    threshold.set(series, quantileOfSorted(Float64Array.from(times).sort(), options.p));
+  }
+  const ordered = [...calls].sort((x, y) => x.at - y.at);
+  const at = Float64Array.from(ordered, (c) => c.at);
+  const slow = Uint8Array.from(ordered, (c) => c.ms > (threshold.get(c.series) as number) ? 1 : 0);
+  const clustered = clusteredShare(at, slow, options.windowMs);
+  const random = seededRandom(options.seed);
+  const shuffled = Uint8Array.from(slow);
+  let sum = 0;
+  for (let s = 0; s < CLUSTER_SHUFFLES; s++) {
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      const x = shuffled[i] as number;
+      shuffled[i] = shuffled[j] as number;
+      shuffled[j] = x;
+    }
+    sum += clusteredShare(at, shuffled, options.windowMs);
+  }
+  return { slow: slow.reduce((n, x) => n + x, 0), clustered, independent: sum / CLUSTER_SHUFFLES };
+}
