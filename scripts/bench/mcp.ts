@@ -1048,9 +1048,10 @@ function section(
       loadEnd || "unknown"
     } (the machine is shared; p99s of sub-millisecond calls ` +
     "are dominated by scheduling and GC pauses, so the p99 ratios move between runs far more than the p50s: " +
-    "compare several runs before reading one. The slow calls come in bursts of a few tens of ms that slow every " +
-    "call in flight, whatever its type; a call that takes longer overlaps more of them, so a 100-id call is hit " +
-    "more often than a 1-id call).",
+    "compare several runs before reading one. Whether the slow calls come in bursts, something else on the " +
+    "machine slowing every call in flight, is the slow-round-trips row: a share well above its shuffled value " +
+    "says they do. A call that takes longer overlaps more of any such pause, so a 100-id call is hit by it more " +
+    "often than a 1-id call.)",
     `Resampling intervals (scripts/bench/resample.ts, seed ${seed}): each p99 ratio's central 95% over ` +
     `${RESAMPLES_DEFAULT.toLocaleString("en-US")} resamples of this run's own round trips (each series drawn ` +
     `with replacement to its size, ${ROUNDS.toLocaleString("en-US")}). A p99 of ${
