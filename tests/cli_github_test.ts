@@ -239,6 +239,12 @@ Deno.test("sync then search: partial outcome exits 1 with a per-repository summa
 
     const usage = await longcall(dir.path, ["sync", "--kind", "gist", "big/repo", "--db", db], fake);
     assert.equal(usage.code, 2);
+    const badName = await longcall(dir.path, ["sync", "big/repo", "not/a/repo", "--db", db], fake);
+    assert.equal(badName.code, 2);
+    assert.match(
+      badName.stderr,
+      /^longcall sync: Cannot sync: expected OWNER\/REPO .*current value is "not\/a\/repo"$/m,
+    );
 
     await fake.close();
     const human = await longcall(dir.path, ["search", "layout", "shifts", "--repo", "big/repo", "--db", db]);

@@ -8,11 +8,13 @@
 import {
   SYNC_LIMIT_PER_REPOSITORY_DEFAULT,
   SYNC_LIMIT_PER_REPOSITORY_MAX,
+  SYNC_REPOSITORIES_MAX,
   SYNC_REQUESTS_DEFAULT,
   SYNC_REQUESTS_MAX,
 } from "../base/limits.ts";
+import { isFullRepositoryName } from "../base/names.ts";
 import { SYNC_KIND, type SyncResult } from "../github/sync_kind.ts";
-import { syncSpec } from "../github/sync_spec.ts";
+import { SyncInput, syncSpec } from "../github/sync_spec.ts";
 import { parseJobInput } from "../jobs/spec.ts";
 import { type Command, intOption } from "./command.ts";
 import { resolveDbPath } from "./config.ts";
@@ -22,6 +24,39 @@ import { dbOption, jsonOption, oneOf } from "./github_options.ts";
 import { printJobEnd, printSyncResult } from "./github_print.ts";
 import { jobResultJson } from "./job_json.ts";
 import { bar, SPINNER, StatusLine } from "./status_line.ts";
+
+/**
+ * The OWNER/REPO arguments, checked in the command's words before they become the job's input (whose own
+ * check would name them by JSON path, `$.repositories.0`).
+ */
+export function syncRepositories(positionals: readonly string[]): string[] {
+  if (positionals.length === 0) throw new UsageError("Cannot sync: give at least one OWNER/REPO");
+  if (positionals.length > SYNC_REPOSITORIES_MAX) {
+    throw new UsageError(
+      `Cannot sync: at most ${SYNC_REPOSITORIES_MAX} repositories per sync, current count is ${positionals.length}`,
+    );
+  }
+  for (const repository of positionals) {
+    if (!isFullRepositoryName(repository)) {
+      throw new UsageError(
+        "Cannot sync: expected OWNER/REPO with GitHub's owner and repository naming rules, current value is " +
+          JSON.stringify(repository),
+      );
+    }
+  }
+  return [...positionals];
+}
+
+/** `--updated-after`, checked as the job's input checks it, in the command's words. */
+export function updatedAfter(value: string): string {
+  if (!SyncInput.shape.updated_after.safeParse(value).success) {
+    throw new UsageError(
+      "Cannot use --updated-after: expected an ISO 8601 time with its offset, such as 2026-01-01T00:00:00Z, " +
+        `current value is ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
 
 /** The `sync` command. */
 export function syncCommand(): Command {
@@ -66,9 +101,8 @@ export function syncCommand(): Command {
       "longcall sync denoland/deno --updated-after 2026-01-01T00:00:00Z --json",
     ],
     async run(values, positionals) {
-      if (positionals.length === 0) throw new UsageError("Cannot sync: give at least one OWNER/REPO");
       const input: Record<string, unknown> = {
-        repositories: positionals,
+        repositories: syncRepositories(positionals),
         kind: oneOf(values.kind, ["issue", "pull_request", "both"] as const, "kind", "both"),
         state: oneOf(values.state, ["open", "closed", "all"] as const, "state", "all"),
         limit_per_repository: intOption(
@@ -80,7 +114,7 @@ export function syncCommand(): Command {
         ),
         max_requests: intOption(values["max-requests"], "max-requests", 1, SYNC_REQUESTS_MAX, SYNC_REQUESTS_DEFAULT),
       };
-      if (values["updated-after"] !== undefined) input.updated_after = values["updated-after"];
+      if (values["updated-after"] !== undefined) input.updated_after = updatedAfter(values["updated-after"] as string);
       const json = values.json === true;
       const status = new StatusLine();
       const { row } = await runBlocking({
