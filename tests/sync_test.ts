@@ -217,6 +217,38 @@ Deno.test("sync: after a long retry-after, later repositories are retryable with
   assert.equal(h.fake.counts.total, 1, "the client held b/two back instead of asking again");
 });
 
+Deno.test("sync: once GitHub gives no answer, later repositories are retryable without being tried", async () => {
+  await using h = await openGitHubHarness({ generatedRepos: { "a/one": 5, "b/two": 5, "c/three": 5 } });
+  await h.fake.close(); // nothing listens at its address now: every connection is refused
+  const before = h.clock.now();
+  const { result } = await sync(h, { repositories: ["a/one", "b/two", "c/three", "b/two"] });
+  assert.equal(result.batch_status, "partial");
+  const first = item(result, "a/one");
+  assert.deepEqual([first.item_status, first.reason], ["retryable", "transient"]);
+  assert.match(first.message ?? "", /network error after 3 retries/);
+  for (const key of ["b/two", "c/three"]) {
+    const skipped = item(result, key);
+    assert.deepEqual([skipped.item_status, skipped.reason], ["retryable", "transient"]);
+    assert.equal(
+      skipped.message,
+      "Not attempted: GitHub gave no answer while a/one was synced just before; sync again later",
+    );
+    assert.equal(skipped.retry_after_ms, first.retry_after_ms);
+  }
+  // The clock moves only by the retries' waits (it advances as they sleep): a/one's 1 + 2 + 4 s, nothing more.
+  assert.equal(h.clock.now() - before, 7_000, "b/two and c/three spent no retries");
+});
+
+Deno.test("sync: a repository GitHub answers with 5xx past the retries does not stop the ones after it", async () => {
+  await using h = await openGitHubHarness({ generatedRepos: { "a/one": 5, "b/two": 5 } });
+  h.fake.failNext(4, { status: 503 });
+  const { result } = await sync(h, { repositories: ["a/one", "b/two"] });
+  const first = item(result, "a/one");
+  assert.deepEqual([first.item_status, first.reason], ["retryable", "transient"]);
+  assert.match(first.message ?? "", /503/);
+  assert.equal(item(result, "b/two").item_status, "complete", "GitHub answered: b/two is tried");
+});
+
 Deno.test("sync: a short retry-after is waited out on the clock and the repository completes", async () => {
   await using h = await openGitHubHarness({ generatedRepos: { "a/one": 5 } });
   h.fake.limitSecondaryNext(1, { status: 429, retryAfterSec: 5 });

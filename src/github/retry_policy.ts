@@ -52,6 +52,11 @@ export interface Attempt {
 }
 
 /** A call that has spent nothing yet. */
+/** Whether `err` says GitHub gave no answer at all (a network error past the retries), not a refusal or a 5xx. */
+export function isNoAnswer(err: unknown): boolean {
+  return err instanceof AppError && err.code === "transient" && err.data?.["no_answer"] === true;
+}
+
 export function freshAttempt(): Attempt {
   return { retries: 0, limitedWaits: 0, secondaryWaits: 0 };
 }
@@ -182,7 +187,7 @@ export class RetryPolicy {
       {
         retryable: true,
         retryAfterMs: GITHUB_RETRY_BACKOFF_MS_MIN * 2 ** attempt.retries,
-        data: { path: what },
+        data: { path: what, no_answer: true },
       },
     );
   }

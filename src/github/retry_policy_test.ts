@@ -11,7 +11,7 @@ import {
 } from "../base/limits.ts";
 import { createLogger } from "../base/log.ts";
 import { emptyRateLimitState } from "./rate_limit.ts";
-import { freshAttempt, RetryPolicy, type RetryStats, TOKEN_REFUSED_HINT } from "./retry_policy.ts";
+import { freshAttempt, isNoAnswer, RetryPolicy, type RetryStats, TOKEN_REFUSED_HINT } from "./retry_policy.ts";
 import type { RawResponse } from "./transport.ts";
 
 /** Distinctive and not token-shaped, so only the policy's own scrub can hide it. */
@@ -118,6 +118,7 @@ Deno.test("RetryPolicy.afterRefusal: a 5xx is retried GITHUB_RETRIES_MAX times w
   assert.equal(err.retryable, true);
   assert.equal(err.retryAfterMs, GITHUB_RETRY_BACKOFF_MS_MIN * 2 ** GITHUB_RETRIES_MAX);
   assert.match(err.message, new RegExp(`after ${GITHUB_RETRIES_MAX} retries`));
+  assert.equal(isNoAnswer(err), false, "GitHub answered, if only with a 5xx");
 });
 
 Deno.test("RetryPolicy.afterRefusal: a retry-after within the bound closes the gate, which waitForGate waits out", async () => {
@@ -216,7 +217,8 @@ Deno.test("RetryPolicy.afterNoAnswer: network errors are retried, then transient
   const err = await refusal(policy.afterNoAnswer(WHAT, failure, attempt, signal()));
   assert.equal(err.code, "transient");
   assert.equal(err.retryAfterMs, GITHUB_RETRY_BACKOFF_MS_MIN * 2 ** GITHUB_RETRIES_MAX);
-  assert.deepEqual(err.data, { path: WHAT });
+  assert.deepEqual(err.data, { path: WHAT, no_answer: true });
+  assert.equal(isNoAnswer(err), true);
   assert.match(err.message, /network error after 3 retries \(TypeError: connection refused for \[redacted\]\)/);
   assert.ok(!err.message.includes(TOKEN));
 });

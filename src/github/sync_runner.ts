@@ -13,6 +13,7 @@ import type { CorpusRows } from "../store/corpus_rows.ts";
 import type { ThreadObservation } from "../store/corpus_types.ts";
 import { type GitHubClient, RequestBudget } from "./client.ts";
 import { type SyncItem, syncPolicy, type SyncResult } from "./sync_kind.ts";
+import { isNoAnswer } from "./retry_policy.ts";
 import { listIssuesStable } from "./sync_listing.ts";
 import type { SyncRequest } from "./sync_spec.ts";
 import type { GitHubIssue } from "./types.ts";
@@ -58,9 +59,19 @@ async function runSync(ctx: JobContext<SyncRequest>, deps: SyncDeps): Promise<Sy
   // Duplicates are synced once, so progress counts distinct repositories.
   ctx.report({ phase: "syncing", completedItems: 0, totalItems: unique.length });
   const byKey = new Map<string, SyncItem>();
+  // Once GitHub gave no answer at all (a network error past the retries), the repositories after it are not
+  // tried: each would spend the same retries (seconds each, minutes for a long list) to learn the same thing.
+  let unanswered: SyncItem | undefined;
   for (const [index, key] of unique.entries()) {
     ctx.signal.throwIfAborted();
-    const item = await syncOne(key, ctx, gh, corpus, budget);
+    let item: SyncItem;
+    if (unanswered === undefined) {
+      const synced = await syncOne(key, ctx, gh, corpus, budget);
+      item = synced.item;
+      if (synced.noAnswer) unanswered = item;
+    } else {
+      item = notAttempted(key, unanswered);
+    }
     byKey.set(key, item);
     ctx.report({ phase: "syncing", completedItems: index + 1, message: `${key}: ${item.item_status}` });
   }
@@ -82,7 +93,7 @@ async function syncOne(
   gh: GitHubClient,
   corpus: CorpusRows,
   budget: RequestBudget,
-): Promise<SyncItem> {
+): Promise<{ item: SyncItem; noAnswer: boolean }> {
   const req = ctx.request;
   const [owner, name] = key.split("/") as [string, string];
   const options = {
@@ -129,7 +140,7 @@ async function syncOne(
       .filter((t) => req.kind === "both" || t.kind === req.kind)
       .filter((t) => (req.state !== "all" && t.state !== req.state) || kept++ < limit);
     const counts = await corpus.threadsUpsert(key, wanted, ctx.clock.now());
-    return {
+    const item: SyncItem = {
       key,
       item_status: "complete",
       value: {
@@ -140,14 +151,26 @@ async function syncOne(
         synced_at: new Date(ctx.clock.now()).toISOString(),
       },
     };
+    return { item, noAnswer: false };
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     // The item says "see the server log": this is that log line (expected failures are typed in the item).
     if (!(err instanceof AppError)) {
       ctx.log.error("syncing a repository failed", { repository: key, error: String(err) });
     }
-    return itemForError(key, err);
+    return { item: itemForError(key, err), noAnswer: isNoAnswer(err) };
   }
+}
+
+/** The item of a repository not tried because GitHub gave no answer while `unanswered` was synced. */
+export function notAttempted(key: string, unanswered: SyncItem): SyncItem {
+  return {
+    key,
+    item_status: "retryable",
+    reason: "transient",
+    message: `Not attempted: GitHub gave no answer while ${unanswered.key} was synced just before; sync again later`,
+    ...(unanswered.retry_after_ms === undefined ? {} : { retry_after_ms: unanswered.retry_after_ms }),
+  };
 }
 
 /** The item of a repository whose sync failed: retryable, unavailable or failed by its error's code;
