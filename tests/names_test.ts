@@ -151,8 +151,8 @@ Deno.test("CLI: checks watch and sync refuse bad names before anything is writte
     assert.doesNotMatch(r.stderr, /internal/i);
   }
   const r = await cli(dir.path, ["sync", "acme/..", "--db", db]);
-  assert.notEqual(r.code, 0, r.stderr);
-  assert.match(r.stderr, /invalid_argument|repositories/);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /Cannot sync: expected OWNER\/REPO .*current value is "acme\/\.\."/);
   assert.doesNotMatch(r.stderr, /internal/i);
   let jobs = 0;
   try {
