@@ -60,6 +60,24 @@ export const NARROW_ARROWS: ReadonlyArray<
     targets: ["tasks/adapter.ts"],
     why: "the entry hands the CLI the Tasks adapter as one module (src/tasks/adapter.ts), loaded when first needed",
   },
+  {
+    from: "mcp",
+    to: "store",
+    // The house style's arrows stop mcp/ at corpus/ and jobs/. Two files cross: a tool result names a storage
+    // fault (store/tx.ts tells SQLite's busy, full and I/O errors apart) as storage_unavailable, and the
+    // product's tools are built over the one Store the corpus tools read through corpus/.
+    files: ["mcp/tool_kit.ts", "mcp/product_tools.ts"],
+    targets: ["store/tx.ts", "store/store.ts"],
+    why: "only the storage-fault classification and the Store the product's tools are built over cross into store/",
+  },
+  {
+    from: "tasks",
+    to: "store",
+    // A task is a view of a job: the adapter and its projections read a job row's type, nothing else of store/.
+    files: ["tasks/adapter.ts", "tasks/inputs.ts", "tasks/task_projection.ts"],
+    targets: ["store/job_rows.ts"],
+    why: "the Tasks adapter sees a job only as its row type (store/job_rows.ts)",
+  },
 ];
 
 /**
@@ -191,7 +209,8 @@ export async function checkLayers(srcDir: string): Promise<string[]> {
         problems.push(`${rel}: ${layer} may not import ${to} (${m[1]})`);
         continue;
       }
-      const narrow = NARROW_ARROWS.find((a) => a.from === layer && a.to === to);
+      // A unit test may reach further into a layer its module may use: it builds that layer's fixtures (rows, stores).
+      const narrow = rel.endsWith("_test.ts") ? undefined : NARROW_ARROWS.find((a) => a.from === layer && a.to === to);
       if (narrow === undefined) continue;
       const reached = target.slice(target.lastIndexOf("/src/") + 5);
       if (!narrow.files.includes(rel)) {

@@ -325,3 +325,27 @@ Deno.test("checkFolders() reports new JobControl( or new Executor( in src/ or te
   );
   assert.match(problems.join("\n"), /src\/jobs\/e\.ts: new Executor\( belongs to src\/cli\/runtime\.ts/);
 });
+
+Deno.test("checkLayers() lets mcp/ reach only store/tx.ts and store/store.ts, and tasks/ only store/job_rows.ts", async () => {
+  const problems = await problemsIn({
+    "store/tx.ts": "export const tx = 1;\n",
+    "store/store.ts": "export const st = 1;\n",
+    "store/job_rows.ts": "export const jr = 1;\n",
+    "mcp/tool_kit.ts": 'import { tx } from "../store/tx.ts";\nexport const a = tx;\n',
+    "mcp/product_tools.ts": 'import { st } from "../store/store.ts";\nexport const b = st;\n',
+    // Another mcp/ module, and an allowed one reaching another store/ file.
+    "mcp/server.ts": 'import { st } from "../store/store.ts";\nexport const c = st;\n',
+    "mcp/tool_kit_helper.ts": 'import { jr } from "../store/job_rows.ts";\nexport const d = jr;\n',
+    "tasks/adapter.ts": 'import { jr } from "../store/job_rows.ts";\nexport const e = jr;\n',
+    "tasks/task_projection.ts": 'import { st } from "../store/store.ts";\nexport const f = st;\n',
+    // A unit test builds its fixtures from any store/ module.
+    "mcp/server_test.ts": 'import { jr } from "../store/job_rows.ts";\nexport const g = jr;\n',
+  });
+  assert.equal(problems.length, 3, problems.join("\n"));
+  assert.match(problems.join("\n"), /^mcp\/server\.ts: mcp may not import store .*storage-fault/m);
+  assert.match(problems.join("\n"), /^mcp\/tool_kit_helper\.ts: mcp may not import store/m);
+  assert.match(
+    problems.join("\n"),
+    /^tasks\/task_projection\.ts: tasks may import only store\/job_rows\.ts of store \(\.\.\/store\/store\.ts\)/m,
+  );
+});
