@@ -43,6 +43,7 @@
 import { setImmediate } from "node:timers";
 import type { Clock } from "../base/clock.ts";
 import { AssertionError } from "../base/errors.ts";
+import { CLAIM_POLL_IDLE_BACKOFF_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import type { ClaimedJob, JobRows, TerminalWrite } from "../store/job_rows.ts";
 import { EventLoopSlice } from "./event_loop_slice.ts";
@@ -65,6 +66,20 @@ interface PendingTerminal {
   reject: (err: unknown) => void;
 }
 
+/**
+ * The wait before an executor's next look for queued work: `claimPollMs` while it finds work, doubling with each
+ * of `emptyPolls` looks in a row that found nothing, up to {@linkcode CLAIM_POLL_IDLE_BACKOFF_MAX} x `claimPollMs`.
+ */
+export function claimPollDelayMs(claimPollMs: number, emptyPolls: number): number {
+  if (!Number.isInteger(emptyPolls) || emptyPolls < 0) {
+    throw new RangeError(
+      `Cannot pace the claim poll: emptyPolls must be an integer >= 0, current value is ${emptyPolls}`,
+    );
+  }
+  // The exponent is bounded, so a day of empty polls cannot overflow it (2 ** 4 already passes the cap).
+  return Math.min(claimPollMs * 2 ** Math.min(emptyPolls, 16), claimPollMs * CLAIM_POLL_IDLE_BACKOFF_MAX);
+}
+
 /** Runs jobs of the registered kinds from the shared store. */
 export class Executor {
   readonly #rows: JobRows;
@@ -85,6 +100,8 @@ export class Executor {
   #claiming = false;
   #claimAgain = false;
   #claimTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Polls in a row that found nothing, since work was last found or submitted here: the idle poll slows with them. */
+  #emptyPolls = 0;
   /** Terminal writes waiting for the next batch transaction. */
   #terminalQueue: PendingTerminal[] = [];
 
@@ -146,8 +163,14 @@ export class Executor {
     this.wake();
   }
 
-  /** Looks for queued work now (called after a local submission). */
+  /** Looks for queued work now (called after a local submission, and when a job ends): the poll is brisk again. */
   wake(): void {
+    this.#emptyPolls = 0;
+    this.#claimSoon();
+  }
+
+  /** Looks for queued work after the current microtasks, unless a look is under way or every slot is taken. */
+  #claimSoon(): void {
     if (this.#state !== "started") return;
     if (this.#claiming) {
       this.#claimAgain = true;
@@ -237,6 +260,7 @@ export class Executor {
 
   async #claimLoop(): Promise<void> {
     this.#claiming = true;
+    let found = false;
     try {
       do {
         this.#claimAgain = false;
@@ -250,6 +274,7 @@ export class Executor {
             this.#config.runningMax - this.#running.size,
           );
           if (rows.length === 0) break;
+          found = true;
           if (!(await this.#startClaimed(rows, ownerId))) break;
         }
       } while (this.#claimAgain && this.#state === "started");
@@ -261,6 +286,7 @@ export class Executor {
       this.#claiming = false;
       this.#resolveIdleIfDone();
     }
+    this.#emptyPolls = found ? 0 : this.#emptyPolls + 1;
     this.#armClaimPoll();
   }
 
@@ -295,14 +321,14 @@ export class Executor {
     return this.#state === "lingering";
   }
 
-  /** Idle poll for work queued by other processes. */
+  /** Idle poll for work queued by other processes, slower after each poll that found nothing ({@linkcode claimPollDelayMs}). */
   #armClaimPoll(): void {
     if (this.#state !== "started") return;
     if (this.#claimTimer !== undefined) clearTimeout(this.#claimTimer);
     this.#claimTimer = setTimeout(() => {
       this.#claimTimer = undefined;
-      this.wake();
-    }, this.#config.claimPollMs);
+      this.#claimSoon();
+    }, claimPollDelayMs(this.#config.claimPollMs, this.#emptyPolls));
   }
 
   // ------------------------------------------------------------------ loops
