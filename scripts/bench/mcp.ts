@@ -72,6 +72,8 @@ const RSS_IDLE_MS = IDLE_COLLECT_AFTER_MS + 1_000;
 // The idle collection's price: this many bursts of RSS_CALLS calls, each followed by RSS_IDLE_MS of quiet and
 // one timed call (a median of three, so one slow call does not make the row).
 const IDLE_PRICE_CYCLES = 3;
+/** After the idle RSS is read, the CPU both servers use is read over this much more quiet. */
+const IDLE_CPU_WINDOW_MS = 10_000;
 
 /** A pipe's capacity on Linux unless its owner raises it (F_SETPIPE_SZ): a stdio line longer than this is
  * written in two fills, the second only once the client has read the first. */
@@ -120,6 +122,22 @@ async function procStatus(pid: number, field: "VmRSS" | "VmHWM"): Promise<number
 }
 
 const rssOf = (pid: number) => procStatus(pid, "VmRSS");
+
+let clockTicksPerSecond: number | undefined;
+
+/** CPU time a process has used so far, all its threads (utime + stime of /proc/<pid>/stat), in ms. */
+async function cpuMsOf(pid: number): Promise<number> {
+  if (clockTicksPerSecond === undefined) {
+    const out = await new Deno.Command("getconf", { args: ["CLK_TCK"], stdout: "piped", stderr: "null" }).output();
+    clockTicksPerSecond = Number(new TextDecoder().decode(out.stdout).trim()) || 100;
+  }
+  const stat = await procText(`${pid}/stat`);
+  // Fields after the command name (which may hold spaces), from field 3: utime and stime are fields 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  if (!Number.isFinite(ticks)) throw new Error(`bench: no CPU times for process ${pid}`);
+  return ticks * 1000 / clockTicksPerSecond;
+}
 
 function resultOf(response: RawResponse, what: string): Record<string, unknown> {
   if (response.kind === "error") throw new Error(`bench: ${what} failed: ${JSON.stringify(response.error)}`);
@@ -621,7 +639,15 @@ async function rssAfterCalls(args: string[], call: Call) {
  * Two servers side by side, calls alternating between them (one call each in turn), then
  * `RSS_IDLE_MS` of idling and the RSS of each: a busy machine slows both alike.
  */
-async function rssSideBySide(a: { args: string[]; call: Call }, b: { args: string[]; call: Call }) {
+/**
+ * Two servers side by side, their RSS_CALLS calls alternating, then RSS_IDLE_MS of quiet: each one's RSS and peak,
+ * and with `idleCpu`, the CPU each then uses over IDLE_CPU_WINDOW_MS more of quiet (ms).
+ */
+async function rssSideBySide(
+  a: { args: string[]; call: Call },
+  b: { args: string[]; call: Call },
+  options: { idleCpu?: boolean } = {},
+) {
   const servers = [new RawServer(a.args), new RawServer(b.args)] as const;
   try {
     for (const server of servers) await server.toolsList();
@@ -632,9 +658,16 @@ async function rssSideBySide(a: { args: string[]; call: Call }, b: { args: strin
     await sleep(RSS_IDLE_MS);
     const out = [];
     for (const server of servers) {
-      out.push({ rss: await rssOf(server.child.pid), peak: await procStatus(server.child.pid, "VmHWM") });
+      out.push({ rss: await rssOf(server.child.pid), peak: await procStatus(server.child.pid, "VmHWM"), idleCpuMs: 0 });
     }
-    return out as [{ rss: number; peak: number }, { rss: number; peak: number }];
+    if (options.idleCpu === true) {
+      const before = await Promise.all(servers.map((server) => cpuMsOf(server.child.pid)));
+      await sleep(IDLE_CPU_WINDOW_MS);
+      const after = await Promise.all(servers.map((server) => cpuMsOf(server.child.pid)));
+      out.forEach((o, i) => o.idleCpuMs = (after[i] as number) - (before[i] as number));
+    }
+    type Sample = { rss: number; peak: number; idleCpuMs: number };
+    return out as [Sample, Sample];
   } finally {
     for (const server of servers) await server.close();
   }
@@ -743,6 +776,7 @@ export async function benchMcp(): Promise<BenchSection> {
     const [rss1, rssHello] = await rssSideBySide(
       { args: productOnJobs, call: (server, i) => server.call("jobs.get", { ids: [jobIds[i % 1000]] }) },
       { args: helloBundle, call: (server, i) => server.call("hello", { name: `n${i}` }) },
+      { idleCpu: true },
     );
     const rss100 = await rssAfterCalls(productOnJobs, (server, i) => {
       const start = (i * 37) % (jobIds.length - 100);
@@ -782,6 +816,7 @@ export async function benchMcp(): Promise<BenchSection> {
       rss100,
       idle: { price: idlePrice, control: idleControl },
       rssHello,
+      idleCpu: { product: rss1.idleCpuMs, hello: rssHello.idleCpuMs },
       rssFloor: { worker: rssFloor, hello: rssFloorHello },
       rssLike: { product: rssLike, hello: rssLikeHello },
       load,
@@ -806,6 +841,8 @@ interface Results {
   /** The idle collection's price, and the same calls on a server launched without --expose-gc (it never collects). */
   idle: { price: IdlePrice; control: IdlePrice };
   rssHello: { rss: number; peak: number };
+  /** CPU the bundle and bundled hello used over IDLE_CPU_WINDOW_MS of quiet after their 1,000 calls, ms. */
+  idleCpu: { product: number; hello: number };
   /** Bundled hello plus one idle Worker, and bundled hello beside it. */
   rssFloor: { worker: { rss: number; peak: number }; hello: { rss: number; peak: number } };
   /** longcall beside a hello server that collects once idle as longcall does. */
@@ -886,6 +923,7 @@ function section(
     rss100,
     idle,
     rssHello,
+    idleCpu,
     rssFloor,
     rssLike,
     load,
@@ -1018,6 +1056,15 @@ function section(
     {
       metric: `floor of that ratio: idle RSS after ${calls} calls, bundled hello + one idle Worker vs bundled hello`,
       value: `${floorVsHello.toFixed(2)}x (${mb(rssFloor.worker.rss)} vs ${mb(rssFloor.hello.rss)})`,
+    },
+    {
+      metric:
+        `CPU an idle server uses: the bundle and bundled hello of the idle RSS ratio row, over ${
+          IDLE_CPU_WINDOW_MS / 1000
+        } s more of quiet (utime + stime ` +
+        "of all its threads, /proc; longcall's network worker keeps its heartbeat, reconciliation and a claim poll " +
+        "that slows to once a second when it finds nothing)",
+      value: `${ms0(idleCpu.product)} ms vs ${ms0(idleCpu.hello)} ms`,
     },
     {
       metric: `like for like: idle RSS after ${calls} calls, bundle vs bundled hello that also collects once idle ` +
