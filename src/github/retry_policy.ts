@@ -51,12 +51,12 @@ export interface Attempt {
   secondaryWaits: number;
 }
 
-/** A call that has spent nothing yet. */
 /** Whether `err` says GitHub gave no answer at all (a network error past the retries), not a refusal or a 5xx. */
 export function isNoAnswer(err: unknown): boolean {
   return err instanceof AppError && err.code === "transient" && err.data?.["no_answer"] === true;
 }
 
+/** A call that has spent nothing yet. */
 export function freshAttempt(): Attempt {
   return { retries: 0, limitedWaits: 0, secondaryWaits: 0 };
 }
