@@ -92,3 +92,52 @@ Deno.test("Executor: an idle executor still claims what another process queues, 
   }, 5_000);
   assert.equal(done.owner_id, h.executor!.ownerId);
 });
+
+Deno.test("Executor: the cancel poll queries only while a job runs, and still stops one another process cancels", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("a.db");
+  // The claim poll (capped at 50 ms when idle) is the clock this test reads idle time by: between two of its
+  // polls, ten or so cancel periods of 5 ms pass.
+  await using h = await openHarness(path, {
+    executor: { cancelPollMs: 5, claimPollMs: 5, heartbeatMs: 1_000, leaseMs: 60_000 },
+  });
+  const rows = h.store.rows;
+  const list = rows.jobListCancelRequested.bind(rows);
+  const claim = rows.jobClaimBatchIfOwnerLive.bind(rows);
+  let queries = 0;
+  let claims = 0;
+  rows.jobListCancelRequested = (...args) => {
+    queries++;
+    return list(...args);
+  };
+  rows.jobClaimBatchIfOwnerLive = (...args) => {
+    claims++;
+    return claim(...args);
+  };
+  const idle = async (what: string) => {
+    const from = claims;
+    await waitFor(what, () => claims >= from + 6, 5_000);
+  };
+  await idle("six idle claim polls before any job");
+  assert.equal(queries, 0, "no cancel query before a job ran");
+  assert.equal(h.executor!.cancelPollArmed, false, "no cancel timer either: an idle executor does not wake for it");
+
+  const sleeper = await h.control.submit("sleep", { ms: 60_000 });
+  await waitFor("the job runs", () => h.store.rows.jobGet(sleeper.id)?.status === "running");
+  await waitFor("cancel polls while it runs", () => queries >= 3, 5_000);
+  assert.equal(h.executor!.cancelPollArmed, true);
+  // Cancelled by another connection, which no in-process fast path links to this executor: the poll stops it.
+  using other = openTempStore(path);
+  const control = new JobControl(other.rows, testRegistry(), { clock: systemClock });
+  await control.cancel(sleeper.id, null);
+  const ended = await waitFor("the job ends cancelled", () => {
+    const row = h.store.rows.jobGet(sleeper.id);
+    return row?.status === "cancelled" ? row : undefined;
+  }, 5_000);
+  assert.equal(ended.outcome, "cancelled");
+  await waitFor("its run is over", () => h.executor!.runningIds().length === 0);
+  const after = queries;
+  await idle("six idle claim polls after it");
+  assert.ok(queries - after <= 1, `at most a poll already armed when the run ended: ${queries - after}`);
+  assert.equal(h.executor!.cancelPollArmed, false, "not armed again once nothing runs");
+});

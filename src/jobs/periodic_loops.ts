@@ -1,5 +1,6 @@
 /**
- * The executor's background loops (heartbeat, reconciliation, cancel polls, retention sweep).
+ * The executor's background loops (heartbeat, reconciliation, retention sweep; its cancel poll runs only while a
+ * job runs, src/jobs/executor.ts).
  * Each loop is a timer re-armed after its attempt finishes, so a slow attempt never causes a
  * burst of catch-up attempts; a failed attempt is logged and retried the next period, except a
  * broken invariant (`AssertionError`), which stops the process (house style: errors, rule 1).
