@@ -1,7 +1,8 @@
 /**
  * An idle executor's claim poll slows down (src/jobs/executor.ts `claimPollDelayMs`): a server left open all day
  * does not query an empty queue ten times a second, and still finds what another process queues, while a local
- * submission is claimed at once whatever the pace.
+ * submission is claimed at once whatever the pace. Its cancel poll is armed only while a job runs, and still stops
+ * a job another process cancels.
  *
  * @module
  */

@@ -56,8 +56,8 @@ const TERMINAL_JOBS = 900;
 const RUNNING_JOBS = 100;
 const RUNNING_MAX = 150; // room for the poll-observation tasks next to the 100 hanging jobs
 const WARMUP_ROUNDS = 100;
-// A p99 is the ROUNDS/100-th slowest call: at 1,500 rounds one run's 100/1 p99 ratio could move by about +-0.6x
-// (its resampling interval) and runs read 1.56-3.00x; 4,000 narrow that to about +-0.35x for ~35 s more.
+// A p99 is the ROUNDS/100-th slowest call. The 100/1 p99 ratio's resampling interval was 1.2-1.8x wide at 1,500
+// rounds (three runs) and 0.7-1.4x at 4,000 (three runs), for about 30 s more per run.
 const ROUNDS = 4_000;
 const POLL_SAMPLES = 16;
 /** Slow calls this close in time count as one burst (a round of seven calls takes a few ms). */
@@ -637,11 +637,8 @@ async function rssAfterCalls(args: string[], call: Call) {
 
 /**
  * Two servers side by side, calls alternating between them (one call each in turn), then
- * `RSS_IDLE_MS` of idling and the RSS of each: a busy machine slows both alike.
- */
-/**
- * Two servers side by side, their RSS_CALLS calls alternating, then RSS_IDLE_MS of quiet: each one's RSS and peak,
- * and with `idleCpu`, the CPU each then uses over IDLE_CPU_WINDOW_MS more of quiet (ms).
+ * `RSS_IDLE_MS` of idling and the RSS of each: a busy machine slows both alike. With `idleCpu`, also
+ * the CPU each then uses over IDLE_CPU_WINDOW_MS more of quiet, ms (`idleCpuMs`, 0 without it).
  */
 async function rssSideBySide(
   a: { args: string[]; call: Call },

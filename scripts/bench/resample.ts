@@ -8,6 +8,8 @@
  * @module
  */
 
+import { percentile } from "./store/harness.ts";
+
 /**
  * Resamples per interval unless told otherwise. With 2,000, the ends move by about 1% of the ratio from one seed
  * to another (10 seeds on a synthetic 4,000-sample series with a ratio near 4: 0.02-0.04).
@@ -35,15 +37,10 @@ export function seededRandom(seed: number): () => number {
 /** A fresh seed for a run (printed with its figures, so the interval can be recomputed). */
 export const freshSeed = () => crypto.getRandomValues(new Uint32Array(1))[0] as number;
 
-/** The `p` quantile of ascending samples, as scripts/bench/store/harness.ts `percentile` takes it. */
-function quantileOfSorted(sorted: Float64Array, p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] as number;
-}
-
 function resampledQuantile(samples: Float64Array, scratch: Float64Array, p: number, random: () => number): number {
   for (let i = 0; i < scratch.length; i++) scratch[i] = samples[Math.floor(random() * samples.length)] as number;
   scratch.sort();
-  return quantileOfSorted(scratch, p);
+  return percentile(scratch, p);
 }
 
 /** The options of {@linkcode ratioInterval}. */
@@ -92,7 +89,7 @@ export function ratioInterval(
   }
   ratios.sort();
   const tail = (1 - level) / 2;
-  return { low: quantileOfSorted(ratios, tail), high: quantileOfSorted(ratios, 1 - tail) };
+  return { low: percentile(ratios, tail), high: percentile(ratios, 1 - tail) };
 }
 
 /** One timed call of a run: when it started (ms, any clock), how long it took, and its series (any key). */
@@ -149,7 +146,7 @@ export function slowCallClustering(
   }
   const threshold = new Map<unknown, number>();
   for (const [series, times] of bySeries) {
-    threshold.set(series, quantileOfSorted(Float64Array.from(times).sort(), options.p));
+    threshold.set(series, percentile(Float64Array.from(times).sort(), options.p));
   }
   const ordered = [...calls].sort((x, y) => x.at - y.at);
   const at = Float64Array.from(ordered, (c) => c.at);

@@ -8,8 +8,8 @@
  *   its retry while the lease holds), with src/jobs/progress_throttle.ts for its progress;
  * - src/jobs/reconciler.ts: jobs of lost owners recorded `process_lost`;
  * - src/jobs/retention_sweep.ts: expired jobs deleted in bounded batches;
- * - src/jobs/periodic_loops.ts: the background loops (heartbeat, reconcile, sweep); the cancel poll is armed
- *   only while a job runs here (`#armCancelPoll`);
+ * - src/jobs/periodic_loops.ts: the background loops (heartbeat, reconcile, cancel poll, sweep); the cancel
+ *   poll is armed only while a job runs here;
  * - src/jobs/event_loop_slice.ts: when a backlog of quick jobs must yield to the event loop;
  * - src/jobs/job_abort.ts: {@linkcode JobAbort}, the reason a handler's signal carries.
  *
@@ -101,8 +101,8 @@ export class Executor {
   #claiming = false;
   #claimAgain = false;
   #claimTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The cancel poll's timer, armed only while a job runs here. */
-  #cancelTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The cancel poll, armed only while a job runs here (set at start). */
+  #cancelPoll: { arm(): void; readonly armed: boolean } | undefined;
   /** Polls in a row that found nothing, since work was last found or submitted here: the idle poll slows with them. */
   #emptyPolls = 0;
   /** Terminal writes waiting for the next batch transaction. */
@@ -154,7 +154,7 @@ export class Executor {
 
   /** Whether the cancel poll's timer is armed: only while a job runs here (and for one period after the last ends). */
   get cancelPollArmed(): boolean {
-    return this.#cancelTimer !== undefined;
+    return this.#cancelPoll?.armed ?? false;
   }
 
   /** Registers the owner, reconciles once, then starts every loop. */
@@ -167,6 +167,13 @@ export class Executor {
     this.#loops.every(config.heartbeatMs, () => this.#heartbeat());
     this.#loops.every(config.reconcileMs, () => this.#reconcile());
     this.#loops.every(config.retentionSweepMs, () => this.#sweep());
+    // Only while a job runs here (started or lingering): an idle executor does not wake five times a second to
+    // learn that it runs nothing. Armed by each job's start.
+    this.#cancelPoll = this.#loops.onDemand(
+      config.cancelPollMs,
+      () => this.#pollCancels(),
+      () => this.#running.size > 0,
+    );
     this.wake();
   }
 
@@ -227,8 +234,6 @@ export class Executor {
     this.#state = "stopping";
     this.#loops.clear();
     if (this.#claimTimer !== undefined) clearTimeout(this.#claimTimer);
-    if (this.#cancelTimer !== undefined) clearTimeout(this.#cancelTimer);
-    this.#cancelTimer = undefined;
     if (!wasStarted) {
       this.#state = "stopped";
       return;
@@ -359,24 +364,10 @@ export class Executor {
   }
 
   /** Cross-process cancellation: a cancel persisted by another process aborts the local handler. */
-  /**
-   * While a job runs here (started or lingering), one query every `cancelPollMs` aborts the local handlers of jobs
-   * whose cancellation another process persisted. Armed when a job starts, not again once none runs: an idle
-   * executor does not wake five times a second to learn that it runs nothing. A failed query is logged and tried
-   * again the next period, except a broken invariant, which stops the process (as PeriodicLoops does).
-   */
-  #armCancelPoll(): void {
-    if (this.#cancelTimer !== undefined || !this.#live() || this.#running.size === 0) return;
-    this.#cancelTimer = setTimeout(() => {
-      this.#cancelTimer = undefined;
-      try {
-        if (this.#running.size > 0) this.abortLocal(this.#rows.jobListCancelRequested(this.#owner.ownerId));
-      } catch (err) {
-        if (err instanceof AssertionError) throw err;
-        this.#log.warn("background attempt failed; retrying next period", { error: String(err) });
-      }
-      this.#armCancelPoll();
-    }, this.#config.cancelPollMs);
+  /** Aborts the local handlers of jobs whose cancellation another process persisted (one query). */
+  #pollCancels(): Promise<void> {
+    if (this.#running.size > 0) this.abortLocal(this.#rows.jobListCancelRequested(this.#owner.ownerId));
+    return Promise.resolve();
   }
 
   async #sweep(): Promise<void> {
@@ -389,7 +380,7 @@ export class Executor {
     const controller = new AbortController();
     const job: RunningJob = { row, ownerId: this.#owner.ownerId, controller, done: Promise.resolve() };
     this.#running.set(row.id, job);
-    this.#armCancelPoll();
+    this.#cancelPoll?.arm();
     let lost = false;
     // An async arrow: the handler starts now, and a failed kind lookup becomes this run's rejection.
     job.done = (async () => await runJob(this.#runHost, this.#registry.get(row.kind) as AnyJobKind, job))().catch(

@@ -1,6 +1,6 @@
 /**
- * The executor's background loops (heartbeat, reconciliation, retention sweep; its cancel poll runs only while a
- * job runs, src/jobs/executor.ts).
+ * The executor's background loops (heartbeat, reconciliation, cancel polls, retention sweep), each every period,
+ * or on demand (the cancel poll runs only while a job runs, src/jobs/executor.ts).
  * Each loop is a timer re-armed after its attempt finishes, so a slow attempt never causes a
  * burst of catch-up attempts; a failed attempt is logged and retried the next period, except a
  * broken invariant (`AssertionError`), which stops the process (house style: errors, rule 1).
@@ -27,11 +27,31 @@ export class PeriodicLoops {
 
   /** Runs `attempt` every `periodMs`, the first time one period from now. */
   every(periodMs: number, attempt: () => Promise<void>): void {
+    this.#loop(periodMs, attempt, () => true).arm();
+  }
+
+  /**
+   * A loop armed on demand: `arm()` starts it (its attempt one period from now) unless it is armed already or
+   * `active()` is false, and after each attempt it is armed again only while `active()` holds. Like every loop it
+   * stops when not live and at {@linkcode clear}.
+   */
+  onDemand(
+    periodMs: number,
+    attempt: () => Promise<void>,
+    active: () => boolean,
+  ): { arm(): void; readonly armed: boolean } {
+    return this.#loop(periodMs, attempt, active);
+  }
+
+  #loop(periodMs: number, attempt: () => Promise<void>, active: () => boolean) {
     const generation = this.#generation;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timers = this.#timers;
+    const armed = () => timer !== undefined && timers.has(timer);
     const arm = () => {
-      if (!this.#live() || generation !== this.#generation) return;
+      if (armed() || !this.#live() || generation !== this.#generation || !active()) return;
       const t = setTimeout(async () => {
-        this.#timers.delete(t);
+        timers.delete(t);
         try {
           await attempt();
         } catch (err) {
@@ -42,9 +62,15 @@ export class PeriodicLoops {
         }
         arm();
       }, periodMs);
-      this.#timers.add(t);
+      timer = t;
+      timers.add(t);
     };
-    arm();
+    return {
+      arm,
+      get armed() {
+        return armed();
+      },
+    };
   }
 
   /** Number of loops waiting for their next period (an attempt in flight is not counted). */

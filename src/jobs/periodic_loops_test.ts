@@ -104,3 +104,41 @@ sanitizedTest("PeriodicLoops.clear: cancels every armed loop", () => {
   loops.clear();
   assert.equal(loops.armed, 0); // and the op sanitizer sees no pending timer
 });
+
+sanitizedTest(
+  "PeriodicLoops.onDemand: armed only by arm() while active, once however often asked, not again once inactive or cleared",
+  async () => {
+    const loops = new PeriodicLoops(createLogger("silent"), () => true);
+    let active = false;
+    let calls = 0;
+    let ran = Promise.withResolvers<void>();
+    const poll = loops.onDemand(1, () => {
+      calls++;
+      ran.resolve();
+      return Promise.resolve();
+    }, () => active);
+    assert.equal(poll.armed, false, "nothing until asked");
+    poll.arm();
+    assert.equal(poll.armed, false, "asked while inactive: not armed");
+    active = true;
+    poll.arm();
+    poll.arm();
+    assert.equal(loops.armed, 1, "asked twice, armed once");
+    await ran.promise;
+    ran = Promise.withResolvers<void>();
+    await ran.promise;
+    assert.ok(calls >= 2, "re-armed after its attempt while active");
+    active = false;
+    // The attempt in flight (if any) sees the loop inactive and does not re-arm it; the one armed now runs once.
+    ran = Promise.withResolvers<void>();
+    if (poll.armed) await ran.promise;
+    assert.equal(poll.armed, false, "inactive: not armed again");
+    active = true;
+    poll.arm();
+    assert.equal(poll.armed, true, "asked again once active");
+    loops.clear();
+    assert.equal(poll.armed, false);
+    poll.arm();
+    assert.equal(poll.armed, false, "a cleared loop is not armed again");
+  },
+);

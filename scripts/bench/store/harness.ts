@@ -22,7 +22,7 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The `p` quantile (0..1) of ascending samples, NaN when there are none. */
-export function percentile(sorted: readonly number[], p: number): number {
+export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
 }
