@@ -21,7 +21,14 @@
 import { dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { auditFlags, GITHUB_API_HOST, githubApiUrlFor, launchFlags, parseGitHubHost } from "../src/cli/permissions.ts";
+import {
+  auditFlags,
+  EXPORT_CONDITIONS,
+  GITHUB_API_HOST,
+  githubApiUrlFor,
+  launchFlags,
+  parseGitHubHost,
+} from "../src/cli/permissions.ts";
 
 export const TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -59,7 +66,7 @@ async function deno(args: string[], env: Record<string, string> = {}): Promise<{
   return { code: out.code, stderr };
 }
 
-/** The launch flags for a GitHub host (permissions, then V8 flags), refused when the audit finds a problem. */
+/** The launch flags for a GitHub host (permissions, resolution, V8 flags), refused when the audit finds a problem. */
 export function buildFlags(githubHost: string = GITHUB_API_HOST): string[] {
   const flags = launchFlags({ githubHosts: [parseGitHubHost(githubHost)] });
   const problems = auditFlags(flags);
@@ -126,19 +133,6 @@ export function bundleEntries(root: string = ROOT): Record<string, string> {
 export const BUNDLE_FLAGS = ["--platform", "deno", "--minify", "--quiet"] as const;
 
 /**
- * The npm export conditions longcall's bundles and compiled binaries are resolved with (`deno bundle`
- * reads `DENO_CONDITIONS`, having no flag for them; `deno compile` takes `--conditions`). `browser` selects the MCP server SDK's own non-Node
- * shims (`@modelcontextprotocol/server/_shims`, the package's documented `browser` export): a stub
- * `process` instead of `node:process`, and the `@cfworker/json-schema` validator instead of ajv.
- * Loading Node's process polyfill and ajv cost the serving thread about 15 ms at start-up, and
- * longcall needs neither: its stdio wire reads `Deno.stdin` (src/mcp/stdio_framing.ts, handed
- * to `serveStdio` through its `transport` option), and the SDK's JSON Schema validator serves only
- * elicitation and JSON-Schema tools, which longcall has none of. No other package in the bundle has a
- * `browser` export (tests/bundle_worker_test.ts proves the bundle loads neither and still serves).
- */
-export const BUNDLE_CONDITIONS = "browser";
-
-/**
  * Bundles longcall into one file `out`, the network worker embedded (see {@linkcode bundleEntries}):
  * first src/cli/network_worker_entry.ts on its own (no MCP code), then the generated entry. Refused
  * while src/mcp/tool_schemas.json (or `options.schemasFile`, for tests) is stale.
@@ -158,11 +152,11 @@ export async function bundleTo(out: string, options: { schemasFile?: URL | strin
       "-o",
       `${tmp}/network_worker.js`,
       "src/cli/network_worker_entry.ts",
-    ], { DENO_CONDITIONS: BUNDLE_CONDITIONS });
+    ], { DENO_CONDITIONS: EXPORT_CONDITIONS });
     if (worker.code !== 0) throw new Error(`deno bundle of the network worker failed with exit code ${worker.code}`);
     for (const [name, text] of Object.entries(bundleEntries())) await Deno.writeTextFile(`${tmp}/${name}`, text);
     const { code } = await deno(["bundle", ...BUNDLE_FLAGS, ...config, "-o", out, `${tmp}/entry.ts`], {
-      DENO_CONDITIONS: BUNDLE_CONDITIONS,
+      DENO_CONDITIONS: EXPORT_CONDITIONS,
     });
     if (code !== 0) throw new Error(`deno bundle failed with exit code ${code}`);
   } finally {
@@ -211,9 +205,6 @@ export function compileArgs(target: string, githubHost: string = GITHUB_API_HOST
   return [
     "compile",
     ...buildFlags(githubHost),
-    // The bundle's export conditions (BUNDLE_CONDITIONS): the binaries load the SDK's same non-Node shims.
-    "--conditions",
-    BUNDLE_CONDITIONS,
     "--target",
     target,
     "--output",

@@ -106,8 +106,8 @@ Deno.test("the shipped bundle's worker starts from memory: it cannot read the bu
   await using dir = await tempDir("longcall-bundle-worker-");
   const bundle = dir.file("longcall.js");
   await bundleTo(bundle);
-  // Built with the SDK's non-Node shims (BUNDLE_CONDITIONS): no Node process polyfill, no ajv; the end-to-end
-  // test below proves the same bundle still serves stdio.
+  // Built with the SDK's non-Node shims (EXPORT_CONDITIONS): no Node process polyfill, no ajv (so no text of
+  // longcall's may name it either); the end-to-end test below proves the same bundle still serves stdio.
   const code = await Deno.readTextFile(bundle);
   assert.doesNotMatch(code, /from\s*"node:process"/);
   assert.doesNotMatch(code, /ajv/i);

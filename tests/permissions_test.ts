@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { launchFlags, permissionFlags } from "../src/cli/permissions.ts";
+import { launchFlags, permissionFlags, RESOLUTION_FLAGS } from "../src/cli/permissions.ts";
 import { startFakeGitHub } from "../testing/fake_github.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -37,6 +37,18 @@ async function run(args: string[], env: Record<string, string> = {}, stdin?: str
 Deno.test("deno task serve uses exactly the flags of the single source of truth", async () => {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as { tasks: Record<string, string> };
   assert.equal(config.tasks.serve, `deno run ${launchFlags().join(" ")} src/main.ts serve`);
+});
+
+Deno.test("the launch line resolves the MCP SDK's non-Node shims, as the bundle does (no Node process polyfill, no ajv)", async () => {
+  // The SDK picks its shims by export condition; which one loaded shows in its JSON Schema validator's class.
+  const probe = 'const m = await import("@modelcontextprotocol/server/_shims"); ' +
+    "console.log(m.DefaultJsonSchemaValidator.name)";
+  const shipped = await run(["eval", ...RESOLUTION_FLAGS, probe]);
+  assert.equal(shipped.code, 0, shipped.stderr);
+  assert.equal(shipped.stdout.trim(), "CfWorkerJsonSchemaValidator");
+  const unflagged = await run(["eval", probe]);
+  assert.equal(unflagged.code, 0, unflagged.stderr);
+  assert.equal(unflagged.stdout.trim(), "AjvJsonSchemaValidator", "without the flag the SDK loads its Node shims");
 });
 
 Deno.test("the serving thread cannot reach the network, run a process or touch files after narrowing", async () => {

@@ -26,7 +26,7 @@
 
 import { fileURLToPath } from "node:url";
 import { IDLE_COLLECT_AFTER_MS } from "../../src/base/limits.ts";
-import { launchFlags, V8_FLAGS } from "../../src/cli/permissions.ts";
+import { launchFlags, RESOLUTION_FLAGS, V8_FLAGS } from "../../src/cli/permissions.ts";
 import type { startUp } from "../../src/cli/serve.ts";
 import { BUNDLE_FLAGS, bundleTo } from "../build.ts";
 import {
@@ -719,6 +719,16 @@ async function idleCollectionPrice(args: string[], call: Call): Promise<IdlePric
   };
 }
 
+/**
+ * The launch flags the hello servers run with: longcall's, without its resolution flag (RESOLUTION_FLAGS in
+ * src/cli/permissions.ts). Hello serves with the SDK's own stdio transport, which needs Node's process; under
+ * the `browser` condition the SDK's shims give it a process without stdin and it cannot start. Each side runs
+ * as it would ship: hello as the SDK's examples do, longcall as its launch line says.
+ */
+export function helloFlags(): string[] {
+  return launchFlags().filter((f) => !RESOLUTION_FLAGS.includes(f));
+}
+
 async function bundle(entry: string, out: string): Promise<void> {
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     // The shipped bundle's own flags (minified), so both sides of a bundle ratio are built alike.
@@ -740,13 +750,15 @@ export async function benchMcp(): Promise<BenchSection> {
     const jobsDb = `${dir}/jobs.db`;
     const lat = await latencies(dir, jobsDb);
 
-    // The shipped launch flags (permissions and V8 flags) for longcall and the hello server alike.
+    // The shipped launch flags (permissions, resolution, V8 flags); the hello servers take them without the
+    // resolution flag (helloFlags).
     const flags = launchFlags();
+    const hello = helloFlags();
     const source = await startPairs(
       ["run", ...flags, MAIN, "serve", "--db", `${dir}/start-source.db`],
-      ["run", ...flags, HELLO_SERVER],
+      ["run", ...hello, HELLO_SERVER],
       // The floor, from source too: the hello server plus one Worker created before its first request.
-      ["run", ...flags, HELLO_WORKER_SERVER],
+      ["run", ...hello, HELLO_WORKER_SERVER],
     );
     // What part of the source start-up is loading our own modules one by one (scripts/bench/module_load.ts).
     const moduleLoad = await measureModuleLoad(flags, dir, START_RUNS);
@@ -755,10 +767,10 @@ export async function benchMcp(): Promise<BenchSection> {
     await bundleTo(`${dir}/longcall.js`);
     await bundle(HELLO_SERVER, `${dir}/hello.js`);
     const productBundle = ["run", ...flags, `${dir}/longcall.js`, "serve", "--db", `${dir}/start-bundle.db`];
-    const helloBundle = ["run", ...flags, `${dir}/hello.js`];
+    const helloBundle = ["run", ...hello, `${dir}/hello.js`];
     // The floor of the start-up ratio: bundled hello plus one Worker created before its first request.
     await bundle(HELLO_WORKER_SERVER, `${dir}/hello_worker.js`);
-    const helloWorkerBundle = ["run", ...flags, `${dir}/hello_worker.js`];
+    const helloWorkerBundle = ["run", ...hello, `${dir}/hello_worker.js`];
     const bundled = await startPairs(productBundle, helloBundle, helloWorkerBundle);
     // Claude Code's path: spawn to the server/discover answer (it loads the Tasks adapter), source and bundle.
     const discover = {
@@ -800,7 +812,7 @@ export async function benchMcp(): Promise<BenchSection> {
     await bundle(HELLO_COLLECT_SERVER, `${dir}/hello_collect.js`);
     const [rssLike, rssLikeHello] = await rssSideBySide(
       { args: productOnJobs, call: (server, i) => server.call("jobs.get", { ids: [jobIds[i % 1000]] }) },
-      { args: ["run", ...flags, `${dir}/hello_collect.js`], call: helloCall },
+      { args: ["run", ...hello, `${dir}/hello_collect.js`], call: helloCall },
     );
 
     return section({
@@ -1131,14 +1143,17 @@ function section(
     "poll time is advertised at the kind's recent mean run time minus elapsed, or max(1 s, elapsed / 4); " +
     "the lag is bounded by that interval.",
     `Start-up: process spawn to the answer to tools/list, written together with a legacy initialize and ` +
-    "notifications/initialized as raw JSON-RPC lines (no client library on the timed path); both servers run " +
-    `with launchFlags() from src/cli/permissions.ts (\`${flags.join(" ")}\`); ${START_RUNS} alternating runs ` +
+    "notifications/initialized as raw JSON-RPC lines (no client library on the timed path); longcall runs " +
+    `with launchFlags() from src/cli/permissions.ts (\`${flags.join(" ")}\`), the hello servers with the same ` +
+    `flags but the resolution flag ${RESOLUTION_FLAGS.join(" ")} (helloFlags: under the \`browser\` export ` +
+    "condition the SDK's shims give its own stdio transport, which hello serves with, a process without stdin; " +
+    "longcall reads Deno.stdin and resolves the SDK so from source too, as its bundle and binaries do, loading " +
+    `neither Node's process polyfill nor ajv); ${START_RUNS} alternating runs ` +
     "each after one unmeasured run; RSS is VmRSS of the child right after the answer. The longcall bundle is " +
     "the shipped one (scripts/build.ts `bundleTo`: minified, the network worker bundled on its own and embedded, " +
-    "started from a blob: URL, resolved with the `browser` export condition, BUNDLE_CONDITIONS); the hello " +
-    `bundle is \`deno bundle ${BUNDLE_FLAGS.join(" ")}\` of scripts/bench/hello_server.ts (the same flags, ` +
-    "default conditions: under `browser` the SDK's own stdio transport, which hello serves with, has no " +
-    "process.stdin). " +
+    "started from a blob: URL, resolved with the `browser` export condition, EXPORT_CONDITIONS); the hello " +
+    `bundle is \`deno bundle ${BUNDLE_FLAGS.join(" ")}\` of scripts/bench/hello_server.ts (default ` +
+    "conditions, for the same reason). " +
     `Idle RSS: the bundle (1-id calls) and bundled hello run side by side, their ${calls} calls alternating, ` +
     `then ${RSS_IDLE_MS / 1_000} s of idling; the 100-id run follows on its own. The start-up floor rows run ` +
     "scripts/bench/hello_worker_server.ts from source and bundled the same way, in the same alternating rounds " +

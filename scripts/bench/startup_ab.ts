@@ -21,7 +21,7 @@ import { intOption } from "../../src/cli/command.ts";
 import { launchFlags } from "../../src/cli/permissions.ts";
 import { loadAverage } from "./load.ts";
 import { median } from "./store/harness.ts";
-import { startOnce, type StartSample } from "./mcp.ts";
+import { helloFlags, startOnce, type StartSample } from "./mcp.ts";
 
 /** Alternating rounds unless `--runs` says otherwise: enough for a median to settle on this 2-CPU machine. */
 const RUNS_DEFAULT = 21;
@@ -64,7 +64,7 @@ async function measure(entries: Entry[], runs: number, dir: string) {
   const flags = launchFlags();
   // One database per entry, created by its unmeasured run: a host restarts a server on its existing database.
   const argsOf = (e: Entry) => ["run", ...flags, e.path, "serve", "--linger-ms", "0", "--db", `${dir}/${e.name}.db`];
-  const hello = ["run", ...flags, HELLO];
+  const hello = ["run", ...helloFlags(), HELLO];
   await startOnce(hello);
   for (const e of entries) await startOnce(argsOf(e), true);
   const samples = new Map<string, StartSample[]>([["hello", []]]);

@@ -34,6 +34,8 @@ export const FLAG_REASONS: Record<string, string> = {
   "--allow-read": "the database and token file paths are chosen at run time, so they cannot be fixed at " +
     "compile time; dropped from the MCP thread after start-up, and the worker keeps only the database files",
   "--allow-write": "same as --allow-read: the database is created at a run-time path; narrowed after start-up",
+  "--conditions": "not a permission: npm packages resolve as in the bundle and the binaries, so the MCP SDK " +
+    "loads its non-Node shims: no Node process polyfill and no JSON Schema library, which longcall does not use",
   "--v8-flags": "not a permission: a 1 MB young-generation semi-space keeps an idle server's memory small, and " +
     "V8's gc function lets each thread give memory back once it is idle",
 };
@@ -57,6 +59,26 @@ export const FLAG_REASONS: Record<string, string> = {
  */
 export const V8_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space-size=1,--expose-gc"];
 
+/**
+ * The npm export condition every launch line resolves with: `deno run` and `deno compile` take it as
+ * {@linkcode RESOLUTION_FLAGS}, `deno bundle` (which has no flag for it) reads it from `DENO_CONDITIONS`
+ * (scripts/build.ts). `browser` selects the MCP server SDK's own non-Node shims
+ * (`@modelcontextprotocol/server/_shims`, the package's documented `browser` export): a stub `process`
+ * instead of `node:process`, and the `@cfworker/json-schema` validator instead of ajv. longcall needs
+ * neither: its stdio wire reads `Deno.stdin` (src/mcp/stdio_framing.ts, handed to `serveStdio` through
+ * its `transport` option), and the SDK's JSON Schema validator serves only elicitation and JSON-Schema
+ * tools, which longcall has none of. No other package longcall loads has a `browser` export.
+ *
+ * Loading Node's process polyfill and ajv cost a from-source start-up 9-21 ms of about 200 when this flag
+ * was added (issue 14; measured side by side, see that commit's message). docs/benchmarks.md measures the
+ * start-up as launched; tests/bundle_worker_test.ts proves the bundle loads neither and still serves,
+ * tests/permissions_test.ts that this flag selects the same shims from source.
+ */
+export const EXPORT_CONDITIONS = "browser";
+
+/** The launch line's module-resolution flag: {@linkcode EXPORT_CONDITIONS}. Not a permission. */
+export const RESOLUTION_FLAGS: readonly string[] = [`--conditions=${EXPORT_CONDITIONS}`];
+
 /** Options for the flag list. */
 export interface FlagOptions {
   /** Hosts the network worker may reach (default GitHub's API host). Tests pass the fake's `127.0.0.1:PORT`. */
@@ -77,9 +99,12 @@ export function permissionFlags(options: FlagOptions = {}): string[] {
   ];
 }
 
-/** Everything the shipped launch line passes before the script: {@linkcode permissionFlags}, then {@linkcode V8_FLAGS}. */
+/**
+ * Everything the shipped launch line passes before the script: {@linkcode permissionFlags}, then
+ * {@linkcode RESOLUTION_FLAGS} and {@linkcode V8_FLAGS}.
+ */
 export function launchFlags(options: FlagOptions = {}): string[] {
-  return [...permissionFlags(options), ...V8_FLAGS];
+  return [...permissionFlags(options), ...RESOLUTION_FLAGS, ...V8_FLAGS];
 }
 
 /** Checks a flag list against the forbidden set and the net scoping rule; returns the problems. */
@@ -92,6 +117,7 @@ export function auditFlags(flags: readonly string[]): string[] {
     if (name === "--allow-env" && !flag.includes("=")) problems.push("unscoped --allow-env");
     if (name === "--allow-import") problems.push(`unexpected flag ${flag}`);
     if (name === "--v8-flags" && !V8_FLAGS.includes(flag)) problems.push(`unexpected flag ${flag}`);
+    if (name === "--conditions" && !RESOLUTION_FLAGS.includes(flag)) problems.push(`unexpected flag ${flag}`);
   }
   return problems;
 }

@@ -13,6 +13,7 @@ import {
   launchFlags,
   netHostOf,
   permissionFlags,
+  RESOLUTION_FLAGS,
   V8_FLAGS,
 } from "./permissions.ts";
 
@@ -35,8 +36,12 @@ Deno.test("auditFlags() flags every forbidden or unscoped permission", () => {
   assert.deepEqual(auditFlags(["--allow-env"]), ["unscoped --allow-env"]);
 });
 
-Deno.test("launchFlags() is the permission flags then V8_FLAGS; auditFlags() refuses any other --v8-flags", () => {
-  assert.deepEqual(launchFlags(), [...permissionFlags(), ...V8_FLAGS]);
+Deno.test("launchFlags() is the permission flags, RESOLUTION_FLAGS, V8_FLAGS; auditFlags() refuses any other of those", () => {
+  assert.deepEqual(launchFlags(), [...permissionFlags(), ...RESOLUTION_FLAGS, ...V8_FLAGS]);
+  assert.deepEqual(RESOLUTION_FLAGS, ["--conditions=browser"]);
+  for (const other of ["--conditions=node", "--conditions=browser,node", "--conditions"]) {
+    assert.deepEqual(auditFlags([other]), [`unexpected flag ${other}`]);
+  }
   assert.deepEqual(auditFlags(launchFlags()), []);
   assert.deepEqual(auditFlags(["--v8-flags=--allow-natives-syntax"]), [
     "unexpected flag --v8-flags=--allow-natives-syntax",
