@@ -18,7 +18,7 @@
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { intOption } from "../../src/cli/command.ts";
-import { launchFlags } from "../../src/cli/permissions.ts";
+import { launchFlags, RESOLUTION_FLAGS } from "../../src/cli/permissions.ts";
 import { loadAverage } from "./load.ts";
 import { median } from "./store/harness.ts";
 import { helloFlags, startOnce, type StartSample } from "./mcp.ts";
@@ -30,40 +30,59 @@ const RUNS_MAX = 200;
 
 const HELLO = fileURLToPath(new URL("./hello_server.ts", import.meta.url));
 
-const HELP = `Usage: deno task startup-ab [--runs N] [--json] NAME=ENTRY [NAME=ENTRY ...]
+const HELP =
+  `Usage: deno task startup-ab [--runs N] [--json] [--without-resolution NAME ...] NAME=ENTRY [NAME=ENTRY ...]
 
 Times spawn-to-tools/list of each longcall ENTRY (a src/main.ts, run as serve) against the hello server,
-alternating, ${RUNS_DEFAULT} rounds by default (1..${RUNS_MAX}). Example, this tree against an older commit:
+alternating, ${RUNS_DEFAULT} rounds by default (1..${RUNS_MAX}). Every ENTRY runs with this tree's launch
+flags; --without-resolution NAME runs that entry without ${RESOLUTION_FLAGS.join(" ")}, as hello runs.
+Examples, this tree against an older commit, and against itself without the resolution flag:
 
   git worktree add /tmp/base e92c2da
-  deno task startup-ab base=/tmp/base/src/main.ts now=src/main.ts`;
+  deno task startup-ab base=/tmp/base/src/main.ts now=src/main.ts
+  deno task startup-ab --without-resolution plain plain=src/main.ts now=src/main.ts`;
 
 interface Entry {
   name: string;
   path: string;
+  /** Run with the launch line's resolution flag (RESOLUTION_FLAGS); false: as hello runs. */
+  resolution: boolean;
 }
 
-function parseEntries(positionals: string[]): Entry[] {
+function parseEntries(positionals: string[], withoutResolution: readonly string[] = []): Entry[] {
   if (positionals.length === 0) throw new Error("Cannot compare: give at least one NAME=ENTRY");
   const entries = positionals.map((spec) => {
     const at = spec.indexOf("=");
     if (at <= 0 || at === spec.length - 1) {
       throw new Error(`Cannot compare ${JSON.stringify(spec)}: expected NAME=ENTRY, e.g. now=src/main.ts`);
     }
-    return { name: spec.slice(0, at), path: spec.slice(at + 1) };
+    const name = spec.slice(0, at);
+    return { name, path: spec.slice(at + 1), resolution: !withoutResolution.includes(name) };
   });
   const names = entries.map((e) => e.name);
   if (names.includes("hello") || new Set(names).size !== names.length) {
     throw new Error(`Cannot compare: names must be distinct and not "hello", current value is ${names.join(", ")}`);
+  }
+  const unknown = withoutResolution.filter((n) => !names.includes(n));
+  if (unknown.length > 0) {
+    throw new Error(`Cannot use --without-resolution: it names no entry, current value is ${unknown.join(", ")}`);
   }
   return entries;
 }
 
 /** Runs the rounds; each entry's samples and hello's, in round order. */
 async function measure(entries: Entry[], runs: number, dir: string) {
-  const flags = launchFlags();
   // One database per entry, created by its unmeasured run: a host restarts a server on its existing database.
-  const argsOf = (e: Entry) => ["run", ...flags, e.path, "serve", "--linger-ms", "0", "--db", `${dir}/${e.name}.db`];
+  const argsOf = (e: Entry) => [
+    "run",
+    ...(e.resolution ? launchFlags() : helloFlags()),
+    e.path,
+    "serve",
+    "--linger-ms",
+    "0",
+    "--db",
+    `${dir}/${e.name}.db`,
+  ];
   const hello = ["run", ...helloFlags(), HELLO];
   await startOnce(hello);
   for (const e of entries) await startOnce(argsOf(e), true);
@@ -80,7 +99,12 @@ if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
     allowPositionals: true,
-    options: { runs: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: {
+      runs: { type: "string" },
+      json: { type: "boolean" },
+      "without-resolution": { type: "string", multiple: true },
+      help: { type: "boolean", short: "h" },
+    },
   });
   if (values.help === true) {
     console.log(HELP);
@@ -89,7 +113,7 @@ if (import.meta.main) {
   let entries: Entry[];
   let runs: number;
   try {
-    entries = parseEntries(positionals);
+    entries = parseEntries(positionals, values["without-resolution"]);
     runs = intOption(values.runs, "runs", 1, RUNS_MAX, RUNS_DEFAULT);
   } catch (err) {
     console.error(`startup-ab: ${err instanceof Error ? err.message : err}\n\n${HELP}`);
@@ -109,6 +133,7 @@ if (import.meta.main) {
       return {
         name: e.name,
         entry: e.path,
+        resolution: e.resolution,
         median_ms: medianMs,
         vs_hello: medianMs / helloMs,
         paired_diff_ms: median(own.map((s, i) => s.ms - hello[i]!)),
@@ -123,7 +148,8 @@ if (import.meta.main) {
       for (const r of results) {
         const serving = r.serving_at_ms === null ? "" : `; serving at ${r.serving_at_ms.toFixed(0)} ms of its clock`;
         console.log(
-          `${r.name}  ${r.median_ms.toFixed(1)} ms = ${r.vs_hello.toFixed(2)}x hello; per round ` +
+          `${r.name}${r.resolution ? "" : " (without the resolution flag)"}  ${r.median_ms.toFixed(1)} ms = ` +
+            `${r.vs_hello.toFixed(2)}x hello; per round ` +
             `${r.paired_diff_ms >= 0 ? "+" : ""}${r.paired_diff_ms.toFixed(1)} ms over hello${serving}`,
         );
       }
