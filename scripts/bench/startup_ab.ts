@@ -1,9 +1,10 @@
 /**
  * Start-up of longcall trees side by side: `deno task startup-ab [--runs N] NAME=ENTRY ...`. Each ENTRY is a
  * longcall entry module (`src/main.ts` of this tree, or of another checkout, e.g. one made with
- * `git worktree add /tmp/base <rev>`), run as `serve` with the shipped launch flags on a database of its
- * own (created by its unmeasured run, as `deno task bench` reuses one); the hello server
- * (scripts/bench/hello_server.ts) runs in the same alternating rounds as the baseline. Timed as
+ * `git worktree add /tmp/base <rev>`), run as `serve` with the shipped launch flags (without their resolution
+ * flag for an entry named by `--without-resolution`) on a database of its own (created by its unmeasured run,
+ * as `deno task bench` reuses one); the hello server (scripts/bench/hello_server.ts, with `helloFlags()`) runs
+ * in the same alternating rounds as the baseline. Timed as
  * `deno task bench` times its start-up rows (scripts/bench/mcp.ts `startOnce`: spawn to the answer to
  * tools/list), after one unmeasured run of each.
  *
@@ -72,10 +73,11 @@ function parseEntries(positionals: string[], withoutResolution: readonly string[
 
 /** Runs the rounds; each entry's samples and hello's, in round order. */
 async function measure(entries: Entry[], runs: number, dir: string) {
+  const [shipped, plain] = [launchFlags(), helloFlags()];
   // One database per entry, created by its unmeasured run: a host restarts a server on its existing database.
   const argsOf = (e: Entry) => [
     "run",
-    ...(e.resolution ? launchFlags() : helloFlags()),
+    ...(e.resolution ? shipped : plain),
     e.path,
     "serve",
     "--linger-ms",
@@ -83,7 +85,7 @@ async function measure(entries: Entry[], runs: number, dir: string) {
     "--db",
     `${dir}/${e.name}.db`,
   ];
-  const hello = ["run", ...helloFlags(), HELLO];
+  const hello = ["run", ...plain, HELLO];
   await startOnce(hello);
   for (const e of entries) await startOnce(argsOf(e), true);
   const samples = new Map<string, StartSample[]>([["hello", []]]);

@@ -69,12 +69,12 @@ export const V8_FLAGS: readonly string[] = ["--v8-flags=--max-semi-space-size=1,
  * its `transport` option), and the SDK's JSON Schema validator serves only elicitation and JSON-Schema
  * tools, which longcall has none of. No other package longcall loads has a `browser` export.
  *
- * Loading Node's process polyfill and ajv cost a from-source start-up of about 170-200 ms some 4-21 ms
- * when this flag was added (issue 14): `deno task startup-ab --runs 31 --without-resolution before
- * before=src/main.ts after=src/main.ts` measures it (two runs: medians 3.7 and 11.6 ms apart, per-round
- * differences 7.9 and 15.1 ms), the commit that added it a scratch harness's 9-21 ms. docs/benchmarks.md
- * measures the start-up as launched; tests/bundle_worker_test.ts proves the bundle loads neither and still
- * serves, tests/permissions_test.ts that this flag selects the same shims from source.
+ * What loading Node's process polyfill and ajv cost a from-source start-up (about 170-200 ms here) is
+ * measured by `deno task startup-ab --runs 31 --without-resolution before before=src/main.ts after=src/main.ts`:
+ * when this flag was added, two runs put the medians 3.7 and 11.6 ms apart (per round 7.9 and 15.1 ms;
+ * issue 14). docs/benchmarks.md measures the start-up as launched; tests/bundle_worker_test.ts proves the
+ * bundle loads neither and still serves, tests/permissions_test.ts that this flag selects the same shims
+ * from source.
  */
 export const EXPORT_CONDITIONS = "browser";
 
