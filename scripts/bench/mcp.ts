@@ -897,8 +897,12 @@ function startFloorRow(floor: string, pairs: { floorMs: number; helloMs: number 
  * The second pipe fill, measured: jobs.get windows whose answers are just under and just over a pipe's
  * capacity, and the p50 of the larger one over the trend of the smaller ones (1 id to the window under).
  */
-function pipeRows(lat: LatencyResults): BenchSection["rows"] {
+function pipeRows(lat: LatencyResults, seed: number): BenchSection["rows"] {
   const { under, over } = lat.pipe;
+  const p99Vs1 = (s: number[]) => {
+    const { low, high } = ratioInterval(s, lat.get1, 0.99, { seed });
+    return `${(quantile(s, 0.99) / quantile(lat.get1, 0.99)).toFixed(2)}x (${low.toFixed(2)}-${high.toFixed(2)}x)`;
+  };
   const p50 = (s: readonly number[]) => quantile(s, 0.5);
   const perId = (p50(under.times) - p50(lat.get1)) / (under.ids - 1);
   const trend = p50(under.times) + perId * (over.ids - under.ids);
@@ -917,6 +921,11 @@ function pipeRows(lat: LatencyResults): BenchSection["rows"] {
         `(that trend's per-id slope, ${(perId * 1_000).toFixed(1)} us, extended by ${over.ids - under.ids} ids)`,
       value: `${p50(over.times) >= trend ? "+" : ""}${ms2(p50(over.times) - trend)} ms (${ms2(p50(over.times))} ` +
         `against ${ms2(trend)} ms)`,
+    },
+    {
+      metric: `what the second fill does to the tail: p99 / 1 id p99 of ${under.ids} ids (one fill), ${over.ids} ids ` +
+        "(two fills) and 100 ids (two fills), each with its resampling interval in brackets",
+      value: `${p99Vs1(under.times)}; ${p99Vs1(over.times)}; ${p99Vs1(lat.get100)}`,
     },
   ];
 }
@@ -981,7 +990,7 @@ function section(
       goal: `<= ${BATCH_VS_ONE_GOAL}x (p50 <= ${BATCH_VS_ONE_P50_GOAL}x)`,
       met: batchVsOne <= BATCH_VS_ONE_GOAL && batchVsOneP50 <= BATCH_VS_ONE_P50_GOAL,
     },
-    ...pipeRows(lat),
+    ...pipeRows(lat, seed),
     {
       metric: "slow round trips of the seven timed series above and below (each above its own series' p99): the " +
         `share with another starting within ${SLOW_CALL_WINDOW_MS} ms, against that share with the slow marks ` +
@@ -1132,7 +1141,10 @@ function section(
     "The pipe rows: a stdio line longer than the pipe's capacity is written in two fills, the second only after " +
     "the client has read the first, so the server's write waits on the client's next read; the two windows are " +
     `sized from this run's 1-id and 100-id answers to land near ${PIPE_WINDOW_UNDER} and ${PIPE_WINDOW_OVER} ` +
-    "of the capacity, and the price row compares the larger window's p50 with the per-id trend of the smaller ones. " +
+    "of the capacity, and the price row compares the larger window's p50 with the per-id trend of the smaller ones; the tail " +
+    "row sets each window's p99 beside the 100-id p99, all against the 1-id p99: a jump from the one-fill " +
+    "window to the two-fill one that the 100-id call only adds a little to says the second fill, not the " +
+    "ids, is what the 100-id tail pays. " +
     "That price is mostly the client's: its second read of the line (here the official SDK's stdio transport, one " +
     "more turn of Deno's event loop). scripts/bench/pipe_probe.py (Python, not part of this command: Deno has no " +
     "fcntl) times the same windows with blocking reads, on the pipe as left and raised to 1 MiB (F_SETPIPE_SZ); " +
