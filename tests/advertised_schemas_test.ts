@@ -15,6 +15,7 @@ import { assertToolSchemasFresh, bundleTo } from "../scripts/build.ts";
 import {
   advertised,
   ADVERTISED_TARGET,
+  type AdvertisedOptions,
   type AdvertisedTool,
   precomputeToolSchemas,
   schemaKey,
@@ -59,7 +60,7 @@ Deno.test("advertised(): converts once per target, returns what zod converts, va
       },
     },
   });
-  const a = std(advertised(counted, "t", "input"));
+  const a = std(advertised(counted, { tool: "t", slot: "input" }));
   const first = a.jsonSchema.input({ target: ADVERTISED_TARGET });
   assert.deepEqual(first, std(schema).jsonSchema.input({ target: ADVERTISED_TARGET }));
   assert.equal(a.jsonSchema.input({ target: ADVERTISED_TARGET }), first, "the same conversion again");
@@ -73,7 +74,7 @@ Deno.test("advertised(): converts once per target, returns what zod converts, va
 Deno.test("advertised(): a schema given as a builder is built on the first conversion only, never to validate", () => {
   const schema = z.object({ n: z.number() }).strict();
   let builds = 0;
-  const a = std(advertised(() => (builds++, schema), "lazy", "output"));
+  const a = std(advertised(() => (builds++, schema), { tool: "lazy", slot: "output" }));
   assert.equal(builds, 0, "wrapping builds nothing");
   assert.deepEqual(a.validate({ n: "x" }), { value: { n: "x" } });
   assert.equal(builds, 0, "validation builds nothing");
@@ -88,36 +89,47 @@ Deno.test("advertised(): a schema given as a builder is built on the first conve
 
 Deno.test("warmAdvertised() converts every tool's schemas, keyed as precomputeToolSchemas() keys them", () => {
   const tools = [
-    { name: "a", inputSchema: advertised(z.object({ x: z.string() }), "a", "input"), outputSchema: undefined },
-    {
-      name: "b",
-      inputSchema: advertised(z.object({}), "b", "input"),
-      outputSchema: advertised(z.object({ y: z.number() }), "b", "output"),
-    },
-  ];
-  const options = { target: ADVERTISED_TARGET };
-  assert.deepEqual(Object.keys(precomputeToolSchemas(tools)), [
-    schemaKey("a", "input", "input", options),
-    schemaKey("b", "input", "input", options),
-    schemaKey("b", "output", "output", options),
-  ]);
-  assert.equal(schemaKey("a", "input", "input", options), 'a\u0000input\u0000input\u0000{"target":"draft-2020-12"}');
-  warmAdvertised(tools); // converts without throwing; the memo then holds them (first test)
-});
-
-/** Tools a (input) and b (input, output built on demand), wrapped over `precomputed`. */
-function sampleTools(precomputed?: Parameters<typeof advertised>[3]) {
-  let builds = 0;
-  const tools: AdvertisedTool[] = [
     {
       name: "a",
-      inputSchema: advertised(z.object({ x: z.string() }), "a", "input", precomputed),
+      inputSchema: advertised(z.object({ x: z.string() }), { tool: "a", slot: "input" }),
       outputSchema: undefined,
     },
     {
       name: "b",
-      inputSchema: advertised(z.object({}), "b", "input", precomputed),
-      outputSchema: advertised(() => (builds++, z.object({ y: z.number() })), "b", "output", precomputed),
+      inputSchema: advertised(z.object({}), { tool: "b", slot: "input" }),
+      outputSchema: advertised(z.object({ y: z.number() }), { tool: "b", slot: "output" }),
+    },
+  ];
+  const options = { target: ADVERTISED_TARGET };
+  assert.deepEqual(Object.keys(precomputeToolSchemas(tools)), [
+    schemaKey({ tool: "a", slot: "input", io: "input" }, options),
+    schemaKey({ tool: "b", slot: "input", io: "input" }, options),
+    schemaKey({ tool: "b", slot: "output", io: "output" }, options),
+  ]);
+  assert.equal(
+    schemaKey({ tool: "a", slot: "input", io: "input" }, options),
+    'a\u0000input\u0000input\u0000{"target":"draft-2020-12"}',
+  );
+  warmAdvertised(tools); // converts without throwing; the memo then holds them (first test)
+});
+
+/** Tools a (input) and b (input, output built on demand), wrapped over `precomputed`. */
+function sampleTools(precomputed?: AdvertisedOptions["precomputed"]) {
+  let builds = 0;
+  const tools: AdvertisedTool[] = [
+    {
+      name: "a",
+      inputSchema: advertised(z.object({ x: z.string() }), { tool: "a", slot: "input", precomputed }),
+      outputSchema: undefined,
+    },
+    {
+      name: "b",
+      inputSchema: advertised(z.object({}), { tool: "b", slot: "input", precomputed }),
+      outputSchema: advertised(() => (builds++, z.object({ y: z.number() })), {
+        tool: "b",
+        slot: "output",
+        precomputed,
+      }),
     },
   ];
   return { tools, builds: () => builds };
@@ -133,7 +145,7 @@ const convertAll = (tools: readonly AdvertisedTool[]) =>
 
 Deno.test("advertised(): precomputed schemas answer without building or converting; verifyAdvertised() replaces what differs", () => {
   const fresh = precomputeToolSchemas(sampleTools().tools);
-  const aKey = schemaKey("a", "input", "input", { target: ADVERTISED_TARGET });
+  const aKey = schemaKey({ tool: "a", slot: "input", io: "input" }, { target: ADVERTISED_TARGET });
   const schemas = { ...fresh, [aKey]: { ...fresh[aKey], "x-stale": true } };
   let uses = 0;
   const { tools, builds } = sampleTools({ schemas, onUse: () => uses++ });
@@ -152,7 +164,11 @@ Deno.test("advertised(): precomputed schemas answer without building or converti
 
   // A key the set does not hold is converted as usual, and is not a use.
   const other = std(
-    advertised(z.object({ q: z.string() }), "not-precomputed", "input", { schemas, onUse: () => uses++ }),
+    advertised(z.object({ q: z.string() }), {
+      tool: "not-precomputed",
+      slot: "input",
+      precomputed: { schemas, onUse: () => uses++ },
+    }),
   );
   assert.equal((other.jsonSchema.input({ target: ADVERTISED_TARGET }) as Record<string, unknown>).type, "object");
   assert.equal(uses, 3);
@@ -413,8 +429,8 @@ Deno.test("the check goes on past a schema that cannot be converted: the stale o
     ],
     log,
     toolSchemas: {
-      [schemaKey("stale", "output", "output", options)]: { type: "object", "x-precomputed": true },
-      [schemaKey("broken", "output", "output", options)]: { type: "object", "x-precomputed": true },
+      [schemaKey({ tool: "stale", slot: "output", io: "output" }, options)]: { type: "object", "x-precomputed": true },
+      [schemaKey({ tool: "broken", slot: "output", io: "output" }, options)]: { type: "object", "x-precomputed": true },
     },
     schemaCheckDelayMs: 0,
   });
@@ -473,7 +489,9 @@ Deno.test("a trusted set is never checked: a stale schema in it stays, and nobod
   const debug: string[] = [];
   let builds = 0;
   const options = { target: ADVERTISED_TARGET };
-  const set = { [schemaKey("t", "output", "output", options)]: { type: "object", "x-precomputed": true } };
+  const set = {
+    [schemaKey({ tool: "t", slot: "output", io: "output" }, options)]: { type: "object", "x-precomputed": true },
+  };
   assert.equal(toolSchemasTrusted(set), false);
   trustToolSchemas(set);
   assert.equal(toolSchemasTrusted(set), true);
@@ -577,7 +595,9 @@ Deno.test("a set that answers for none of a factory's tools is not used: they ar
     }
   };
   try {
-    const foreign = { [schemaKey("someone-else", "output", "output", options)]: { "x-precomputed": true } };
+    const foreign = {
+      [schemaKey({ tool: "someone-else", slot: "output", io: "output" }, options)]: { "x-precomputed": true },
+    };
     const converted = await run(foreign);
     assert.equal(converted?.["x-precomputed"], undefined, "converted, not taken from a set about other tools");
     // A check is scheduled, and logged, while the listing is answered.
@@ -627,7 +647,9 @@ Deno.test("the official v1 client refreshes its tools on the stale set's tools/l
 
 Deno.test("the advertised corpus.search_threads schema bounds its cursor (Ajv, as a host validates arguments)", async () => {
   const { Ajv2020 } = await import("ajv/dist/2020.js");
-  const schema = toolSchemas[schemaKey("corpus.search_threads", "input", "input", { target: ADVERTISED_TARGET })];
+  const schema = toolSchemas[
+    schemaKey({ tool: "corpus.search_threads", slot: "input", io: "input" }, { target: ADVERTISED_TARGET })
+  ];
   assert.ok(schema !== undefined);
   const validate = new Ajv2020({ strict: true }).compile(schema);
   assert.equal(validate({ query: "flaky", cursor: "c".repeat(SEARCH_CURSOR_CHARS_MAX) }), true);

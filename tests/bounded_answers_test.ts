@@ -213,7 +213,7 @@ Deno.test("corpus.get_threads full, corpus.get_repositories and corpus.search_th
       merged: null,
       html_url: `https://github.com/${repository}/issues/${i + 1}`,
     })),
-    now,
+    { observedAt: now },
   );
   const tools = productTools(h.control, h.store);
   const threads = await callBounded(tool(tools, "corpus.get_threads"), {

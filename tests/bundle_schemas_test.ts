@@ -65,7 +65,8 @@ Deno.test("the bundle and the server from source list exactly the committed tool
   assert.deepEqual(fromSource.second, fromSource.first, "a second listing is the same");
   // Both list exactly the committed set (src/mcp/tool_schemas.json): the bundle trusts it without
   // converting, the server from source answers from it and checks it (tests/advertised_schemas_test.ts).
-  const key = (tool: string, slot: "input" | "output") => schemaKey(tool, slot, slot, { target: ADVERTISED_TARGET });
+  const key = (tool: string, slot: "input" | "output") =>
+    schemaKey({ tool, slot, io: slot }, { target: ADVERTISED_TARGET });
   const committed = JSON.parse(await Deno.readTextFile(TOOL_SCHEMAS_FILE)) as Record<string, unknown>;
   const listed: Record<string, unknown> = {};
   for (const t of fromBundle.first) {

@@ -89,7 +89,7 @@ Deno.test("the worker's kinds only run; the specs validate with zod at the bound
       (err) => err instanceof AppError && err.code === "invalid_argument",
     );
     // Where jobs execute (the worker): runners, and nothing that parses.
-    const running = new JobKindRegistry(productKinds(store, gh, silentLogger, systemClock));
+    const running = new JobKindRegistry(productKinds(store, { github: gh, log: silentLogger, clock: systemClock }));
     // Where they are only admitted (the serving thread beside a worker): policies, no runner.
     const admitting = new JobKindRegistry(productPolicies());
     for (const kind of [WATCH_KIND, SYNC_KIND]) {

@@ -154,9 +154,9 @@ Deno.test("ageText(): the largest whole unit; hours up to two days; a future tim
 
 Deno.test("subjectOf(): empty for a kind without a subject, or a request its policy cannot read", () => {
   const policies = [{ kind: "k", subject: (r: unknown) => (r as { name: string }).name.toUpperCase() }];
-  assert.equal(subjectOf("k", { name: "x" }, policies), "X");
-  assert.equal(subjectOf("k", null, policies), "", "a request it cannot read");
-  assert.equal(subjectOf("other", { name: "x" }, policies), "", "no policy");
+  assert.equal(subjectOf({ kind: "k", request: { name: "x" } }, policies), "X");
+  assert.equal(subjectOf({ kind: "k", request: null }, policies), "", "a request it cannot read");
+  assert.equal(subjectOf({ kind: "other", request: { name: "x" } }, policies), "", "no policy");
 });
 
 Deno.test("longcall jobs get (human): times and poll guidance under each line; --detailed adds the request", async () => {

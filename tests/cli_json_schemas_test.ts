@@ -45,7 +45,7 @@ async function cliJson(args: string[]): Promise<{ code: number; json: unknown }>
 
 /** Asserts `value` validates against `tool`'s advertised output schema. */
 function assertAnswerOf(tool: string, value: unknown): void {
-  const schema = toolSchemas[schemaKey(tool, "output", "output", { target: ADVERTISED_TARGET })];
+  const schema = toolSchemas[schemaKey({ tool, slot: "output", io: "output" }, { target: ADVERTISED_TARGET })];
   assert.ok(schema !== undefined, `${tool} advertises an output schema`);
   const validate = ajv.compile(schema);
   assert.ok(validate(value), `${tool}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value).slice(0, 800)}`);
@@ -94,7 +94,7 @@ function advertisedBranch(tool: string, select: (properties: Json) => boolean): 
     for (const branch of anyOf ?? []) visit(branch);
     if (properties !== undefined && select(properties)) found.push(properties);
   };
-  visit(toolSchemas[schemaKey(tool, "output", "output", { target: ADVERTISED_TARGET })]);
+  visit(toolSchemas[schemaKey({ tool, slot: "output", io: "output" }, { target: ADVERTISED_TARGET })]);
   assert.equal(found.length, 1, `${tool} advertises exactly one such branch`);
   return found[0] as Json;
 }

@@ -76,13 +76,15 @@ const refsOf = (answer: { items: { ref: string }[] }) => answer.items.map((i) =>
 
 Deno.test("CorpusRows.threadsUpsert inserts, lets a newer updated_at win and never lets an older one overwrite", async () => {
   await withStore(async (_store, rows) => {
-    const first = await rows.threadsUpsert("o/r", [thread(1, { title: "original title" }), thread(2)], T0);
+    const first = await rows.threadsUpsert("o/r", [thread(1, { title: "original title" }), thread(2)], {
+      observedAt: T0,
+    });
     assert.deepEqual(first, { inserted: 2, updated: 0, unchanged: 0, stale: 0 });
 
     const newer = await rows.threadsUpsert(
       "o/r",
       [thread(1, { title: "edited title", state: "closed", updated_at: T0 + 2 * HOUR, closed_at: T0 + 2 * HOUR })],
-      T0 + 3 * HOUR,
+      { observedAt: T0 + 3 * HOUR },
     );
     assert.deepEqual(newer, { inserted: 0, updated: 1, unchanged: 0, stale: 0 });
 
@@ -90,7 +92,7 @@ Deno.test("CorpusRows.threadsUpsert inserts, lets a newer updated_at win and nev
     const older = await rows.threadsUpsert(
       "o/r",
       [thread(1, { title: "stale title", updated_at: T0 + HOUR })],
-      T0 + 4 * HOUR,
+      { observedAt: T0 + 4 * HOUR },
     );
     assert.deepEqual(older, { inserted: 0, updated: 0, unchanged: 0, stale: 1 });
 
@@ -98,7 +100,7 @@ Deno.test("CorpusRows.threadsUpsert inserts, lets a newer updated_at win and nev
     const same = await rows.threadsUpsert(
       "O/R",
       [thread(1, { title: "edited title", state: "closed", updated_at: T0 + 2 * HOUR, closed_at: T0 + 2 * HOUR })],
-      T0 + 5 * HOUR,
+      { observedAt: T0 + 5 * HOUR },
     );
     assert.deepEqual(same, { inserted: 0, updated: 0, unchanged: 1, stale: 0 });
 
@@ -124,14 +126,14 @@ Deno.test("CorpusRows.threadsUpsert inserts, lets a newer updated_at win and nev
 Deno.test("CorpusRows.threadsUpsert keeps only the newest observations per thread and truncates bodies", async () => {
   await withStore(async (_store, rows) => {
     for (let i = 0; i < THREAD_OBSERVATIONS_PER_THREAD_MAX + 3; i++) {
-      await rows.threadsUpsert("o/r", [thread(7, { updated_at: T0 + i })], T0 + i);
+      await rows.threadsUpsert("o/r", [thread(7, { updated_at: T0 + i })], { observedAt: T0 + i });
     }
     const kept = rows.threadObservationsList({ repository: "o/r", number: 7 });
     assert.equal(kept.length, THREAD_OBSERVATIONS_PER_THREAD_MAX);
     assert.equal(kept.at(-1)?.updated_at, T0 + THREAD_OBSERVATIONS_PER_THREAD_MAX + 2);
     assert.equal(kept[0]?.updated_at, T0 + 3);
 
-    await rows.threadsUpsert("o/r", [thread(8, { body: "x".repeat(70_000) })], T0);
+    await rows.threadsUpsert("o/r", [thread(8, { body: "x".repeat(70_000) })], { observedAt: T0 });
     const [big] = rows.threadsGet([{ repository: "o/r", number: 8 }]);
     assert.equal(big?.body.length, 64 * 1024);
     assert.equal(big?.body_truncated, true);
@@ -141,10 +143,10 @@ Deno.test("CorpusRows.threadsUpsert keeps only the newest observations per threa
 Deno.test("CorpusRows.threadsUpsert writes a batch atomically: a bad entry stores nothing", async () => {
   await withStore(async (_store, rows) => {
     await assert.rejects(
-      () => rows.threadsUpsert("o/r", [thread(1), thread(0)], T0),
+      () => rows.threadsUpsert("o/r", [thread(1), thread(0)], { observedAt: T0 }),
       (err: unknown) => err instanceof RangeError && /number must be an integer >= 1/.test(err.message),
     );
-    await assert.rejects(() => rows.threadsUpsert("not a repo", [thread(1)], T0), TypeError);
+    await assert.rejects(() => rows.threadsUpsert("not a repo", [thread(1)], { observedAt: T0 }), TypeError);
     assert.deepEqual(rows.threadsGet([{ repository: "o/r", number: 1 }]), [undefined]);
   });
 });
@@ -156,7 +158,7 @@ Deno.test("searchThreads ranks a title match above a body match and a label matc
       thread(2, { title: "Segfault when linking", body: "steps to reproduce follow" }),
       thread(3, { title: "Another thing", body: "nothing to see", labels: ["segfault"] }),
       thread(4, { title: "Nothing here", body: "no match at all" }),
-    ], T0);
+    ], { observedAt: T0 });
     const answer = searchThreads(rows, { query: "segfault" });
     assert.deepEqual(refsOf(answer), ["o/r#2", "o/r#3", "o/r#1"]);
     assert.ok(answer.items[0]!.score > answer.items[2]!.score);
@@ -167,7 +169,7 @@ Deno.test("searchThreads ranks a title match above a body match and a label matc
 
     // Stemming and diacritics: "linked" finds "linking"; "cafe" finds "café".
     assert.deepEqual(refsOf(searchThreads(rows, { query: "linked" })), ["o/r#2", "o/r#1"]);
-    await rows.threadsUpsert("o/r", [thread(5, { title: "Café crashes" })], T0);
+    await rows.threadsUpsert("o/r", [thread(5, { title: "Café crashes" })], { observedAt: T0 });
     assert.deepEqual(refsOf(searchThreads(rows, { query: "cafe" })), ["o/r#5"]);
     // Words are ANDed; a prefix needs three characters.
     assert.deepEqual(refsOf(searchThreads(rows, { query: "segfault reproduce" })), ["o/r#2"]);
@@ -182,8 +184,10 @@ Deno.test("searchThreads filters by repository, kind, state and label", async ()
       thread(2, { title: "flaky timeout again", kind: "pull_request", state: "closed", merged: true }),
       thread(3, { title: "flaky timeout in docs", labels: ["documentation"], state: "closed" }),
       thread(4, { title: "flaky", labels: ["bug-report"] }),
-    ], T0);
-    await rows.threadsUpsert("acme/gadgets", [thread(1, { title: "flaky timeout", labels: ["bug"] })], T0 + HOUR);
+    ], { observedAt: T0 });
+    await rows.threadsUpsert("acme/gadgets", [thread(1, { title: "flaky timeout", labels: ["bug"] })], {
+      observedAt: T0 + HOUR,
+    });
 
     const all = searchThreads(rows, { query: "flaky timeout", limit: 50 });
     assert.equal(all.items.length, 4);
@@ -219,7 +223,7 @@ Deno.test("searchThreads filters by repository, kind, state and label", async ()
 
 Deno.test("searchThreads reports an unsynced repository as not_synced rather than as having no matches", async () => {
   await withStore(async (_store, rows) => {
-    await rows.threadsUpsert("o/r", [thread(1, { title: "crash" })], T0);
+    await rows.threadsUpsert("o/r", [thread(1, { title: "crash" })], { observedAt: T0 });
     const answer = searchThreads(rows, { query: "crash", repositories: ["o/r", "never/synced"] });
     assert.deepEqual(refsOf(answer), ["o/r#1"]);
     assert.deepEqual(answer.coverage, [
@@ -238,7 +242,7 @@ Deno.test("searchThreads pages with its cursor across pages without duplicates o
         title: i % 3 === 0 ? "widget crash" : `other ${i}`,
         body: i < 37 ? "widget ".repeat(1 + (i % 5)) : "unrelated",
       }));
-    await rows.threadsUpsert("o/r", threads, T0);
+    await rows.threadsUpsert("o/r", threads, { observedAt: T0 });
     const whole = refsOf(searchThreads(rows, { query: "widget", limit: SEARCH_LIMIT_MAX }));
     assert.equal(whole.length, 38);
 
@@ -260,7 +264,9 @@ Deno.test("searchThreads pages with its cursor across pages without duplicates o
 
 Deno.test("searchThreads rejects a tampered, foreign or garbage cursor with invalid_argument", async () => {
   await withStore(async (_store, rows) => {
-    await rows.threadsUpsert("o/r", Array.from({ length: 5 }, (_, i) => thread(i + 1, { title: "widget" })), T0);
+    await rows.threadsUpsert("o/r", Array.from({ length: 5 }, (_, i) => thread(i + 1, { title: "widget" })), {
+      observedAt: T0,
+    });
     const first = searchThreads(rows, { query: "widget", limit: 2 });
     const cursor = first.next_cursor;
     assert.ok(cursor !== null);
@@ -285,7 +291,7 @@ Deno.test("searchThreads never lets query text reach FTS5 as syntax", async () =
     await rows.threadsUpsert("o/r", [
       thread(1, { title: "AND OR NOT near", body: 'quote " inside and title:colon' }),
       thread(2, { title: "日本語のテスト", body: "emoji 🐛 bug" }),
-    ], T0);
+    ], { observedAt: T0 });
     const hostile = [
       "AND",
       "OR",
@@ -333,7 +339,9 @@ Deno.test("searchThreads never lets query text reach FTS5 as syntax", async () =
 // view) are refused at the boundary, before these functions run: tests/corpus_tools_test.ts.
 Deno.test("searchThreads answers SEARCH_LIMIT_MAX hits, SEARCH_LIMIT_DEFAULT by default, and refuses a repository that is not owner/repo", async () => {
   await withStore(async (_store, rows) => {
-    await rows.threadsUpsert("o/r", Array.from({ length: 60 }, (_, i) => thread(i + 1, { title: "bound" })), T0);
+    await rows.threadsUpsert("o/r", Array.from({ length: 60 }, (_, i) => thread(i + 1, { title: "bound" })), {
+      observedAt: T0,
+    });
     assert.equal(searchThreads(rows, { query: "bound", limit: SEARCH_LIMIT_MAX }).items.length, SEARCH_LIMIT_MAX);
     assert.equal(searchThreads(rows, { query: "bound" }).items.length, SEARCH_LIMIT_DEFAULT);
     assertInvalid(() => searchThreads(rows, { query: "bound", repositories: ["bad name"] }), "$.repositories.0");
@@ -343,7 +351,9 @@ Deno.test("searchThreads answers SEARCH_LIMIT_MAX hits, SEARCH_LIMIT_DEFAULT by 
 
 Deno.test("getThreads answers one item per input in order, unknown as not_synced, compact or full", async () => {
   await withStore(async (_store, rows) => {
-    await rows.threadsUpsert("o/r", [thread(1, { title: "present", body: "the body", labels: ["bug"] })], T0);
+    await rows.threadsUpsert("o/r", [thread(1, { title: "present", body: "the body", labels: ["bug"] })], {
+      observedAt: T0,
+    });
     const answer = getThreads(rows, { threads: ["o/r#1", "o/r#2", "O/R#1", "other/repo#1"] });
     assert.equal(answer.batch_status, "partial");
     assert.deepEqual(answer.items.map((i) => [i.key, i.item_status, i.reason]), [
@@ -457,7 +467,7 @@ Deno.test("getPullRequestChecks answers the last stored observation and reports 
 
 Deno.test("corpus reads work in a child process started with --deny-net", async () => {
   await withStore(async (store, rows, dir) => {
-    await rows.threadsUpsert("acme/widgets", [thread(1, { title: "offline search works" })], T0);
+    await rows.threadsUpsert("acme/widgets", [thread(1, { title: "offline search works" })], { observedAt: T0 });
     await rows.pullRequestChecksPut({
       repository: "acme/widgets",
       number: 1,

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
 import { silentLogger } from "../src/base/log.ts";
-import { GitHubClient, MemoryEtagCache } from "../src/github/client.ts";
+import { GitHubClient, MemoryEtagCache, type RepoRef } from "../src/github/client.ts";
 import { parseLinkHeader } from "../src/github/link.ts";
 import {
   type FakeGitHub,
@@ -24,6 +24,8 @@ import { type Exchange, loadOpenApiCheck } from "../testing/openapi_check.ts";
 const TOKEN = "fake-token-a";
 const OTHER_TOKEN = "fake-token-b";
 const SHA = SCENARIO_SHA_FIRST;
+/** The scenario repository. */
+const WIDGETS: RepoRef = { owner: "octo", repo: "widgets" };
 const BIG = "big/repo";
 
 /**
@@ -106,59 +108,60 @@ function signal(): AbortSignal {
  * test below checks this table covers every path the client's endpoint modules build.
  */
 const ENDPOINTS: ReadonlyArray<{ template: string; call: (c: GitHubClient) => Promise<unknown> }> = [
-  { template: "GET /repos/{owner}/{repo}", call: (c) => c.getRepository("octo", "widgets", { signal: signal() }) },
+  { template: "GET /repos/{owner}/{repo}", call: (c) => c.getRepository(WIDGETS, { signal: signal() }) },
   {
     template: "GET /repos/{owner}/{repo}/pulls/{pull_number}",
-    call: (c) => c.getPull("octo", "widgets", 42, { signal: signal() }),
+    call: (c) => c.getPull(WIDGETS, 42, { signal: signal() }),
   },
   {
     template: "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
-    call: (c) => c.getCheckRuns("octo", "widgets", SHA, { signal: signal() }),
+    call: (c) => c.getCheckRuns(WIDGETS, SHA, { signal: signal() }),
   },
   {
     template: "GET /repos/{owner}/{repo}/commits/{ref}/status",
-    call: (c) => c.getCombinedStatusAll("octo", "widgets", SHA, { signal: signal() }),
+    call: (c) => c.getCombinedStatusAll(WIDGETS, SHA, { signal: signal() }),
   },
   {
     template: "GET /repos/{owner}/{repo}/issues",
-    call: (c) => c.listIssues("big", "repo", { signal: signal(), state: "all", since: "2024-01-02T00:00:00Z" }),
+    call: (c) =>
+      c.listIssues({ owner: "big", repo: "repo" }, { signal: signal(), state: "all", since: "2024-01-02T00:00:00Z" }),
   },
   { template: "GET /rate_limit", call: (c) => c.getRateLimit({ signal: signal() }) },
   {
     template: "GET /repos/{owner}/{repo}/commits/{ref}/check-suites",
     call: async (c) => {
-      const suites = await c.getCheckSuites("octo", "widgets", SHA, { signal: signal() });
+      const suites = await c.getCheckSuites(WIDGETS, SHA, { signal: signal() });
       assert.equal(suites.check_suites.length, 2, "one suite per app");
     },
   },
   {
     template: "GET /repos/{owner}/{repo}/actions/runs",
     call: async (c) => {
-      const runs = await c.listWorkflowRuns("octo", "widgets", SHA, { signal: signal() });
+      const runs = await c.listWorkflowRuns(WIDGETS, SHA, { signal: signal() });
       assert.equal(runs.workflow_runs.length, 1, "the GitHub Actions suite has a workflow run");
     },
   },
   {
     template: "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
     call: async (c) => {
-      const runs = await c.getCheckRuns("octo", "widgets", SHA, { signal: signal() });
+      const runs = await c.getCheckRuns(WIDGETS, SHA, { signal: signal() });
       const failed = runs.check_runs.find((r) => r.conclusion === "failure");
       assert.ok(failed !== undefined);
-      const annotations = await c.getCheckRunAnnotations("octo", "widgets", failed.id, 100, { signal: signal() });
+      const annotations = await c.getCheckRunAnnotations(WIDGETS, failed.id, { signal: signal(), perPage: 100 });
       assert.ok(annotations.length > 0, "the failed run has annotations");
     },
   },
   {
     template: "GET /repos/{owner}/{repo}/rules/branches/{branch}",
     call: async (c) => {
-      const rules = await c.getBranchRules("octo", "widgets", "main", { signal: signal() });
+      const rules = await c.getBranchRules(WIDGETS, "main", { signal: signal() });
       assert.equal(rules.rules.length, 1, "the required status checks rule");
     },
   },
   {
     template: "GET /repos/{owner}/{repo}/branches/{branch}",
     call: async (c) => {
-      const branch = await c.getBranchProtection("octo", "widgets", "main", { signal: signal() });
+      const branch = await c.getBranchProtection(WIDGETS, "main", { signal: signal() });
       assert.ok(branch.readable);
       assert.deepEqual(branch.checks, [{ context: "ci/legacy", app_id: null }, { context: "build", app_id: 15368 }]);
       assert.equal(branch.enforcement_level, "non_admins");
@@ -380,7 +383,7 @@ Deno.test("fake GitHub: anonymous 304s are counted against the anonymous limit; 
       etagCache: new MemoryEtagCache(),
     });
     for (const c of [anonymous, authorized]) {
-      for (let i = 0; i < 5; i++) await c.getPull("octo", "widgets", 42, { signal: signal() });
+      for (let i = 0; i < 5; i++) await c.getPull(WIDGETS, 42, { signal: signal() });
     }
     const k = fake.counts;
     assert.equal(k.notModified, 8, "four 304s each");

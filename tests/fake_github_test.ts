@@ -46,10 +46,10 @@ async function withFake(
 
 /** One poll as a watcher would do it: pull head, then its check runs and combined status. */
 async function poll(c: GitHubClient) {
-  const pull = await c.getPull(owner, repo, number, { signal: signal() });
+  const pull = await c.getPull({ owner, repo }, number, { signal: signal() });
   const sha = pull.data.head.sha;
-  const runs = await c.getCheckRuns(owner, repo, sha, { signal: signal() });
-  const status = await c.getCombinedStatusAll(owner, repo, sha, { signal: signal() });
+  const runs = await c.getCheckRuns({ owner, repo }, sha, { signal: signal() });
+  const status = await c.getCombinedStatusAll({ owner, repo }, sha, { signal: signal() });
   return {
     sha,
     state: pull.data.state,
@@ -70,7 +70,7 @@ Deno.test("fake checks_pass: checks register late, progress, then pass (driven b
     clock.advance(10_000);
     assert.deepEqual((await poll(c)).runs, ["build:queued:-", "lint:queued:-"]);
     clock.advance(20_000);
-    const running = await c.getCheckRuns(owner, repo, SCENARIO_SHA_FIRST, { signal: signal() });
+    const running = await c.getCheckRuns({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() });
     assert.ok(running.check_runs.every((r) => r.status === "in_progress" && r.started_at === "2026-01-01T00:00:40Z"));
     clock.advance(20_000);
     assert.deepEqual((await poll(c)).runs, ["build:in_progress:-", "lint:completed:success"]);
@@ -107,7 +107,7 @@ Deno.test("fake new_push: the head SHA changes mid-watch; the old SHA keeps its 
     const pushed = await poll(c);
     assert.equal(pushed.sha, SCENARIO_SHA_SECOND);
     assert.deepEqual(pushed.runs, []);
-    const old = await c.getCheckRuns(owner, repo, SCENARIO_SHA_FIRST, { signal: signal() });
+    const old = await c.getCheckRuns({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() });
     assert.deepEqual(old.check_runs.map((r) => [r.head_sha, r.status]), [[SCENARIO_SHA_FIRST, "in_progress"]]);
     fake.advance(70_000);
     const end = await poll(c);
@@ -144,15 +144,15 @@ Deno.test("fake no_checks and flaky_unchanged: long stretches cost only 304s", a
 Deno.test("fake pr_closed and setScenario: the pull closes at 60 s; a new scenario restarts the timeline", async () => {
   await withFake({ scenario: "pr_closed" }, async (fake, c) => {
     fake.advance(60_000);
-    const closed = await c.getPull(owner, repo, number, { signal: signal() });
+    const closed = await c.getPull({ owner, repo }, number, { signal: signal() });
     assert.equal(closed.data.state, "closed");
     assert.equal(closed.data.merged, false);
     assert.equal(closed.data.closed_at, "2026-01-01T00:01:00Z");
     fake.setScenario("no_checks");
     assert.equal(fake.scenarioElapsedMs(), 0);
-    assert.equal((await c.getPull(owner, repo, number, { signal: signal() })).data.state, "open");
+    assert.equal((await c.getPull({ owner, repo }, number, { signal: signal() })).data.state, "open");
     fake.setScenario([{ atMs: 0, checks: [{ name: "custom", status: "completed", conclusion: "neutral" }] }]);
-    const runs = await c.getCheckRuns(owner, repo, SCENARIO_SHA_FIRST, { signal: signal() });
+    const runs = await c.getCheckRuns({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() });
     assert.deepEqual(runs.check_runs.map((r) => [r.name, r.conclusion]), [["custom", "neutral"]]);
   });
   assert.deepEqual([...SCENARIO_NAMES].sort(), [
@@ -178,19 +178,19 @@ Deno.test("fake pr_closed and setScenario: the pull closes at 60 s; a new scenar
 
 Deno.test("fake issues: fixture PRs carry pull_request; since, sort and touchIssue work", async () => {
   await withFake({}, async (fake, c) => {
-    const all = await c.listIssues(owner, repo, { signal: signal() });
+    const all = await c.listIssues({ owner, repo }, { signal: signal() });
     assert.deepEqual(all.items.map((i) => i.number), [38, 39, 40, 41, 42]);
     assert.deepEqual(all.items.filter((i) => i.pull_request !== undefined).map((i) => i.number), [40, 42]);
-    const open = await c.listIssues(owner, repo, { signal: signal(), state: "open", direction: "desc" });
+    const open = await c.listIssues({ owner, repo }, { signal: signal(), state: "open", direction: "desc" });
     assert.deepEqual(open.items.map((i) => i.number), [42, 41, 39]);
-    const since = await c.listIssues(owner, repo, { signal: signal(), since: "2025-12-03T11:00:00Z" });
+    const since = await c.listIssues({ owner, repo }, { signal: signal(), since: "2025-12-03T11:00:00Z" });
     assert.deepEqual(since.items.map((i) => i.number), [40, 41, 42]);
     fake.touchIssue("octo/widgets", 38, { title: "Sparkline flickers on resize (again)", state: "open" });
-    const after = await c.listIssues(owner, repo, { signal: signal(), since: "2025-12-03T11:00:00Z" });
+    const after = await c.listIssues({ owner, repo }, { signal: signal(), since: "2025-12-03T11:00:00Z" });
     assert.equal(after.notModified, false);
     assert.deepEqual(after.items.map((i) => i.number), [40, 41, 42, 38]);
     assert.equal(after.items.at(-1)?.updated_at, "2026-01-01T00:00:00Z");
-    const repository = await c.getRepository(owner, repo, { signal: signal() });
+    const repository = await c.getRepository({ owner, repo }, { signal: signal() });
     assert.deepEqual(repository.data.topics, ["dashboard", "typescript", "widgets"]);
     assert.equal(repository.data.license?.spdx_id, "MIT");
   });
@@ -199,11 +199,11 @@ Deno.test("fake issues: fixture PRs carry pull_request; since, sort and touchIss
 Deno.test("fake rate limits: per-token counters, anonymous 60/h, /rate_limit is free", async () => {
   const clock = new ManualClock();
   await withFake({}, async (fake, c) => {
-    await c.getRepository(owner, repo, { signal: signal() });
+    await c.getRepository({ owner, repo }, { signal: signal() });
     assert.equal(fake.remaining("tok-fake-test"), 4999);
     assert.equal(fake.remaining(), 60);
     const anon = new GitHubClient({ baseUrl: fake.url, clock, log: silentLogger });
-    const res = await anon.getRepository(owner, repo, { signal: signal() });
+    const res = await anon.getRepository({ owner, repo }, { signal: signal() });
     assert.equal(res.rateLimit.limit, 60);
     assert.equal(res.rateLimit.remaining, 59);
     const rate = await c.getRateLimit({ signal: signal() });
@@ -253,7 +253,7 @@ Deno.test({
       assert.equal(line["time_rate"], 1);
       assert.match(String(line["url"]), /^http:\/\/127\.0\.0\.1:\d+$/);
       const c = new GitHubClient({ baseUrl: String(line["url"]), clock: new ManualClock(), log: silentLogger });
-      const issues = await c.listIssues("a", "b", { signal: signal() });
+      const issues = await c.listIssues({ owner: "a", repo: "b" }, { signal: signal() });
       assert.equal(issues.items.length, 7);
     }),
 });
@@ -268,7 +268,7 @@ Deno.test({
       // checks_pass turns green 90 simulated seconds in: at 1000x within a second, at 1x after 90.
       const deadline = Date.now() + 20_000;
       for (;;) {
-        const runs = (await c.getCheckRuns(owner, repo, SCENARIO_SHA_FIRST, { signal: signal() })).check_runs;
+        const runs = (await c.getCheckRuns({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() })).check_runs;
         if (runs.length > 0 && runs.every((r) => r.conclusion === "success")) break;
         assert.ok(Date.now() < deadline, `still not green after 20 s: ${JSON.stringify(runs.map((r) => r.status))}`);
         await new Promise((resolve) => setTimeout(resolve, 50));

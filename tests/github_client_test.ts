@@ -13,6 +13,7 @@ import {
   GitHubClient,
   type GitHubClientOptions,
   MemoryEtagCache,
+  type RepoRef,
   RequestBudget,
   SqliteEtagCache,
 } from "../src/github/client.ts";
@@ -41,6 +42,10 @@ class RecordingClock extends ManualClock {
 }
 
 const signal = () => new AbortController().signal;
+
+/** The fake's scenario repository and its large listing. */
+const WIDGETS: RepoRef = { owner: "octo", repo: "widgets" };
+const BIG_REPO: RepoRef = { owner: "big", repo: "repo" };
 
 async function withFake(
   options: FakeGitHubOptions,
@@ -81,14 +86,14 @@ Deno.test("GitHubClient.get: a 304 is free, served from the SQLite cache, and su
     await withFake({ now: () => clock.now() }, async (fake) => {
       const store1 = openStore(dbPath);
       const c1 = client(fake, clock, { etagCache: new SqliteEtagCache(store1.etags, clock) });
-      const first = await c1.getRepository("octo", "widgets", { signal: signal() });
+      const first = await c1.getRepository(WIDGETS, { signal: signal() });
       assert.equal(first.status, 200);
       assert.equal(first.fromCache, false);
       assert.equal(first.data.full_name, "octo/widgets");
       assert.equal(first.data.default_branch, "main");
       assert.match(first.etag ?? "", /^"[0-9a-f]{16}"$/);
 
-      const second = await c1.getRepository("octo", "widgets", { signal: signal() });
+      const second = await c1.getRepository(WIDGETS, { signal: signal() });
       assert.equal(second.status, 304);
       assert.equal(second.fromCache, true);
       assert.deepEqual(second.data, first.data);
@@ -105,7 +110,7 @@ Deno.test("GitHubClient.get: a 304 is free, served from the SQLite cache, and su
       const store2 = openStore(dbPath);
       try {
         const c2 = client(fake, clock, { etagCache: new SqliteEtagCache(store2.etags, clock) });
-        const third = await c2.getRepository("octo", "widgets", { signal: signal() });
+        const third = await c2.getRepository(WIDGETS, { signal: signal() });
         assert.equal(third.status, 304);
         assert.equal(third.fromCache, true);
         assert.equal(third.data.stargazers_count, 1234);
@@ -114,7 +119,7 @@ Deno.test("GitHubClient.get: a 304 is free, served from the SQLite cache, and su
         assert.equal(store2.etags.etagCount(), 1);
 
         // conditional: false bypasses the validator and is charged.
-        const fresh = await c2.getRepository("octo", "widgets", { signal: signal(), conditional: false });
+        const fresh = await c2.getRepository(WIDGETS, { signal: signal(), conditional: false });
         assert.equal(fresh.status, 200);
         assert.equal(fake.counts.counted, 2);
         assert.equal(fake.requests.at(-1)?.conditional, false);
@@ -131,7 +136,7 @@ Deno.test("GitHubClient.getPaginated: follows Link rel=next, bounded by maxPages
   const clock = new ManualClock();
   await withFake({ now: () => clock.now(), generatedRepos: { "big/repo": 250 } }, async (fake) => {
     const c = client(fake, clock, { etagCache: new MemoryEtagCache() });
-    const all = await c.listIssues("big", "repo", { signal: signal(), state: "all" });
+    const all = await c.listIssues(BIG_REPO, { signal: signal(), state: "all" });
     assert.equal(all.pages, 3);
     assert.equal(all.items.length, 250);
     assert.equal(all.complete, true);
@@ -141,27 +146,27 @@ Deno.test("GitHubClient.getPaginated: follows Link rel=next, bounded by maxPages
     assert.deepEqual(updated, [...updated].sort((a, b) => a - b), "sort=updated&direction=asc");
     assert.equal(all.items.filter((i) => i.pull_request !== undefined).length, 62);
 
-    const again = await c.listIssues("big", "repo", { signal: signal(), state: "all" });
+    const again = await c.listIssues(BIG_REPO, { signal: signal(), state: "all" });
     assert.equal(again.notModified, true);
     assert.equal(again.items.length, 250);
     assert.equal(fake.counts.notModifiedByKind.issues, 3);
     assert.equal(fake.counts.countedByKind.issues, 3);
 
-    const bounded = await c.listIssues("big", "repo", { signal: signal(), pagesMax: 2, conditional: false });
+    const bounded = await c.listIssues(BIG_REPO, { signal: signal(), pagesMax: 2, conditional: false });
     assert.equal(bounded.pages, 2);
     assert.equal(bounded.items.length, 200);
     assert.equal(bounded.complete, false);
 
-    const few = await c.listIssues("big", "repo", { signal: signal(), itemsMax: 150, conditional: false });
+    const few = await c.listIssues(BIG_REPO, { signal: signal(), itemsMax: 150, conditional: false });
     assert.equal(few.items.length, 150);
     assert.equal(few.pages, 2);
     assert.equal(few.complete, false);
 
-    const open = await c.listIssues("big", "repo", { signal: signal(), state: "open", perPage: 50 });
+    const open = await c.listIssues(BIG_REPO, { signal: signal(), state: "open", perPage: 50 });
     assert.equal(open.items.length, 250 - Math.floor(250 / 3));
     assert.ok(open.items.every((i) => i.state === "open"));
 
-    const since = await c.listIssues("big", "repo", { signal: signal(), since: all.items[199]!.updated_at });
+    const since = await c.listIssues(BIG_REPO, { signal: signal(), since: all.items[199]!.updated_at });
     assert.ok(since.items.length >= 50 && since.items.length < 250, `got ${since.items.length}`);
 
     await assert.rejects(
@@ -176,7 +181,7 @@ Deno.test("GitHubClient.getCheckRuns: fetches every page and reports completenes
   await withFake({ now: () => clock.now(), scenario: "many_checks" }, async (fake) => {
     const c = client(fake, clock, { etagCache: new MemoryEtagCache() });
     const { owner, repo } = SCENARIO_PULL;
-    const runs = await c.getCheckRuns(owner, repo, SCENARIO_SHA_FIRST, { signal: signal() });
+    const runs = await c.getCheckRuns({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() });
     assert.equal(runs.total_count, 150);
     assert.equal(runs.check_runs.length, 150);
     assert.equal(runs.pages, 2);
@@ -184,7 +189,7 @@ Deno.test("GitHubClient.getCheckRuns: fetches every page and reports completenes
     assert.equal(runs.notModified, false);
     assert.ok(runs.check_runs.every((r) => r.conclusion === "success" && r.app?.slug === "github-actions"));
     assert.match(fake.requests[0]?.path ?? "", /per_page=100&filter=latest/);
-    const again = await c.getCheckRuns(owner, repo, SCENARIO_SHA_FIRST, { signal: signal() });
+    const again = await c.getCheckRuns({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() });
     assert.equal(again.notModified, true);
     assert.equal(again.check_runs.length, 150);
   });
@@ -195,7 +200,7 @@ Deno.test("GitHubClient rate limits: retry-after is honoured on the clock", asyn
   await withFake({ now: () => clock.now() }, async (fake) => {
     const c = client(fake, clock);
     fake.limitSecondaryNext(1, { status: 429, retryAfterSec: 7 });
-    const res = await c.getRepository("octo", "widgets", { signal: signal() });
+    const res = await c.getRepository(WIDGETS, { signal: signal() });
     assert.equal(res.status, 200);
     assert.deepEqual(clock.sleeps, [7_000]);
     assert.equal(c.stats.rate_limit_waits, 1);
@@ -211,7 +216,7 @@ Deno.test("GitHubClient.listIssues: onRateLimitWait is told when a page waits ou
     const waits: number[] = [];
     fake.limitSecondaryNext(1, { status: 429, retryAfterSec: 7 });
     const before = clock.now();
-    const all = await c.listIssues("big", "repo", {
+    const all = await c.listIssues(BIG_REPO, {
       signal: signal(),
       onRateLimitWait: (untilMs) => waits.push(untilMs),
     });
@@ -227,7 +232,7 @@ Deno.test("GitHubClient rate limits: remaining 0 waits until x-ratelimit-reset, 
   await withFake({ now: () => clock.now() }, async (fake) => {
     const c = client(fake, clock);
     fake.exhaustPrimary({ resetInMs: 120_000 });
-    const res = await c.getRepository("octo", "widgets", { signal: signal() });
+    const res = await c.getRepository(WIDGETS, { signal: signal() });
     assert.equal(res.status, 200);
     assert.deepEqual(clock.sleeps, [121_000], "reset plus one second of slack");
     assert.equal(fake.counts.rateLimited, 1);
@@ -236,10 +241,10 @@ Deno.test("GitHubClient rate limits: remaining 0 waits until x-ratelimit-reset, 
     const tight = await startFakeGitHub({ now: () => clock.now(), rateLimit: { limit: 1, windowMs: 30_000 } });
     try {
       const t = client(tight, clock);
-      await t.getRepository("octo", "widgets", { signal: signal() });
+      await t.getRepository(WIDGETS, { signal: signal() });
       assert.equal(t.stats.rateLimit.remaining, 0);
       clock.sleeps.length = 0;
-      await t.getRepository("octo", "widgets", { signal: signal() });
+      await t.getRepository(WIDGETS, { signal: signal() });
       assert.deepEqual(clock.sleeps, [31_000]);
       assert.equal(tight.counts.rateLimited, 0, "the gate waited instead of hammering");
       assert.equal(tight.counts.counted, 2);
@@ -254,7 +259,7 @@ Deno.test("GitHubClient rate limits: a secondary limit without a hint waits >= 6
   await withFake({ now: () => clock.now() }, async (fake) => {
     const c = client(fake, clock);
     fake.limitSecondaryNext(2, { status: 403 });
-    const res = await c.getRepository("octo", "widgets", { signal: signal() });
+    const res = await c.getRepository(WIDGETS, { signal: signal() });
     assert.equal(res.status, 200);
     assert.deepEqual(clock.sleeps, [60_000, 120_000]);
     assert.equal(c.stats.rate_limit_waits, 2);
@@ -263,7 +268,7 @@ Deno.test("GitHubClient rate limits: a secondary limit without a hint waits >= 6
     clock.sleeps.length = 0;
     fake.limitSecondaryNext(5, { status: 403 });
     const err = await rejectsWith(
-      c.getRepository("octo", "widgets", { signal: signal(), conditional: false }),
+      c.getRepository(WIDGETS, { signal: signal(), conditional: false }),
       "rate_limited",
     );
     assert.deepEqual(clock.sleeps, [60_000, 120_000, 240_000, 480_000]);
@@ -278,7 +283,7 @@ Deno.test("GitHubClient rate limits: a wait is cancelled by the caller's signal"
     const c = client(fake, clock);
     fake.limitSecondaryNext(1, { retryAfterSec: 30 });
     const controller = new AbortController();
-    const pending = c.getRepository("octo", "widgets", { signal: controller.signal });
+    const pending = c.getRepository(WIDGETS, { signal: controller.signal });
     while (clock.pendingSleeps === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.deepEqual(clock.sleeps, [30_000]);
     const reason = new Error("caller gave up");
@@ -294,14 +299,14 @@ Deno.test("GitHubClient rate limits: maxRateLimitWaitMs gives up early with rate
   await withFake({ now: () => clock.now() }, async (fake) => {
     const c = client(fake, clock, { maxRateLimitWaitMs: 5_000 });
     fake.limitSecondaryNext(1, { retryAfterSec: 30 });
-    const err = await rejectsWith(c.getRepository("octo", "widgets", { signal: signal() }), "rate_limited");
+    const err = await rejectsWith(c.getRepository(WIDGETS, { signal: signal() }), "rate_limited");
     assert.equal(err.retryAfterMs, 30_000);
     assert.equal(err.toJobError().retry_after_ms, 30_000);
     assert.deepEqual(clock.sleeps, []);
 
     // The known block is respected without sending: no request reaches GitHub.
     const sent = fake.counts.total;
-    const gated = await rejectsWith(c.getRepository("octo", "widgets", { signal: signal() }), "rate_limited");
+    const gated = await rejectsWith(c.getRepository(WIDGETS, { signal: signal() }), "rate_limited");
     assert.ok((gated.retryAfterMs ?? 0) > 0 && (gated.retryAfterMs ?? 0) <= 30_000);
     assert.equal(fake.counts.total, sent);
 
@@ -310,7 +315,7 @@ Deno.test("GitHubClient rate limits: maxRateLimitWaitMs gives up early with rate
     fake.exhaustPrimary({ resetInMs: 60_000 });
     const perCall = await rejectsWith(
       new GitHubClient({ baseUrl: fake.url, token: TOKEN, clock, log: silentLogger })
-        .getRepository("octo", "widgets", { signal: signal(), maxRateLimitWaitMs: 1_000 }),
+        .getRepository(WIDGETS, { signal: signal(), maxRateLimitWaitMs: 1_000 }),
       "rate_limited",
     );
     assert.equal(perCall.retryAfterMs, 61_000);
@@ -324,19 +329,19 @@ Deno.test("GitHubClient rate limits: clients sharing a RateGate hold each other'
     const gate = newRateGate();
     const first = client(tight, clock, { rateGate: gate });
     const second = client(tight, clock, { rateGate: gate });
-    await first.getRepository("octo", "widgets", { signal: signal() });
+    await first.getRepository(WIDGETS, { signal: signal() });
     assert.equal(first.stats.rateLimit.remaining, 0, "the first job spent the window");
     clock.sleeps.length = 0;
-    await second.getRepository("octo", "widgets", { signal: signal() });
+    await second.getRepository(WIDGETS, { signal: signal() });
     assert.deepEqual(clock.sleeps, [31_000], "the second job waited for the reset before sending");
     assert.equal(second.stats.rate_limit_waits, 1);
     assert.equal(tight.counts.rateLimited, 0, "no request was refused");
 
     // Without the shared gate the other job learns the limit by a refused request.
     const own = client(tight, clock);
-    await first.getRepository("octo", "widgets", { signal: signal() });
+    await first.getRepository(WIDGETS, { signal: signal() });
     clock.sleeps.length = 0;
-    await own.getRepository("octo", "widgets", { signal: signal() });
+    await own.getRepository(WIDGETS, { signal: signal() });
     assert.equal(tight.counts.rateLimited, 1, "the unshared client was refused once, then waited");
   } finally {
     await tight.close();
@@ -348,14 +353,14 @@ Deno.test("GitHubClient.get: 5xx is retried with backoff, then fails as transien
   await withFake({ now: () => clock.now() }, async (fake) => {
     const c = client(fake, clock);
     fake.failNext(2, { status: 502 });
-    const ok = await c.getRepository("octo", "widgets", { signal: signal() });
+    const ok = await c.getRepository(WIDGETS, { signal: signal() });
     assert.equal(ok.status, 200);
     assert.equal(c.stats.retries, 2);
     assert.deepEqual(clock.sleeps, [1_000, 2_000]);
 
     clock.sleeps.length = 0;
     fake.failNext(4, { status: 503 });
-    const err = await rejectsWith(c.getRepository("octo", "widgets", { signal: signal() }), "transient");
+    const err = await rejectsWith(c.getRepository(WIDGETS, { signal: signal() }), "transient");
     assert.equal(err.retryable, true);
     assert.match(err.message, /503/);
     assert.deepEqual(clock.sleeps, [1_000, 2_000, 4_000]);
@@ -369,7 +374,7 @@ Deno.test("GitHubClient.get: network errors are retried, then transient", async 
   const url = fake.url;
   await fake.close();
   const c = new GitHubClient({ baseUrl: url, token: TOKEN, clock, log: silentLogger });
-  const err = await rejectsWith(c.getRepository("octo", "widgets", { signal: signal() }), "transient");
+  const err = await rejectsWith(c.getRepository(WIDGETS, { signal: signal() }), "transient");
   assert.equal(c.stats.retries, 3);
   assert.equal(c.stats.requests, 0);
   assert.match(err.message, /network error after 3 retries/);
@@ -379,23 +384,29 @@ Deno.test("GitHubClient.get: 404, 403, 401 and 422 are typed", async () => {
   const clock = new ManualClock();
   await withFake({ now: () => clock.now(), validTokens: [TOKEN] }, async (fake) => {
     const c = client(fake, clock);
-    const missing = await rejectsWith(c.getRepository("octo", "nope", { signal: signal() }), "not_found");
+    const missing = await rejectsWith(
+      c.getRepository({ owner: "octo", repo: "nope" }, { signal: signal() }),
+      "not_found",
+    );
     assert.match(missing.message, /^Cannot GET \/repos\/octo\/nope: GitHub answered 404/);
     assert.equal(missing.retryable, false);
-    const denied = await rejectsWith(c.getRepository("octo", "secret", { signal: signal() }), "access_denied");
+    const denied = await rejectsWith(
+      c.getRepository({ owner: "octo", repo: "secret" }, { signal: signal() }),
+      "access_denied",
+    );
     assert.match(denied.message, /403.*Resource not accessible/);
     const badToken = new GitHubClient({ baseUrl: fake.url, token: "tok-wrong", clock, log: silentLogger });
     const unauthorized = await rejectsWith(
-      badToken.getRepository("octo", "widgets", { signal: signal() }),
+      badToken.getRepository(WIDGETS, { signal: signal() }),
       "access_denied",
     );
     assert.match(unauthorized.message, /401.*Bad credentials\. GitHub refused the token: check GITHUB_TOKEN, GH_TOKEN/);
     assert.ok(!unauthorized.message.includes("tok-wrong"), "the token itself is never in the message");
     const unknownSha = "c".repeat(40);
-    await rejectsWith(c.getCheckRuns("octo", "widgets", unknownSha, { signal: signal() }), "request_failed");
-    await rejectsWith(c.getPull("octo", "widgets", 39, { signal: signal() }), "not_found");
-    assert.throws(() => c.getPull("octo", "widgets", 0, { signal: signal() }), RangeError);
-    assert.throws(() => c.getRepository("octo", "../x", { signal: signal() }), TypeError);
+    await rejectsWith(c.getCheckRuns(WIDGETS, unknownSha, { signal: signal() }), "request_failed");
+    await rejectsWith(c.getPull(WIDGETS, 39, { signal: signal() }), "not_found");
+    assert.throws(() => c.getPull(WIDGETS, 0, { signal: signal() }), RangeError);
+    assert.throws(() => c.getRepository({ owner: "octo", repo: "../x" }, { signal: signal() }), TypeError);
   });
 });
 
@@ -404,18 +415,18 @@ Deno.test("GitHubClient: budget_exhausted before sending; a 304 costs nothing", 
   await withFake({ now: () => clock.now() }, async (fake) => {
     const c = client(fake, clock, { etagCache: new MemoryEtagCache() });
     const budget = new RequestBudget(3);
-    await c.getRepository("octo", "widgets", { signal: signal(), budget });
-    await c.getPull("octo", "widgets", 42, { signal: signal(), budget });
+    await c.getRepository(WIDGETS, { signal: signal(), budget });
+    await c.getPull(WIDGETS, 42, { signal: signal(), budget });
     assert.equal(budget.used, 2);
-    const cached = await c.getPull("octo", "widgets", 42, { signal: signal(), budget });
+    const cached = await c.getPull(WIDGETS, 42, { signal: signal(), budget });
     assert.equal(cached.status, 304);
     assert.equal(budget.used, 2, "a free 304 gives its reservation back");
-    await c.getCombinedStatusAll("octo", "widgets", SCENARIO_SHA_FIRST, { signal: signal(), budget });
+    await c.getCombinedStatusAll(WIDGETS, SCENARIO_SHA_FIRST, { signal: signal(), budget });
     assert.equal(budget.used, 3);
     assert.equal(budget.remaining, 0);
     const sent = fake.counts.total;
     const err = await rejectsWith(
-      c.getPull("octo", "widgets", 42, { signal: signal(), budget }),
+      c.getPull(WIDGETS, 42, { signal: signal(), budget }),
       "budget_exhausted",
     );
     assert.match(err.message, /budget of 3/);
@@ -433,7 +444,7 @@ Deno.test("GitHubClient: never more than GITHUB_CONCURRENCY_MAX requests in flig
   await withFake({ now: () => clock.now(), latencyMs: 30, generatedRepos: { "big/repo": 40 } }, async (fake) => {
     const c = client(fake, clock);
     const numbers = Array.from({ length: 10 }, (_, i) => (i + 1) * 4); // every 4th item is a PR
-    const pulls = await Promise.all(numbers.map((n) => c.getPull("big", "repo", n, { signal: signal() })));
+    const pulls = await Promise.all(numbers.map((n) => c.getPull(BIG_REPO, n, { signal: signal() })));
     assert.deepEqual(pulls.map((p) => p.data.number), numbers);
     assert.equal(fake.counts.maxInFlight, GITHUB_CONCURRENCY_MAX);
     assert.equal(c.inFlight, 0);
@@ -445,7 +456,7 @@ Deno.test("GitHubClient: the token never appears in errors, logs or the SQLite f
   const dir = await tempDir();
   const dbPath = `${dir}/longcall.db`;
   const lines: string[] = [];
-  const log = createLogger("debug", "test", (line) => lines.push(line));
+  const log = createLogger("debug", { scope: "test", write: (line) => lines.push(line) });
   const texts: string[] = [];
   const capture = async (p: Promise<unknown>) => {
     try {
@@ -465,26 +476,26 @@ Deno.test("GitHubClient: the token never appears in errors, logs or the SQLite f
         const cache: EtagCache = new SqliteEtagCache(store.etags, clock);
         const c = new GitHubClient({ baseUrl: fake.url, token: TOKEN, clock, log, etagCache: cache });
         const codes: string[] = [];
-        codes.push(await capture(c.getRepository("octo", "widgets", { signal: signal() })));
-        codes.push(await capture(c.listIssues("big", "repo", { signal: signal() })));
-        codes.push(await capture(c.getRepository("octo", "nope", { signal: signal() })));
-        codes.push(await capture(c.getRepository("octo", "secret", { signal: signal() })));
-        codes.push(await capture(c.getCheckRuns("octo", "widgets", "d".repeat(40), { signal: signal() })));
+        codes.push(await capture(c.getRepository(WIDGETS, { signal: signal() })));
+        codes.push(await capture(c.listIssues(BIG_REPO, { signal: signal() })));
+        codes.push(await capture(c.getRepository({ owner: "octo", repo: "nope" }, { signal: signal() })));
+        codes.push(await capture(c.getRepository({ owner: "octo", repo: "secret" }, { signal: signal() })));
+        codes.push(await capture(c.getCheckRuns(WIDGETS, "d".repeat(40), { signal: signal() })));
         fake.failNext(4);
-        codes.push(await capture(c.getPull("octo", "widgets", 42, { signal: signal() })));
+        codes.push(await capture(c.getPull(WIDGETS, 42, { signal: signal() })));
         fake.limitSecondaryNext(1, { retryAfterSec: 3_600 });
-        codes.push(await capture(c.getPull("octo", "widgets", 42, { signal: signal() })));
+        codes.push(await capture(c.getPull(WIDGETS, 42, { signal: signal() })));
         clock.advance(3_700_000);
         codes.push(
-          await capture(c.getPull("octo", "widgets", 42, { signal: signal(), budget: new RequestBudget(0) })),
+          await capture(c.getPull(WIDGETS, 42, { signal: signal(), budget: new RequestBudget(0) })),
         );
         const stranger = new GitHubClient({ baseUrl: fake.url, token: `${TOKEN}-x`, clock, log });
-        codes.push(await capture(stranger.getRepository("octo", "widgets", { signal: signal() })));
+        codes.push(await capture(stranger.getRepository(WIDGETS, { signal: signal() })));
         const closed = await startFakeGitHub({});
         const closedUrl = closed.url;
         await closed.close();
         const offline = new GitHubClient({ baseUrl: closedUrl, token: TOKEN, clock, log });
-        codes.push(await capture(offline.getRepository("octo", "widgets", { signal: signal() })));
+        codes.push(await capture(offline.getRepository(WIDGETS, { signal: signal() })));
         assert.deepEqual(codes, [
           "ok",
           "ok",
@@ -542,16 +553,16 @@ Deno.test("GitHubClient: refuses to follow a next link outside the API root, and
 
 Deno.test("MemoryEtagCache: bounded by entries and bytes, least recently used first", () => {
   const cache = new MemoryEtagCache({ entriesMax: 2, bytesMax: 9 });
-  cache.put("a", "e1", "aaaa");
-  cache.put("b", "e2", "bbbb");
+  cache.put("a", { etag: "e1", body: "aaaa" });
+  cache.put("b", { etag: "e2", body: "bbbb" });
   assert.equal(cache.get("a")?.body, "aaaa"); // a is now the most recent
-  cache.put("c", "e3", "cc");
+  cache.put("c", { etag: "e3", body: "cc" });
   assert.equal(cache.get("b"), undefined, "b was least recently used");
   assert.equal(cache.size, 2);
-  cache.put("d", "e4", "dddddddd");
+  cache.put("d", { etag: "e4", body: "dddddddd" });
   assert.equal(cache.bytes, 8);
   assert.deepEqual([cache.get("a"), cache.get("c"), cache.get("d")?.etag], [undefined, undefined, "e4"]);
-  cache.put("huge", "e5", "x".repeat(10));
+  cache.put("huge", { etag: "e5", body: "x".repeat(10) });
   assert.equal(cache.get("huge"), undefined);
 });
 
@@ -560,11 +571,16 @@ Deno.test("EtagRows: prunes the oldest rows and refuses oversized bodies", async
   const store = openStore(`${dir}/db.sqlite`);
   try {
     const rows = new EtagRows(storeConnection(store), { rowsMax: 3, bodyBytesMax: 16 });
-    for (let i = 0; i < 5; i++) assert.equal(await rows.etagPut(`u${i}`, `"e${i}"`, `{"i":${i}}`, 1_000 + i), true);
+    for (let i = 0; i < 5; i++) {
+      assert.equal(
+        await rows.etagPut({ url: `u${i}`, etag: `"e${i}"`, body: `{"i":${i}}`, stored_at: 1_000 + i }),
+        true,
+      );
+    }
     assert.equal(rows.etagCount(), 3);
     assert.equal(rows.etagGet("u0"), undefined);
     assert.equal(rows.etagGet("u4")?.etag, '"e4"');
-    assert.equal(await rows.etagPut("u4", '"big"', "x".repeat(17), 2_000), false);
+    assert.equal(await rows.etagPut({ url: "u4", etag: '"big"', body: "x".repeat(17), stored_at: 2_000 }), false);
     assert.equal(rows.etagGet("u4"), undefined, "a stale row is dropped when its replacement is too big");
   } finally {
     store.close();
@@ -584,7 +600,7 @@ Deno.test("GitHubClient.get: the per-request timeout aborts a slow answer, which
   const clock = new RecordingClock(Date.UTC(2026, 0, 1), { autoAdvance: true });
   await withFake({ now: () => clock.now(), latencyMs: 300 }, async (fake) => {
     const c = client(fake, clock, { requestTimeoutMs: 40 });
-    const err = await rejectsWith(c.getRepository("octo", "widgets", { signal: signal() }), "transient");
+    const err = await rejectsWith(c.getRepository(WIDGETS, { signal: signal() }), "transient");
     assert.match(err.message, /TimeoutError/);
     assert.equal(c.stats.retries, 3);
     assert.deepEqual(clock.sleeps, [1_000, 2_000, 4_000]);
@@ -602,8 +618,8 @@ Deno.test("GitHubClient.getPaginated: a 304 without Link still follows the store
       async (fake) => {
         for (const cache of [new MemoryEtagCache(), new SqliteEtagCache(store.etags, clock)]) {
           const c = client(fake, clock, { etagCache: cache });
-          const first = await c.listIssues("big", "repo", { signal: signal() });
-          const again = await c.listIssues("big", "repo", { signal: signal() });
+          const first = await c.listIssues(BIG_REPO, { signal: signal() });
+          const again = await c.listIssues(BIG_REPO, { signal: signal() });
           assert.deepEqual([first.pages, first.items.length, first.notModified], [3, 250, false]);
           assert.deepEqual([again.pages, again.items.length, again.notModified, again.complete], [3, 250, true, true]);
         }

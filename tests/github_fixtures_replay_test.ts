@@ -42,7 +42,7 @@ Deno.test("replay get-repository: the client parses GitHub's recorded repository
   const exchanges = recorded("api.github.com/get-repository");
   await using replay = await startReplay(exchanges);
   const gh = client(replay.url);
-  const repo = await gh.getRepository(ORG, "hello-world", { signal: signal() });
+  const repo = await gh.getRepository({ owner: ORG, repo: "hello-world" }, { signal: signal() });
   const body = exchanges[0]?.response as Record<string, unknown>;
   assert.equal(repo.status, 200);
   assert.equal(repo.data.full_name, `${ORG}/hello-world`);
@@ -60,7 +60,7 @@ Deno.test("replay get-repository: the client parses GitHub's recorded repository
     ],
   );
   // A conditional re-read with GitHub's validator is a free 304 served from the cache.
-  const again = await gh.getRepository(ORG, "hello-world", { signal: signal() });
+  const again = await gh.getRepository({ owner: ORG, repo: "hello-world" }, { signal: signal() });
   assert.deepEqual([again.status, again.fromCache, again.data.full_name], [304, true, repo.data.full_name]);
   assert.equal(gh.stats.requests, 1);
   assert.deepEqual(replay.requests.map((r) => [r.status, r.conditional, r.authorized]), [[200, false, true], [
@@ -74,7 +74,7 @@ Deno.test("replay paginate-issues: the client follows GitHub's own Link through 
   const exchanges = recorded("api.github.com/paginate-issues");
   await using replay = await startReplay(exchanges);
   const gh = client(replay.url);
-  const listing = await gh.listIssues(ORG, "paginate-issues", { signal: signal(), perPage: 3 });
+  const listing = await gh.listIssues({ owner: ORG, repo: "paginate-issues" }, { signal: signal(), perPage: 3 });
   const expected = exchanges.flatMap((x) => (x.response as Array<{ number: number }>).map((i) => i.number));
   assert.equal(listing.pages, 5);
   assert.equal(listing.complete, true);
@@ -85,7 +85,7 @@ Deno.test("replay paginate-issues: the client follows GitHub's own Link through 
     Array(4).fill("/repositories/1000/issues"),
     "pages 2..5 are read where GitHub's Link points",
   );
-  const again = await gh.listIssues(ORG, "paginate-issues", { signal: signal(), perPage: 3 });
+  const again = await gh.listIssues({ owner: ORG, repo: "paginate-issues" }, { signal: signal(), perPage: 3 });
   assert.equal(again.notModified, true, "every page revalidated with GitHub's recorded ETag");
   assert.deepEqual(again.items.map((i) => i.number), expected, "the Link stored with each page still applies");
 });
@@ -95,7 +95,7 @@ Deno.test("replay create-status: the combined status parses and the watcher's ve
   await using replay = await startReplay(exchanges);
   const gh = client(replay.url);
   const sha = "0000000000000000000000000000000000000001";
-  const combined = await gh.getCombinedStatusAll(ORG, "create-status", sha, { signal: signal() });
+  const combined = await gh.getCombinedStatusAll({ owner: ORG, repo: "create-status" }, sha, { signal: signal() });
   const recordedBody = exchanges.find((x) => x.path.endsWith("/status"))?.response as GitHubCombinedStatus;
   assert.equal(combined.state, "failure");
   assert.equal(combined.total_count, recordedBody.total_count);
@@ -112,7 +112,7 @@ Deno.test("replay rename-repository and branch-protection: a 301 is followed, a 
   const missing = recorded("api.github.com/branch-protection");
   await using replay = await startReplay([...moved, ...missing]);
   const gh = client(replay.url);
-  const repo = await gh.getRepository(ORG, "rename-repository", { signal: signal() });
+  const repo = await gh.getRepository({ owner: ORG, repo: "rename-repository" }, { signal: signal() });
   assert.equal(repo.data.full_name, `${ORG}/rename-repository-newname`, "the Location of GitHub's 301 was followed");
   const err = await gh.get(`/repos/${ORG}/branch-protection/branches/main/protection`, { signal: signal() }).then(
     () => undefined,
@@ -156,23 +156,26 @@ Deno.test("replay branch-protection: GitHub's recorded required_status_checks re
   };
   await using replay = await startReplay([branch, missing, garbled]);
   const gh = client(replay.url);
-  const read = await gh.getBranchProtection(ORG, "branch-protection", "main", { signal: signal() });
+  const read = await gh.getBranchProtection({ owner: ORG, repo: "branch-protection" }, "main", { signal: signal() });
   assert.ok(read.readable);
   assert.equal(read.enforcement_level, undefined, "the recording carries no enforcement_level: not off");
   assert.deepEqual(read.checks, rsc.contexts.map((context) => ({ context, app_id: null })));
   assert.deepEqual(read.checks.map((c) => c.context), ["foo/bar"]);
-  const again = await gh.getBranchProtection(ORG, "branch-protection", "main", { signal: signal() });
+  const again = await gh.getBranchProtection({ owner: ORG, repo: "branch-protection" }, "main", { signal: signal() });
   assert.ok(again.readable && again.notModified, "a conditional re-read is a 304");
   assert.equal(replay.requests[1]?.conditional, true);
-  const refused = await gh.getBranchProtection(ORG, "hello-world", "main", { signal: signal() });
+  const refused = await gh.getBranchProtection({ owner: ORG, repo: "hello-world" }, "main", { signal: signal() });
   assert.deepEqual(refused.readable ? undefined : refused.cause, "not_found");
   assert.match(refused.readable ? "" : refused.message, /Branch not protected/, "GitHub's own message is quoted");
   await assert.rejects(
-    gh.getBranchProtection(ORG, "garbled", "main", { signal: signal() }),
+    gh.getBranchProtection({ owner: ORG, repo: "garbled" }, "main", { signal: signal() }),
     (e: unknown) => e instanceof AppError && e.code === "request_failed",
     "a protection summary of another shape is not read as no checks",
   );
-  await assert.rejects(gh.getBranchProtection(ORG, "branch-protection", "", { signal: signal() }), TypeError);
+  await assert.rejects(
+    gh.getBranchProtection({ owner: ORG, repo: "branch-protection" }, "", { signal: signal() }),
+    TypeError,
+  );
 });
 
 Deno.test("openapi check: GitHub's recorded GET answers conform, but for fields the description added later", async () => {

@@ -119,7 +119,10 @@ Deno.test("jobGetItems: one guidance computation per queued item, none for an un
   });
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push((await h.control.submit("counted", {})).id);
-  const items = jobGetItems(h.control, [...ids, "not-an-id", "00000000-0000-4000-8000-000000000000"], null, "concise");
+  const items = jobGetItems(h.control, [...ids, "not-an-id", "00000000-0000-4000-8000-000000000000"], {
+    authority: null,
+    format: "concise",
+  });
   assert.equal(asked.n, ids.length);
   assert.deepEqual(items.map((i) => i.item_status), [...ids.map(() => "complete"), "unavailable", "unavailable"]);
   for (const item of items.slice(0, 5)) assert.equal(item.retry_after_ms, item.value?.retry_after_ms);

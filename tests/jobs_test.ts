@@ -468,8 +468,8 @@ Deno.test("Executor.start: reconciles jobs of a dead owner before claiming anyth
   const orphan = await control.submit("echo", 1);
   const dead = newOwnerId();
   const past = Date.now() - 60_000;
-  await seed.rows.ownerRegister(dead, 1, past, 10_000);
-  assert.equal((await seed.rows.jobClaimNextIfOwnerLive(dead, ["echo"], past + 1))?.id, orphan.id);
+  await seed.rows.ownerRegister({ ownerId: dead, pid: 1, leaseMs: 10_000 }, past);
+  assert.equal((await seed.rows.jobClaimNextIfOwnerLive({ ownerId: dead, kinds: ["echo"] }, past + 1))?.id, orphan.id);
   await using h = await openHarness(path, { executor: { reconcileMs: 60_000 } });
   const row = h.store.rows.jobGet(orphan.id);
   assert.equal(row?.status, "failed");
@@ -565,10 +565,10 @@ Deno.test("JobControl.getMany: one read for many ids; hides other authorities' a
   await using h = await openHarness(dir.file("a.db"), { executor: false });
   const mine = await h.control.submit("echo", { i: 1 }, { authority: "token-a" });
   const local = await h.control.submit("echo", { i: 2 });
-  const all = h.control.getMany([mine.id, local.id, newJobId()], "token-a", "all");
+  const all = h.control.getMany([mine.id, local.id, newJobId()], "token-a", { columns: "all" });
   assert.deepEqual([...all.keys()], [mine.id], "another authority's and unknown ids are absent");
   assert.deepEqual(all.get(mine.id), h.control.get(mine.id, "token-a"), "the same row as a single read");
-  const concise = h.control.getMany([mine.id, local.id], null, "concise");
+  const concise = h.control.getMany([mine.id, local.id], null, { columns: "concise" });
   assert.equal(concise.size, 2, "the local authority sees every job");
   const row = concise.get(local.id);
   assert.deepEqual(row?.request, { i: 2 }, "a queued concise row keeps its request (its poll guidance reads it)");
@@ -576,14 +576,17 @@ Deno.test("JobControl.getMany: one read for many ids; hides other authorities' a
   assert.equal(row?.status, "queued");
   await h.control.cancel(local.id);
   assert.equal(
-    h.control.getMany([local.id], null, "concise").get(local.id)?.request,
+    h.control.getMany([local.id], null, { columns: "concise" }).get(local.id)?.request,
     null,
     "nor, once past queued, a request",
   );
-  assert.deepEqual(h.control.getMany([], null, "all"), new Map());
-  assert.throws(() => h.control.getMany(Array.from({ length: 101 }, () => newJobId()), null, "all"), RangeError);
+  assert.deepEqual(h.control.getMany([], null, { columns: "all" }), new Map());
+  assert.throws(
+    () => h.control.getMany(Array.from({ length: 101 }, () => newJobId()), null, { columns: "all" }),
+    RangeError,
+  );
   assert.equal(
-    h.control.getMany(Array.from({ length: 100 }, () => newJobId()), null, "all").size,
+    h.control.getMany(Array.from({ length: 100 }, () => newJobId()), null, { columns: "all" }).size,
     0,
     "100 ids at the bound",
   );
@@ -603,10 +606,10 @@ Deno.test("JobControl.guidanceFor: the batch guidance equals each row's own poll
   for (let i = 0; i < 12; i++) ids.push((await h.control.submit("echo", { i })).id);
   for (let i = 0; i < 3; i++) ids.push((await h.control.submit("first_poll", { first_ms: 7_000 + i })).id);
   const owner = newOwnerId();
-  await h.store.rows.ownerRegister(owner, 1, clock.now(), 10_000);
-  await h.store.rows.jobClaimBatchIfOwnerLive(owner, ["echo"], clock.now(), 3);
+  await h.store.rows.ownerRegister({ ownerId: owner, pid: 1, leaseMs: 10_000 }, clock.now());
+  await h.store.rows.jobClaimBatchIfOwnerLive({ ownerId: owner, kinds: ["echo"], max: 3 }, clock.now());
   clock.advance(1_500);
-  const rows = [...h.control.getMany(ids, null, "concise").values()];
+  const rows = [...h.control.getMany(ids, null, { columns: "concise" }).values()];
   assert.equal(rows.filter((r) => r.status === "running").length, 3);
   const guidance = h.control.guidanceFor(rows);
   // Newest first, so the first queued row asked for is not the oldest.

@@ -4,7 +4,7 @@ import { logLine, logLines } from "../testing/log_lines.ts";
 
 Deno.test("logLines() reads back what createLogger() writes: stamp, level, scope, message and fields", () => {
   const written: string[] = [];
-  const log = createLogger("debug", "longcall", (line) => written.push(line));
+  const log = createLogger("debug", { scope: "longcall", write: (line) => written.push(line) });
   log.info("serving", { transport: "stdio", start_ms: { entry: 30 } });
   log.debug("network worker ready");
   log.child("executor").warn("serving", { n: 1 });

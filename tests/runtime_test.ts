@@ -204,7 +204,7 @@ Deno.test("networkWorkerPermissions: what a real serve grants its worker is what
   assert.deepEqual(report.network_worker_grants, servedGrants, "the audit and the server grant the same set");
   // Both are the one definition, for this database and GitHub host, from source.
   const script = networkWorkerScript(new URL("../src/main.ts", import.meta.url).href);
-  assert.deepEqual(servedGrants, networkWorkerPermissions(db, `http://${github}`, script));
+  assert.deepEqual(servedGrants, networkWorkerPermissions({ db, githubBaseUrl: `http://${github}`, script }));
   assert.deepEqual(servedGrants.net, [github], "net: the GitHub host only");
   assert.ok(servedGrants.write.every((p) => p.startsWith(db)), "write: the database files only");
 });

@@ -130,8 +130,9 @@ Deno.test("Corpus and ETag writes retry a storage fault within STORE_FAULT_RETRY
   // A fault that lasts past the window: storage_unavailable after about the window, not before.
   const etags = new EtagRows(store.conn);
   store.conn.faults = { errcode: SQLITE_FULL, count: Infinity };
+  const row = { url: "https://api.github.test/x", etag: '"e"', body: "{}", stored_at: 1 };
   const started = performance.now();
-  const err = await etags.etagPut("https://api.github.test/x", '"e"', "{}", 1).catch((e) => e);
+  const err = await etags.etagPut(row).catch((e) => e);
   const elapsed = performance.now() - started;
   store.conn.faults = undefined;
   assert.equal((err as AppError).code, "storage_unavailable");

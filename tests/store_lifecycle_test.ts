@@ -32,20 +32,24 @@ for (const count of [1, CLAIM_KINDS_INLINE_MAX, CLAIM_KINDS_INLINE_MAX + 1]) {
     using store = openTempStore(dir.file("a.db"));
     const rows = store.rows;
     const ownerId = newOwnerId();
-    await rows.ownerRegister(ownerId, 1, T0, 60_000);
+    await rows.ownerRegister({ ownerId, pid: 1, leaseMs: 60_000 }, T0);
     // Kind names SQL would misread if they were spliced into the statement instead of bound.
     const kinds = Array.from({ length: count }, (_, i) => `k${i}') OR ('1'='1`);
     const other = await insert(rows, "not-named", T0);
     const named: string[] = [];
     // Newest kind first, so FIFO order differs from the order of the kinds list.
     for (let i = 0; i < count; i++) named.push(await insert(rows, kinds[count - 1 - i] as string, T0 + 1 + i));
-    const first = await rows.jobClaimBatchIfOwnerLive(ownerId, kinds, T0 + 100, 1);
+    const first = await rows.jobClaimBatchIfOwnerLive({ ownerId, kinds, max: 1 }, T0 + 100);
     assert.deepEqual(first.map((c) => c.id), named.slice(0, 1));
     assert.deepEqual(first[0]?.request, { kind: kinds[count - 1] });
-    const rest = await rows.jobClaimBatchIfOwnerLive(ownerId, kinds, T0 + 100, count + 5);
+    const rest = await rows.jobClaimBatchIfOwnerLive({ ownerId, kinds, max: count + 5 }, T0 + 100);
     assert.deepEqual(rest.map((c) => c.id), named.slice(1), "FIFO, every named kind, nothing else");
     assert.equal(rows.jobGet(other)?.status, "queued");
-    assert.deepEqual(await rows.jobClaimBatchIfOwnerLive(ownerId, [], T0 + 100, 5), [], "no kinds: no claim");
+    assert.deepEqual(
+      await rows.jobClaimBatchIfOwnerLive({ ownerId, kinds: [], max: 5 }, T0 + 100),
+      [],
+      "no kinds: no claim",
+    );
     assert.equal(rows.jobGet(other)?.status, "queued");
   });
 }
@@ -55,7 +59,7 @@ Deno.test("JobRows.jobClaimBatchIfOwnerLive: the claim follows the kinds of each
   using store = openTempStore(dir.file("a.db"));
   const rows = store.rows;
   const ownerId = newOwnerId();
-  await rows.ownerRegister(ownerId, 1, T0, 60_000);
+  await rows.ownerRegister({ ownerId, pid: 1, leaseMs: 60_000 }, T0);
   const many = Array.from({ length: CLAIM_KINDS_INLINE_MAX + 1 }, (_, i) => `m${i}`);
   const a = await insert(rows, "a", T0);
   const b = await insert(rows, "b", T0 + 1);
@@ -63,7 +67,7 @@ Deno.test("JobRows.jobClaimBatchIfOwnerLive: the claim follows the kinds of each
   const m = await insert(rows, many.at(-1) as string, T0 + 3);
   const d = await insert(rows, "d", T0 + 4);
   const claim = async (kinds: string[]) =>
-    (await rows.jobClaimBatchIfOwnerLive(ownerId, kinds, T0 + 100, 5)).map((j) => j.id);
+    (await rows.jobClaimBatchIfOwnerLive({ ownerId, kinds, max: 5 }, T0 + 100)).map((j) => j.id);
   // The same kinds list again, a list of other kinds, a longer one, the json_each form, and back
   // to the inline form: each call claims only what it names.
   assert.deepEqual(await claim(["b"]), [b]);

@@ -122,7 +122,7 @@ async function upgradeKeepsEveryGuard(version: number): Promise<void> {
       terminal: { status: "succeeded", outcome: "succeeded", resultJson: "1", error: null },
     }],
     { ownerId, kinds: ["echo"], max: 1 },
-    T0 + 10,
+    { now: T0 + 10 },
   );
   assert.deepEqual(landed.landed, [true]);
   assert.deepEqual(landed.claimed.map((c) => c.id), [ids.queued]);

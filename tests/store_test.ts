@@ -32,7 +32,7 @@ async function insert(rows: JobRows, now = T0, extra: { retentionMs?: number; ki
 
 async function owner(rows: JobRows, now = T0): Promise<string> {
   const id = newOwnerId();
-  await rows.ownerRegister(id, 4242, now, LEASE);
+  await rows.ownerRegister({ ownerId: id, pid: 4242, leaseMs: LEASE }, now);
   return id;
 }
 
@@ -42,7 +42,7 @@ async function running(rows: JobRows, now = T0): Promise<{ row: JobRow; ownerId:
   const kind = `run${++kinds}`; // a kind of its own, so FIFO claiming picks exactly this job
   const queued = await insert(rows, now, { kind });
   const ownerId = await owner(rows, now);
-  const claimed = await rows.jobClaimNextIfOwnerLive(ownerId, [kind], now + 1);
+  const claimed = await rows.jobClaimNextIfOwnerLive({ ownerId, kinds: [kind] }, now + 1);
   assert.ok(claimed !== undefined);
   assert.equal(claimed.id, queued.id);
   assert.equal(claimed.attempt, 1);
@@ -98,7 +98,7 @@ Deno.test("JobRows: queued -> running -> succeeded through claim and the fenced 
   assert.equal(row.owner_id, ownerId);
   assert.equal(row.attempt, 1);
   assert.equal(row.started_at, T0 + 1);
-  const done = await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + 5);
+  const done = await store.rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 1 }, SUCCESS, { now: T0 + 5 });
   assert.ok(done !== undefined);
   assert.equal(done.status, "succeeded");
   assert.equal(done.outcome, "succeeded");
@@ -111,7 +111,7 @@ Deno.test("JobRows: running -> failed stores the typed error", async () => {
   await using dir = await tempDir();
   using store = openTempStore(dir.file("a.db"));
   const { row, ownerId } = await running(store.rows);
-  const done = await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, FAILURE, T0 + 5);
+  const done = await store.rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 1 }, FAILURE, { now: T0 + 5 });
   assert.equal(done?.status, "failed");
   assert.deepEqual(done?.error, FAILURE.error);
   assert.equal(done?.result, null);
@@ -121,15 +121,24 @@ Deno.test("JobRows: running -> cancelled only after a persisted request, which t
   await using dir = await tempDir();
   using store = openTempStore(dir.file("a.db"));
   const { row, ownerId } = await running(store.rows);
-  assert.equal(await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, CANCELLED, T0 + 2), undefined);
+  assert.equal(
+    await store.rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 1 }, CANCELLED, { now: T0 + 2 }),
+    undefined,
+  );
   const effect = await store.rows.jobCancelRequest(row.id, T0 + 3);
   assert.equal(effect.effect, "requested");
   assert.deepEqual(store.rows.jobListCancelRequested(ownerId), [row.id]);
   assert.equal((await store.rows.jobCancelRequest(row.id, T0 + 4)).effect, "already_requested");
   assert.equal(store.rows.jobGet(row.id)?.cancel_requested_at, T0 + 3, "a repeated cancel changes nothing");
-  assert.equal(await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + 5), undefined);
-  assert.equal(await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, FAILURE, T0 + 5), undefined);
-  const done = await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, CANCELLED, T0 + 6);
+  assert.equal(
+    await store.rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 1 }, SUCCESS, { now: T0 + 5 }),
+    undefined,
+  );
+  assert.equal(
+    await store.rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 1 }, FAILURE, { now: T0 + 5 }),
+    undefined,
+  );
+  const done = await store.rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 1 }, CANCELLED, { now: T0 + 6 });
   assert.equal(done?.status, "cancelled");
   assert.equal((await store.rows.jobCancelRequest(row.id, T0 + 7)).effect, "already_cancelled");
 });
@@ -149,7 +158,7 @@ Deno.test("JobRows.jobCancelRequest: queued -> cancelled at once; repeats, termi
   assert.deepEqual(store.rows.jobGet(q.id), after);
 
   const { row, ownerId } = await running(store.rows);
-  await store.rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + 5);
+  await store.rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 1 }, SUCCESS, { now: T0 + 5 });
   const before = store.rows.jobGet(row.id);
   const late = await store.rows.jobCancelRequest(row.id, T0 + 30);
   assert.equal(late.effect, "already_ended");
@@ -164,26 +173,47 @@ Deno.test("JobRows.jobSetTerminalIfOwned: refused for a queued job, another owne
   const rows = store.rows;
   const q = await insert(rows);
   const stranger = await owner(rows);
-  assert.equal(await rows.jobSetTerminalIfOwned(q.id, stranger, 0, SUCCESS, T0 + 1), undefined);
+  assert.equal(
+    await rows.jobSetTerminalIfOwned({ id: q.id, ownerId: stranger, attempt: 0 }, SUCCESS, { now: T0 + 1 }),
+    undefined,
+  );
   assert.equal(rows.jobGet(q.id)?.status, "queued");
 
   const { row, ownerId } = await running(rows);
-  assert.equal(await rows.jobSetTerminalIfOwned(row.id, stranger, 1, SUCCESS, T0 + 2), undefined, "other owner");
-  assert.equal(await rows.jobSetTerminalIfOwned(row.id, ownerId, 2, SUCCESS, T0 + 2), undefined, "other attempt");
   assert.equal(
-    await rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + LEASE + 1),
+    await rows.jobSetTerminalIfOwned({ id: row.id, ownerId: stranger, attempt: 1 }, SUCCESS, { now: T0 + 2 }),
+    undefined,
+    "other owner",
+  );
+  assert.equal(
+    await rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 2 }, SUCCESS, { now: T0 + 2 }),
+    undefined,
+    "other attempt",
+  );
+  assert.equal(
+    await rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 1 }, SUCCESS, { now: T0 + LEASE + 1 }),
     undefined,
     "owner whose lease lapsed (heartbeat at T0, now past the lease)",
   );
-  assert.equal(await rows.jobSetProgressIfOwned(row.id, stranger, 1, { phase: "x" }, T0 + 2), false);
-  assert.equal(await rows.jobSetInterruptedIfOwned(row.id, stranger, 1, T0 + 2), undefined);
+  assert.equal(
+    await rows.jobSetProgressIfOwned({ id: row.id, ownerId: stranger, attempt: 1 }, { phase: "x" }, { now: T0 + 2 }),
+    false,
+  );
+  assert.equal(await rows.jobSetInterruptedIfOwned({ id: row.id, ownerId: stranger, attempt: 1 }, T0 + 2), undefined);
   assert.equal(rows.jobGet(row.id)?.status, "running");
 
-  assert.ok(await rows.jobSetTerminalIfOwned(row.id, ownerId, 1, SUCCESS, T0 + 3));
+  assert.ok(await rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 1 }, SUCCESS, { now: T0 + 3 }));
   const terminal = rows.jobGet(row.id);
-  assert.equal(await rows.jobSetTerminalIfOwned(row.id, ownerId, 1, FAILURE, T0 + 4), undefined, "terminal");
-  assert.equal(await rows.jobSetInterruptedIfOwned(row.id, ownerId, 1, T0 + 4), undefined, "terminal");
-  assert.equal(await rows.jobSetProgressIfOwned(row.id, ownerId, 1, { phase: "late" }, T0 + 4), false);
+  assert.equal(
+    await rows.jobSetTerminalIfOwned({ id: row.id, ownerId, attempt: 1 }, FAILURE, { now: T0 + 4 }),
+    undefined,
+    "terminal",
+  );
+  assert.equal(await rows.jobSetInterruptedIfOwned({ id: row.id, ownerId, attempt: 1 }, T0 + 4), undefined, "terminal");
+  assert.equal(
+    await rows.jobSetProgressIfOwned({ id: row.id, ownerId, attempt: 1 }, { phase: "late" }, { now: T0 + 4 }),
+    false,
+  );
   assert.deepEqual(rows.jobGet(row.id), terminal);
 });
 
@@ -211,13 +241,17 @@ Deno.test("JobRows.jobClaimBatchIfOwnerLive: claims up to max in FIFO order, one
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push((await insert(store.rows, T0 + i, { kind: "batch" })).id);
   const o = await owner(store.rows);
-  const first = await store.rows.jobClaimBatchIfOwnerLive(o, ["batch"], T0 + 10, 3);
+  const first = await store.rows.jobClaimBatchIfOwnerLive({ ownerId: o, kinds: ["batch"], max: 3 }, T0 + 10);
   assert.deepEqual(first.map((r) => r.id), ids.slice(0, 3));
-  const rest = await store.rows.jobClaimBatchIfOwnerLive(o, ["batch"], T0 + 10, 3);
+  const rest = await store.rows.jobClaimBatchIfOwnerLive({ ownerId: o, kinds: ["batch"], max: 3 }, T0 + 10);
   assert.deepEqual(rest.map((r) => r.id), ids.slice(3));
-  assert.deepEqual(await store.rows.jobClaimBatchIfOwnerLive(o, ["batch"], T0 + 10, 3), []);
+  assert.deepEqual(await store.rows.jobClaimBatchIfOwnerLive({ ownerId: o, kinds: ["batch"], max: 3 }, T0 + 10), []);
   for (const id of ids) assert.equal(store.rows.jobGet(id)?.attempt, 1);
-  assert.deepEqual(await store.rows.jobClaimBatchIfOwnerLive(o, ["batch"], T0 + LEASE, 3), [], "stale owner");
+  assert.deepEqual(
+    await store.rows.jobClaimBatchIfOwnerLive({ ownerId: o, kinds: ["batch"], max: 3 }, T0 + LEASE),
+    [],
+    "stale owner",
+  );
 });
 
 Deno.test("JobRows.jobQueuePositions: the batch's queued jobs' FIFO positions, as jobQueuePosition gives each; others absent", async () => {
@@ -227,7 +261,7 @@ Deno.test("JobRows.jobQueuePositions: the batch's queued jobs' FIFO positions, a
   // Two jobs share a creation time: the insertion order breaks the tie, as in jobQueuePosition.
   for (const at of [T0, T0 + 1, T0 + 1, T0 + 2, T0 + 3]) ids.push((await insert(store.rows, at, { kind: "pos" })).id);
   const o = await owner(store.rows);
-  await store.rows.jobClaimBatchIfOwnerLive(o, ["pos"], T0 + 10, 1); // ids[0] runs
+  await store.rows.jobClaimBatchIfOwnerLive({ ownerId: o, kinds: ["pos"], max: 1 }, T0 + 10); // ids[0] runs
   await store.rows.jobCancelRequest(ids[3]!, T0 + 10); // ids[3] ends
   const unknown = newJobId();
   const got = store.rows.jobQueuePositions([ids[4]!, ids[0]!, ids[2]!, ids[3]!, unknown, ids[1]!]);
@@ -249,12 +283,20 @@ Deno.test("JobRows.jobClaimNextIfOwnerLive: FIFO, only listed kinds, nothing for
   const b = await insert(rows, T0); // same created_at: insertion order decides
   const c = await insert(rows, T0 - 5); // older: first
   const o = await owner(rows);
-  assert.equal(await rows.jobClaimNextIfOwnerLive(newOwnerId(), ["echo"], T0 + 1), undefined, "unknown owner");
-  assert.equal(await rows.jobClaimNextIfOwnerLive(o, ["echo"], T0 + LEASE), undefined, "stale owner");
+  assert.equal(
+    await rows.jobClaimNextIfOwnerLive({ ownerId: newOwnerId(), kinds: ["echo"] }, T0 + 1),
+    undefined,
+    "unknown owner",
+  );
+  assert.equal(
+    await rows.jobClaimNextIfOwnerLive({ ownerId: o, kinds: ["echo"] }, T0 + LEASE),
+    undefined,
+    "stale owner",
+  );
   assert.equal(rows.jobCountAdmitted(), 4);
   const order: string[] = [];
   for (;;) {
-    const r = await rows.jobClaimNextIfOwnerLive(o, ["echo"], T0 + 1);
+    const r = await rows.jobClaimNextIfOwnerLive({ ownerId: o, kinds: ["echo"] }, T0 + 1);
     if (r === undefined) break;
     order.push(r.id);
   }
@@ -266,8 +308,16 @@ Deno.test("JobRows.jobSetProgressIfOwned: writes only the given fields", async (
   await using dir = await tempDir();
   using store = openTempStore(dir.file("a.db"));
   const { row, ownerId } = await running(store.rows);
-  assert.ok(await store.rows.jobSetProgressIfOwned(row.id, ownerId, 1, { phase: "p", totalItems: 10 }, T0 + 2));
-  assert.ok(await store.rows.jobSetProgressIfOwned(row.id, ownerId, 1, { completedItems: 3, message: "m" }, T0 + 3));
+  assert.ok(
+    await store.rows.jobSetProgressIfOwned({ id: row.id, ownerId, attempt: 1 }, { phase: "p", totalItems: 10 }, {
+      now: T0 + 2,
+    }),
+  );
+  assert.ok(
+    await store.rows.jobSetProgressIfOwned({ id: row.id, ownerId, attempt: 1 }, { completedItems: 3, message: "m" }, {
+      now: T0 + 3,
+    }),
+  );
   const r = store.rows.jobGet(row.id);
   assert.equal(r?.phase, "p");
   assert.equal(r?.total_items, 10);
@@ -280,7 +330,9 @@ Deno.test("JobRows.jobEventAppend: keeps at most JOB_EVENTS_MAX events, newest",
   await using dir = await tempDir();
   using store = openTempStore(dir.file("a.db"));
   const q = await insert(store.rows);
-  for (let i = 0; i < JOB_EVENTS_MAX + 7; i++) await store.rows.jobEventAppend(q.id, "info", `e${i}`, T0 + i);
+  for (let i = 0; i < JOB_EVENTS_MAX + 7; i++) {
+    await store.rows.jobEventAppend(q.id, { at: T0 + i, level: "info", message: `e${i}` });
+  }
   const events = store.rows.jobEvents(q.id);
   assert.equal(events.length, JOB_EVENTS_MAX);
   assert.equal(events.at(-1)?.message, `e${JOB_EVENTS_MAX + 6}`);
@@ -291,13 +343,13 @@ Deno.test("JobRows.jobSetInterruptedIfOwned: failed/interrupted (retryable), or 
   await using dir = await tempDir();
   using store = openTempStore(dir.file("a.db"));
   const one = await running(store.rows);
-  const r1 = await store.rows.jobSetInterruptedIfOwned(one.row.id, one.ownerId, 1, T0 + 5);
+  const r1 = await store.rows.jobSetInterruptedIfOwned({ id: one.row.id, ownerId: one.ownerId, attempt: 1 }, T0 + 5);
   assert.equal(r1?.status, "failed");
   assert.equal(r1?.error?.code, "interrupted");
   assert.equal(r1?.error?.retryable, true);
   const two = await running(store.rows);
   await store.rows.jobCancelRequest(two.row.id, T0 + 2);
-  const r2 = await store.rows.jobSetInterruptedIfOwned(two.row.id, two.ownerId, 1, T0 + 5);
+  const r2 = await store.rows.jobSetInterruptedIfOwned({ id: two.row.id, ownerId: two.ownerId, attempt: 1 }, T0 + 5);
   assert.equal(r2?.status, "cancelled");
   assert.equal(r2?.error, null);
 });
@@ -311,7 +363,7 @@ Deno.test("JobRows.jobReconcileLost: stale owners' running jobs end process_lost
   await rows.jobCancelRequest(deadCancelled.row.id, T0 + 2);
   const queued = await insert(rows, T0);
   const liveOwner = await owner(rows, T0 + LEASE);
-  const live = await rows.jobClaimNextIfOwnerLive(liveOwner, ["echo"], T0 + LEASE);
+  const live = await rows.jobClaimNextIfOwnerLive({ ownerId: liveOwner, kinds: ["echo"] }, T0 + LEASE);
   assert.equal(live?.id, queued.id);
   const stillQueued = await insert(rows, T0);
 
@@ -348,9 +400,11 @@ Deno.test("jobs triggers: raw UPDATE of a terminal row's status, result, error o
   const path = dir.file("a.db");
   using store = openTempStore(path);
   const ok = await running(store.rows);
-  await store.rows.jobSetTerminalIfOwned(ok.row.id, ok.ownerId, 1, SUCCESS, T0 + 3);
+  await store.rows.jobSetTerminalIfOwned({ id: ok.row.id, ownerId: ok.ownerId, attempt: 1 }, SUCCESS, { now: T0 + 3 });
   const failed = await running(store.rows);
-  await store.rows.jobSetTerminalIfOwned(failed.row.id, failed.ownerId, 1, FAILURE, T0 + 3);
+  await store.rows.jobSetTerminalIfOwned({ id: failed.row.id, ownerId: failed.ownerId, attempt: 1 }, FAILURE, {
+    now: T0 + 3,
+  });
   const cancelled = await insert(store.rows);
   await store.rows.jobCancelRequest(cancelled.id, T0 + 3);
 
@@ -412,9 +466,11 @@ Deno.test("jobs triggers: raw INSERT OR REPLACE, REPLACE INTO and UPSERT of an e
   const path = dir.file("a.db");
   using store = openTempStore(path);
   const ok = await running(store.rows);
-  await store.rows.jobSetTerminalIfOwned(ok.row.id, ok.ownerId, 1, SUCCESS, T0 + 3);
+  await store.rows.jobSetTerminalIfOwned({ id: ok.row.id, ownerId: ok.ownerId, attempt: 1 }, SUCCESS, { now: T0 + 3 });
   const failed = await running(store.rows);
-  await store.rows.jobSetTerminalIfOwned(failed.row.id, failed.ownerId, 1, FAILURE, T0 + 3);
+  await store.rows.jobSetTerminalIfOwned({ id: failed.row.id, ownerId: failed.ownerId, attempt: 1 }, FAILURE, {
+    now: T0 + 3,
+  });
   const cancelled = await insert(store.rows);
   await store.rows.jobCancelRequest(cancelled.id, T0 + 3);
   const q = await insert(store.rows);
@@ -806,7 +862,7 @@ Deno.test("JobRows.jobSetTerminalManyAndClaimIfOwned: fenced terminal writes and
       { id: b.row.id, ownerId: a.ownerId, attempt: 1, terminal: SUCCESS }, // not b's owner: refused
     ],
     { ownerId: a.ownerId, kinds: ["refill"], max: 2 },
-    T0 + 20,
+    { now: T0 + 20 },
   );
   assert.deepEqual(out.landed, [true, false]);
   assert.deepEqual(out.claimed.map((j) => j.id), queued.slice(0, 2), "the oldest queued jobs, in order");
@@ -823,13 +879,13 @@ Deno.test("JobRows.jobSetTerminalManyAndClaimIfOwned: fenced terminal writes and
   const none = await store.rows.jobSetTerminalManyAndClaimIfOwned(
     [],
     { ownerId: a.ownerId, kinds: ["refill"], max: 0 },
-    T0 + 21,
+    { now: T0 + 21 },
   );
   assert.deepEqual(none, { landed: [], claimed: [] }, "max 0 claims nothing");
   const stale = await store.rows.jobSetTerminalManyAndClaimIfOwned(
     [{ id: b.row.id, ownerId: b.ownerId, attempt: 1, terminal: SUCCESS }],
     { ownerId: a.ownerId, kinds: ["refill"], max: 5 },
-    T0 + LEASE + 1,
+    { now: T0 + LEASE + 1 },
   );
   assert.deepEqual(stale, { landed: [false], claimed: [] }, "past the lease neither the write nor the claim lands");
   assert.equal(store.rows.jobGet(queued[2] as string)?.status, "queued");
@@ -843,9 +899,9 @@ Deno.test("JobRows: run-time guidance averages the newest JOB_RECENT_RUNS_SAMPLE
   const ran = async (kind: string, ms: number, end: number) => {
     const queued = await insert(rows, end - ms - 1, { kind });
     const ownerId = await owner(rows, end - ms - 1);
-    const claimed = await rows.jobClaimNextIfOwnerLive(ownerId, [kind], end - ms);
+    const claimed = await rows.jobClaimNextIfOwnerLive({ ownerId, kinds: [kind] }, end - ms);
     assert.equal(claimed?.id, queued.id);
-    assert.ok(await rows.jobSetTerminalIfOwned(queued.id, ownerId, 1, SUCCESS, end));
+    assert.ok(await rows.jobSetTerminalIfOwned({ id: queued.id, ownerId, attempt: 1 }, SUCCESS, { now: end }));
   };
   // At the bound: every one of the sample counts (the oldest, 5_000 ms, moves the mean).
   for (let i = 0; i < JOB_RECENT_RUNS_SAMPLE; i++) await ran("at", i === 0 ? 5_000 : 1_000, T0 + 100_000 + i);

@@ -103,19 +103,23 @@ Deno.test("listIssuesStable: relistingsMax outside 0..SYNC_RELISTINGS_MAX is a R
   const signal = new AbortController().signal;
   for (const bad of [-1, SYNC_RELISTINGS_MAX + 1, 1.5]) {
     await assert.rejects(
-      listIssuesStable(gh, "move", "repo", { signal, state: "all", relistingsMax: bad }),
+      listIssuesStable(gh, { owner: "move", repo: "repo" }, { signal, state: "all", relistingsMax: bad }),
       (e: unknown) => e instanceof RangeError && e.message.startsWith("Cannot re-list"),
     );
   }
   assert.equal(h.fake.counts.total, 0, "refused before any request");
-  const unchecked = await listIssuesStable(gh, "move", "repo", { signal, state: "all", relistingsMax: 0 });
+  const unchecked = await listIssuesStable(gh, { owner: "move", repo: "repo" }, {
+    signal,
+    state: "all",
+    relistingsMax: 0,
+  });
   assert.deepEqual([unchecked.items.length, unchecked.stable, unchecked.complete, unchecked.listings], [
     150,
     false,
     false,
     1,
   ], "two pages and no re-listing: nothing proves the pages were consistent");
-  const checked = await listIssuesStable(gh, "move", "repo", { signal, state: "all" });
+  const checked = await listIssuesStable(gh, { owner: "move", repo: "repo" }, { signal, state: "all" });
   assert.deepEqual([checked.items.length, checked.stable, checked.complete, checked.listings], [150, true, true, 2]);
   assert.ok(
     checked.items.every((t, i, all) => i === 0 || Date.parse(all[i - 1]?.updated_at ?? "") >= Date.parse(t.updated_at)),

@@ -37,7 +37,7 @@ Deno.test("getTaskResult(): a job waiting for input is working without TaskInput
   assert.equal(plain.status, "working");
   assert.equal("inputRequests" in plain, false);
 
-  const asked = GetTaskResultV2Schema.parse(getTaskResult(row, h.control, desk));
+  const asked = GetTaskResultV2Schema.parse(getTaskResult(row, h.control, { inputs: desk }));
   assert.equal(asked.status, "input_required");
   assert.ok(asked.status === "input_required");
   assert.deepEqual(Object.keys(asked.inputRequests), ["confirm"]);
@@ -48,13 +48,13 @@ Deno.test("getTaskResult(): a job waiting for input is working without TaskInput
   assert.equal("inputRequests" in created, false);
 
   await desk.respond(row, { "unknown-key": { ignored: true } });
-  assert.equal(GetTaskResultV2Schema.parse(getTaskResult(row, h.control, desk)).status, "input_required");
+  assert.equal(GetTaskResultV2Schema.parse(getTaskResult(row, h.control, { inputs: desk })).status, "input_required");
   await desk.respond(row, { confirm: accept({ confirm: true }) });
   const done = await waitFor("confirm_delete terminal", () => {
     const r = h.control.get(submitted.id);
     return r?.status === "succeeded" ? r : undefined;
   });
-  const completed = GetTaskResultV2Schema.parse(getTaskResult(done, h.control, desk));
+  const completed = GetTaskResultV2Schema.parse(getTaskResult(done, h.control, { inputs: desk }));
   assert.equal(completed.status, "completed");
   assert.deepEqual(done.result, { filename: "a.txt", deleted: true });
 });
@@ -68,7 +68,9 @@ Deno.test("InputDesk.respond(): a partial answer removes only its key before it 
   assert.deepEqual(Object.keys(desk.requests(row) ?? {}).sort(), ["confirm", "name"]);
 
   await desk.respond(row, { name: accept({ name: "partial-1" }) });
-  const after = GetTaskResultV2Schema.parse(getTaskResult(h.control.get(submitted.id) as JobRow, h.control, desk));
+  const after = GetTaskResultV2Schema.parse(
+    getTaskResult(h.control.get(submitted.id) as JobRow, h.control, { inputs: desk }),
+  );
   assert.ok(after.status === "input_required", `status ${after.status}`);
   assert.deepEqual(Object.keys(after.inputRequests), ["confirm"]);
 
@@ -92,5 +94,5 @@ Deno.test("InputDesk: cancelling a job that waits for input ends it cancelled an
     return r?.status === "cancelled" ? r : undefined;
   });
   assert.equal(desk.requests(row), undefined);
-  assert.equal(GetTaskResultV2Schema.parse(getTaskResult(done, h.control, desk)).status, "cancelled");
+  assert.equal(GetTaskResultV2Schema.parse(getTaskResult(done, h.control, { inputs: desk })).status, "cancelled");
 });

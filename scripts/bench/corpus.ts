@@ -134,7 +134,7 @@ export async function benchCorpus(): Promise<BenchSection> {
     }
     const observedAt = Date.UTC(2026, 0, 1);
     const ingestStart = performance.now();
-    for (const b of batches) await rows.threadsUpsert(b.repository, b.threads, observedAt);
+    for (const b of batches) await rows.threadsUpsert(b.repository, b.threads, { observedAt });
     const ingestSeconds = (performance.now() - ingestStart) / 1000;
     const ingestRate = THREADS / ingestSeconds;
 

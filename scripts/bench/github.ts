@@ -106,10 +106,10 @@ async function watcherEconomy(): Promise<{ rows: BenchSection["rows"]; notes: st
   const signal = new AbortController().signal;
   const { owner, repo, number } = SCENARIO_PULL;
   for (let p = 0; p < result.polls; p++) {
-    const pull = await naive.getPull(owner, repo, number, { signal });
-    await naive.getCheckRuns(owner, repo, pull.data.head.sha, { signal });
-    await naive.getCombinedStatusAll(owner, repo, pull.data.head.sha, { signal });
-    await naive.getCheckSuites(owner, repo, pull.data.head.sha, { signal });
+    const pull = await naive.getPull({ owner, repo }, number, { signal });
+    await naive.getCheckRuns({ owner, repo }, pull.data.head.sha, { signal });
+    await naive.getCombinedStatusAll({ owner, repo }, pull.data.head.sha, { signal });
+    await naive.getCheckSuites({ owner, repo }, pull.data.head.sha, { signal });
     if (p < result.polls - 1) naiveClock.advance(POLL_MS);
   }
   const naiveCounted = naiveFake.counts.counted;

@@ -116,7 +116,7 @@ if (import.meta.main) {
   let runs: number;
   try {
     entries = parseEntries(positionals, values["without-resolution"]);
-    runs = intOption(values.runs, "runs", 1, RUNS_MAX, RUNS_DEFAULT);
+    runs = intOption(values.runs, { name: "runs", min: 1, max: RUNS_MAX, fallback: RUNS_DEFAULT });
   } catch (err) {
     console.error(`startup-ab: ${err instanceof Error ? err.message : err}\n\n${HELP}`);
     Deno.exit(2);

@@ -65,7 +65,7 @@ async function lifecycle(store: Store, ownerId: string, count: number): Promise<
         now,
         admittedMax: JOB_ADMITTED_MAX_DEFAULT,
       })));
-    let running = (await rows.jobSetTerminalManyAndClaimIfOwned([], claim, now)).claimed;
+    let running = (await rows.jobSetTerminalManyAndClaimIfOwned([], claim, { now })).claimed;
     while (running.length > 0) {
       const ends = running.map((job) => ({
         id: job.id,
@@ -73,7 +73,7 @@ async function lifecycle(store: Store, ownerId: string, count: number): Promise<
         attempt: job.attempt,
         terminal: { status: "succeeded" as const, outcome: "succeeded", resultJson: "null", error: null },
       }));
-      const { landed, claimed } = await rows.jobSetTerminalManyAndClaimIfOwned(ends, claim, Date.now());
+      const { landed, claimed } = await rows.jobSetTerminalManyAndClaimIfOwned(ends, claim, { now: Date.now() });
       if (!landed.every(Boolean)) throw new Error("Cannot measure: a terminal write did not land");
       done += landed.length;
       running = claimed;
@@ -88,7 +88,7 @@ async function measure(dir: string, variant: Variant, jobs: number, retained: nu
   try {
     for (const trigger of VARIANTS[variant]) storeConnection(store).db.exec(`DROP TRIGGER ${trigger}`);
     const ownerId = newOwnerId();
-    await store.rows.ownerRegister(ownerId, Deno.pid, Date.now(), 3_600_000);
+    await store.rows.ownerRegister({ ownerId, pid: Deno.pid, leaseMs: 3_600_000 }, Date.now());
     if (retained > 0) await lifecycle(store, ownerId, retained);
     return await lifecycle(store, ownerId, jobs);
   } finally {
@@ -109,9 +109,9 @@ if (import.meta.main) {
         help: { type: "boolean", short: "h" },
       },
     }).values;
-    rounds = intOption(values.rounds, "rounds", 1, ROUNDS_MAX, ROUNDS_DEFAULT);
-    jobs = intOption(values.jobs, "jobs", 1, JOBS_MAX, JOBS_DEFAULT);
-    retained = intOption(values.retained, "retained", 0, RETAINED_MAX, RETAINED_DEFAULT);
+    rounds = intOption(values.rounds, { name: "rounds", min: 1, max: ROUNDS_MAX, fallback: ROUNDS_DEFAULT });
+    jobs = intOption(values.jobs, { name: "jobs", min: 1, max: JOBS_MAX, fallback: JOBS_DEFAULT });
+    retained = intOption(values.retained, { name: "retained", min: 0, max: RETAINED_MAX, fallback: RETAINED_DEFAULT });
   } catch (err) {
     console.error(`store-guards: ${err instanceof Error ? err.message : err}\n\n${HELP}`);
     Deno.exit(2);

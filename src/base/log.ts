@@ -37,17 +37,19 @@ export function parseLogLevel(value: string | undefined): LogLevel {
   return value !== undefined && Object.hasOwn(ORDER, value) ? value as LogLevel : "info";
 }
 
-/** A logger writing one line per record to stderr. */
-export function createLogger(
-  level: LogLevel = "info",
-  scope = "longcall",
-  write: (line: string) => void = (line) => console.error(line),
-): Logger {
-  const emit = (
-    at: LogLevel,
-    message: string,
-    fields?: Record<string, unknown>,
-  ) => {
+/** How a logger names its records and where it writes them. */
+export interface LoggerOptions {
+  /** The scope shown in brackets on each line (default `longcall`); a child appends `:scope` to it. */
+  scope?: string;
+  /** Writes one finished line (default: stderr). */
+  write?: (line: string) => void;
+}
+
+/** A logger writing one line per record at or above `level`, to stderr unless `options.write` says otherwise. */
+export function createLogger(level: LogLevel = "info", options: LoggerOptions = {}): Logger {
+  const { scope = "longcall", write = (line: string) => console.error(line) } = options;
+  /** The record writer of one level (`at`): nothing below the logger's level. */
+  const emitter = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
     const extra = fields === undefined ? "" : " " + JSON.stringify(fields);
     write(
@@ -55,11 +57,11 @@ export function createLogger(
     );
   };
   return {
-    debug: (m, f) => emit("debug", m, f),
-    info: (m, f) => emit("info", m, f),
-    warn: (m, f) => emit("warn", m, f),
-    error: (m, f) => emit("error", m, f),
-    child: (s) => createLogger(level, `${scope}:${s}`, write),
+    debug: emitter("debug"),
+    info: emitter("info"),
+    warn: emitter("warn"),
+    error: emitter("error"),
+    child: (s) => createLogger(level, { scope: `${scope}:${s}`, write }),
   };
 }
 

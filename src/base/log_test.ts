@@ -22,7 +22,7 @@ Deno.test("parseLogLevel() knows the five levels and falls back to info", () => 
 
 Deno.test("createLogger() writes records at and above its level, scoped, with fields, and redacted", () => {
   const lines: string[] = [];
-  const log = createLogger("warn", "test", (line) => lines.push(line));
+  const log = createLogger("warn", { scope: "test", write: (line) => lines.push(line) });
   log.debug("d");
   log.info("i");
   log.warn("careful", { n: 1 });
@@ -36,7 +36,7 @@ Deno.test("createLogger() writes records at and above its level, scoped, with fi
 
 Deno.test("createLogger('silent') and silentLogger write nothing, even errors", () => {
   const lines: string[] = [];
-  const log = createLogger("silent", "x", (line) => lines.push(line));
+  const log = createLogger("silent", { scope: "x", write: (line) => lines.push(line) });
   log.error("no");
   log.child("c").error("no");
   assert.deepEqual(lines, []);

@@ -143,7 +143,11 @@ export function checksWatchCommand(): Command {
         throw new UsageError(`Cannot watch: give exactly one OWNER/REPO#N, current value is ${positionals.length}`);
       }
       const pr = parsePullRef(positionals[0] ?? "");
-      const until = oneOf(values.until, ["terminal", "change"] as const, "until", "terminal");
+      const until = oneOf(values.until, {
+        name: "until",
+        allowed: ["terminal", "change"] as const,
+        fallback: "terminal",
+      });
       const input: Record<string, unknown> = {
         ...pr,
         until,
@@ -151,25 +155,28 @@ export function checksWatchCommand(): Command {
         required_only: values.required === true,
       };
       if (values["timeout-ms"] !== undefined) {
-        input.timeout_ms = intOption(values["timeout-ms"], "timeout-ms", WATCH_TIMEOUT_MS_MIN, WATCH_TIMEOUT_MS_MAX, 0);
+        input.timeout_ms = intOption(values["timeout-ms"], {
+          name: "timeout-ms",
+          min: WATCH_TIMEOUT_MS_MIN,
+          max: WATCH_TIMEOUT_MS_MAX,
+          fallback: 0,
+        });
       }
       if (values["poll-interval-ms"] !== undefined) {
-        input.poll_interval_ms = intOption(
-          values["poll-interval-ms"],
-          "poll-interval-ms",
-          WATCH_POLL_INTERVAL_MS_MIN,
-          WATCH_POLL_INTERVAL_MS_MAX,
-          0,
-        );
+        input.poll_interval_ms = intOption(values["poll-interval-ms"], {
+          name: "poll-interval-ms",
+          min: WATCH_POLL_INTERVAL_MS_MIN,
+          max: WATCH_POLL_INTERVAL_MS_MAX,
+          fallback: 0,
+        });
       }
       if (values["first-check-grace-ms"] !== undefined) {
-        input.first_check_grace_ms = intOption(
-          values["first-check-grace-ms"],
-          "first-check-grace-ms",
-          0,
-          WATCH_FIRST_CHECK_GRACE_MS_MAX,
-          0,
-        );
+        input.first_check_grace_ms = intOption(values["first-check-grace-ms"], {
+          name: "first-check-grace-ms",
+          min: 0,
+          max: WATCH_FIRST_CHECK_GRACE_MS_MAX,
+          fallback: 0,
+        });
       }
       if (values.sha !== undefined) {
         const sha = String(values.sha);
@@ -204,12 +211,12 @@ export function checksWatchCommand(): Command {
       status.done();
       if (row.status !== "succeeded") {
         const code = jobErrorExit(row);
-        printJobEnd("checks watch", row, json, code);
+        printJobEnd(row, { command: "checks watch", json, exitCode: code });
         return code;
       }
       const result = row.result as WatchResult;
       const code = WATCH_EXIT_CODES[result.outcome];
-      if (json) console.log(JSON.stringify(jobResultJson(row.id, code, result), null, 2));
+      if (json) console.log(JSON.stringify(jobResultJson({ job_id: row.id, exit_code: code }, result), null, 2));
       else printWatchResult(result);
       return code;
     },

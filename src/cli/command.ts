@@ -70,8 +70,21 @@ export function parseCommandArgs(cmd: Command, argv: string[]): {
   }
 }
 
-/** Reads an integer option within bounds. */
-export function intOption(value: unknown, name: string, min: number, max: number, fallback: number): number {
+/** How {@link intOption} reads one integer option: its flag name, its bounds, and its value when unset. */
+export interface IntOptionSpec {
+  /** The flag's name without the dashes, as error messages show it. */
+  name: string;
+  /** The least value accepted. */
+  min: number;
+  /** The greatest value accepted. */
+  max: number;
+  /** The value when the option is unset. */
+  fallback: number;
+}
+
+/** Reads an integer option within the bounds `spec` gives, or `spec.fallback` when it is unset. */
+export function intOption(value: unknown, spec: IntOptionSpec): number {
+  const { name, min, max, fallback } = spec;
   if (value === undefined) return fallback;
   const n = Number(value);
   if (typeof value !== "string" || !Number.isInteger(n) || n < min || n > max) {

@@ -32,12 +32,12 @@ Deno.test("parseCommandArgs() refuses an unknown option and a string option with
 });
 
 Deno.test("intOption() accepts min and max, refuses min - 1 and max + 1, and falls back when unset", () => {
-  assert.equal(intOption("1", "limit", 1, 100, 20), 1);
-  assert.equal(intOption("100", "limit", 1, 100, 20), 100);
-  assert.equal(intOption(undefined, "limit", 1, 100, 20), 20);
+  assert.equal(intOption("1", { name: "limit", min: 1, max: 100, fallback: 20 }), 1);
+  assert.equal(intOption("100", { name: "limit", min: 1, max: 100, fallback: 20 }), 100);
+  assert.equal(intOption(undefined, { name: "limit", min: 1, max: 100, fallback: 20 }), 20);
   for (const bad of ["0", "101", "1.5", "ten", "", true]) {
     assert.throws(
-      () => intOption(bad, "limit", 1, 100, 20),
+      () => intOption(bad, { name: "limit", min: 1, max: 100, fallback: 20 }),
       (err: unknown) =>
         err instanceof UsageError &&
         err.message === `Cannot use --limit: expected an integer from 1 to 100, current value is ${bad}`,

@@ -24,7 +24,7 @@ const WAIT_TICK_MS = 100;
 
 /** The CLI's own log level: quiet (warn) unless LONGCALL_LOG says otherwise. */
 function cliLogger(): Logger {
-  return createLogger(envGet("LONGCALL_LOG") === undefined ? "warn" : logLevel(), "longcall");
+  return createLogger(envGet("LONGCALL_LOG") === undefined ? "warn" : logLevel(), { scope: "longcall" });
 }
 
 /** A job run to its end in this process (or by another process on the same store). */

@@ -26,16 +26,44 @@ export const rateOption = {
 /** Parsed option values. */
 export type Values = Record<string, string | boolean | string[] | undefined>;
 
-/** A flag that takes one of `allowed` (default `fallback`). */
-export function oneOf<T extends string>(value: unknown, allowed: readonly T[], flag: string, fallback: T): T {
+/** How {@link oneOf} reads one flag: its name, the values it takes, and its value when unset. */
+export interface OneOfSpec<T extends string> {
+  /** The flag's name without the dashes, as error messages show it. */
+  name: string;
+  /** The values the flag takes. */
+  allowed: readonly T[];
+  /** The value when the flag is unset. */
+  fallback: T;
+}
+
+/** A flag that takes one of `spec.allowed` (default `spec.fallback`). */
+export function oneOf<T extends string>(value: unknown, spec: OneOfSpec<T>): T {
+  const { name, allowed, fallback } = spec;
   if (value === undefined) return fallback;
   if (typeof value === "string" && (allowed as readonly string[]).includes(value)) return value as T;
-  throw new UsageError(`Cannot use --${flag}: expected one of ${allowed.join(", ")}, current value is ${value}`);
+  throw new UsageError(`Cannot use --${name}: expected one of ${allowed.join(", ")}, current value is ${value}`);
 }
+
+/** `--kind` of `sync` and `search`: which threads (issues, pull requests or both). */
+export const THREAD_KIND_FLAG: OneOfSpec<"issue" | "pull_request" | "both"> = {
+  name: "kind",
+  allowed: ["issue", "pull_request", "both"],
+  fallback: "both",
+};
+
+/** `--state` of `sync` and `search`: open, closed or all threads. */
+export const THREAD_STATE_FLAG: OneOfSpec<"open" | "closed" | "all"> = {
+  name: "state",
+  allowed: ["open", "closed", "all"],
+  fallback: "all",
+};
 
 /** `--simulate-time-rate` (simulations against a fake GitHub only). */
 export function simulateRate(values: Values): number | undefined {
-  return values["simulate-time-rate"] === undefined
-    ? undefined
-    : intOption(values["simulate-time-rate"], "simulate-time-rate", 1, SIMULATE_TIME_RATE_MAX, 1);
+  return values["simulate-time-rate"] === undefined ? undefined : intOption(values["simulate-time-rate"], {
+    name: "simulate-time-rate",
+    min: 1,
+    max: SIMULATE_TIME_RATE_MAX,
+    fallback: 1,
+  });
 }

@@ -8,14 +8,17 @@ import { UsageError } from "./exit.ts";
 import { oneOf, simulateRate } from "./github_options.ts";
 
 Deno.test("oneOf: an allowed value is returned; absent is the fallback", () => {
-  assert.equal(oneOf("full", ["compact", "full"] as const, "view", "compact"), "full");
-  assert.equal(oneOf(undefined, ["compact", "full"] as const, "view", "compact"), "compact");
+  assert.equal(oneOf("full", { name: "view", allowed: ["compact", "full"] as const, fallback: "compact" }), "full");
+  assert.equal(
+    oneOf(undefined, { name: "view", allowed: ["compact", "full"] as const, fallback: "compact" }),
+    "compact",
+  );
 });
 
 Deno.test("oneOf: any other value (or a non-string) is a UsageError naming the flag, the choices and the value", () => {
   for (const bad of ["FULL", "", true]) {
     assert.throws(
-      () => oneOf(bad, ["compact", "full"] as const, "view", "compact"),
+      () => oneOf(bad, { name: "view", allowed: ["compact", "full"] as const, fallback: "compact" }),
       (err: unknown) =>
         err instanceof UsageError &&
         err.message === `Cannot use --view: expected one of compact, full, current value is ${bad}`,

@@ -13,17 +13,28 @@ import type { JobRow } from "../store/job_rows.ts";
 import type { ExitCode } from "./exit.ts";
 import { jobEndJson } from "./job_json.ts";
 
+/** How {@link printJobEnd} prints: for which command, in which form, with which exit code. */
+export interface PrintJobEndOptions {
+  /** The command's name as its messages show it, e.g. `checks watch`. */
+  command: string;
+  /** Print the JSON document on stdout (`--json`) rather than a line on stderr. */
+  json: boolean;
+  /** The exit code the command ends with. */
+  exitCode: ExitCode;
+}
+
 /**
- * Prints a job that ended without a result: with `--json` its document on stdout (src/cli/job_json.ts
+ * Prints a job that ended without a result: with `options.json` its document on stdout (src/cli/job_json.ts
  * `jobEndJson`), else a line on stderr.
  */
-export function printJobEnd(name: string, row: JobRow, json: boolean, exitCode: ExitCode): void {
+export function printJobEnd(row: JobRow, options: PrintJobEndOptions): void {
+  const { command, json, exitCode } = options;
   if (json) {
     console.log(JSON.stringify(jobEndJson(row, exitCode), null, 2));
   } else if (row.status === "cancelled") {
-    console.error(`longcall ${name}: cancelled (job ${row.id})`);
+    console.error(`longcall ${command}: cancelled (job ${row.id})`);
   } else {
-    console.error(`longcall ${name}: ${row.error?.message ?? "the job failed"} (job ${row.id})`);
+    console.error(`longcall ${command}: ${row.error?.message ?? "the job failed"} (job ${row.id})`);
   }
 }
 
@@ -47,16 +58,24 @@ const OUTCOME_TEXT: Readonly<Record<WatchOutcome, string>> = {
   merged: "the pull request was merged during the watch",
 };
 
+/** What a job's GitHub requests came to, as {@link requestCounts} words them. */
+export interface GitHubRequestCounts {
+  /** Requests counted against the rate limit (304s GitHub counted among them). */
+  requests: number;
+  /** Every 304 Not Modified answer, counted or free. */
+  notModified: number;
+  /** The 304s among `requests` (every one when anonymous). */
+  notModifiedCounted: number;
+  /** Whether the job ran with a token. */
+  authenticated: boolean;
+}
+
 /**
  * What a job's GitHub requests cost: `requests` counted against the rate limit (304s GitHub counted
  * among them), the 304s that were free (only with a token), and whether it ran anonymously.
  */
-export function requestCounts(
-  requests: number,
-  notModified: number,
-  notModifiedCounted: number,
-  authenticated: boolean,
-): string {
+export function requestCounts(counts: GitHubRequestCounts): string {
+  const { requests, notModified, notModifiedCounted, authenticated } = counts;
   const counted304 = notModifiedCounted > 0 ? ` (${notModifiedCounted} of them 304s)` : "";
   const free = notModified - notModifiedCounted;
   const freeText = free > 0 || authenticated ? `, ${free} free (304)` : "";
@@ -73,7 +92,12 @@ export function printWatchResult(r: WatchResult): void {
     `${countOf(s.total, "check")}: ${s.passed} passed, ${s.failed} failed, ${s.pending} pending · ${
       countOf(r.polls, "poll")
     }, ` +
-      requestCounts(r.requests, r.not_modified, r.not_modified_counted, r.authenticated),
+      requestCounts({
+        requests: r.requests,
+        notModified: r.not_modified,
+        notModifiedCounted: r.not_modified_counted,
+        authenticated: r.authenticated,
+      }),
   );
   if (r.outcome === "superseded") {
     console.log(`watched ${r.expected_head_sha.slice(0, 7)}, head is now ${r.observed_head_sha.slice(0, 7)}`);
@@ -131,11 +155,11 @@ export function printSyncResult(r: SyncResult): void {
     `${r.batch_status}: ${r.items.filter((i) => i.item_status === "complete").length}/${r.items.length} ` +
       `repositories · ${
         // GitHub counts every anonymous request, 304s included.
-        requestCounts(
-          r.requests,
-          r.not_modified,
-          r.authenticated ? 0 : r.not_modified,
-          r.authenticated,
-        )} · budget ${r.budget.used}/${r.budget.max}`,
+        requestCounts({
+          requests: r.requests,
+          notModified: r.not_modified,
+          notModifiedCounted: r.authenticated ? 0 : r.not_modified,
+          authenticated: r.authenticated,
+        })} · budget ${r.budget.used}/${r.budget.max}`,
   );
 }

@@ -60,13 +60,8 @@ export type JobEndJson = z.output<ReturnType<typeof jobEndJsonSchema>>;
 /** A result whose fields do not collide with the envelope's. */
 type Unenveloped = object & { [K in keyof JobResultEnvelope]?: never };
 
-/** The document of a job that ended with `result`: the envelope, then the result's fields. */
-export function jobResultJson<R extends Unenveloped>(
-  jobId: string,
-  exitCode: ExitCode,
-  result: R,
-): JobResultEnvelope & R {
-  const envelope: JobResultEnvelope = { job_id: jobId, exit_code: exitCode };
+/** The document of a job that ended with `result`: the `envelope` (job id, exit code), then the result's fields. */
+export function jobResultJson<R extends Unenveloped>(envelope: JobResultEnvelope, result: R): JobResultEnvelope & R {
   return { ...envelope, ...result };
 }
 

@@ -26,20 +26,22 @@ const dbOption = {
 } as const;
 const jsonOption = { type: "boolean", help: "Print JSON for scripts" } as const;
 
+/** The store the `jobs` commands control: the `--db` value (unset: the default), and the kinds it may hold. */
+interface ControlledStore {
+  db: string | undefined;
+  policies: readonly AnyJobPolicy[];
+}
+
 /**
- * Runs `fn` with the control side of a runtime over the `--db` store (the one composition root,
+ * Runs `fn` with the control side of a runtime over the `store.db` store (the one composition root,
  * src/cli/runtime.ts). Execution `none`: these commands admit nothing and run nothing; a cancel
  * of a running job reaches the process that runs it through the store. Nothing here logs: the
  * control side has no log, and there is no executor.
  */
-async function withControl<T>(
-  values: Record<string, unknown>,
-  policies: readonly AnyJobPolicy[],
-  fn: (control: JobControl) => T | Promise<T>,
-): Promise<T> {
+async function withControl<T>(store: ControlledStore, fn: (control: JobControl) => T | Promise<T>): Promise<T> {
   const runtime = openRuntime({
-    db: dbForReading(values.db as string | undefined),
-    kinds: { policies },
+    db: dbForReading(store.db),
+    kinds: { policies: store.policies },
     log: silentLogger,
     execution: "none",
   });
@@ -51,10 +53,11 @@ async function withControl<T>(
 }
 
 /**
- * Prints a batch: JSON, or a line per key; with `details` (`jobs get`), each job's line is followed by
- * what it leaves out (its times, poll guidance, typed error and, when asked for, request and result).
+ * Prints a batch: JSON (`options.json`), or a line per key; with `options.details` (`jobs get`), each job's line
+ * is followed by what it leaves out (its times, poll guidance, typed error and, when asked for, request and result).
  */
-function printItems(items: JobBatchItem[], json: boolean, details = false): void {
+function printItems(items: JobBatchItem[], options: { json: boolean; details?: boolean }): void {
+  const { json, details = false } = options;
   if (json) {
     console.log(JSON.stringify(batchOf(items), null, 2));
     return;
@@ -107,14 +110,13 @@ export function ageText(createdMs: number, nowMs: number): string {
   return `${Math.floor(seconds / 86_400)}d ago`;
 }
 
-/** A job's subject from its kind's policy; empty for a kind without one, or a stored request it cannot read. */
-export function subjectOf(
-  kind: string,
-  request: unknown,
-  policies: readonly AnyJobPolicy[],
-): string {
+/**
+ * A job's subject from its kind's policy (`job` is a stored row, or its kind and request); empty for a kind
+ * without one, or a stored request it cannot read.
+ */
+export function subjectOf(job: { kind: string; request: unknown }, policies: readonly AnyJobPolicy[]): string {
   try {
-    return policies.find((p) => p.kind === kind)?.subject?.(request) ?? "";
+    return policies.find((p) => p.kind === job.kind)?.subject?.(job.request) ?? "";
   } catch {
     return ""; // the line stays, without its subject
   }
@@ -151,15 +153,20 @@ export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
             `Cannot list jobs: --state must be one of ${STATES.join(", ")}, current value is ${state}`,
           );
         }
-        const limit = intOption(values.limit, "limit", 1, JOB_LIST_LIMIT_MAX, JOB_LIST_LIMIT_DEFAULT);
-        return withControl(values, policies, (control) => {
+        const limit = intOption(values.limit, {
+          name: "limit",
+          min: 1,
+          max: JOB_LIST_LIMIT_MAX,
+          fallback: JOB_LIST_LIMIT_DEFAULT,
+        });
+        return withControl({ db: values.db as string | undefined, policies }, (control) => {
           const rows = control.list({
             ...(state === undefined ? {} : { status: state as JobStatus }),
             ...(values.kind === undefined ? {} : { kind: values.kind as string }),
             limit,
           });
           const guidance = control.guidanceFor(rows);
-          const items = rows.map((r) => jobItem(r, "concise", guidance(r)));
+          const items = rows.map((r) => jobItem(r, { format: "concise", pollMs: guidance(r) }));
           if (values.json === true) console.log(JSON.stringify({ jobs: items }, null, 2));
           else if (items.length === 0) console.log("No jobs.");
           else {
@@ -168,7 +175,7 @@ export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
             const now = Date.now();
             const ages = rows.map((r) => ageText(r.created_at, now));
             const ageWidth = Math.max(...ages.map((x) => x.length));
-            const subjects = rows.map((r) => subjectOf(r.kind, r.request, policies));
+            const subjects = rows.map((r) => subjectOf(r, policies));
             const width = Math.max(0, ...subjects.map((x) => x.length));
             // The job's status, which --state filters on; a kind's own outcome (a watch whose CI failed
             // succeeded as a job) is in the summary.
@@ -200,18 +207,21 @@ export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
       examples: ["longcall jobs get 0b9c...e1 --json --detailed", "longcall jobs get 0b9c...e1 --wait-ms 45000"],
       async run(values, positionals) {
         const ids = idsFrom(positionals, "get");
-        const waitMs = intOption(values["wait-ms"], "wait-ms", 0, JOB_WAIT_MS_MAX, 0);
+        const waitMs = intOption(values["wait-ms"], { name: "wait-ms", min: 0, max: JOB_WAIT_MS_MAX, fallback: 0 });
         const until = (values.until as string | undefined) ?? "change";
         if (until !== "change" && until !== "terminal") {
           throw new UsageError(`Cannot use --until: expected change or terminal, current value is ${until}`);
         }
-        return await withControl(values, policies, async (control) => {
+        return await withControl({ db: values.db as string | undefined, policies }, async (control) => {
           const wait = waitMs === 0 ? undefined : await control.wait(jobIdsOf(ids), null, { ms: waitMs, until });
-          const items = jobGetItems(control, ids, null, values.detailed ? "detailed" : "concise");
+          const items = jobGetItems(control, ids, {
+            authority: null,
+            format: values.detailed ? "detailed" : "concise",
+          });
           if (wait !== undefined && values.json === true) {
             console.log(JSON.stringify({ ...batchOf(items), wait }, null, 2));
           } else {
-            printItems(items, values.json === true, true);
+            printItems(items, { json: values.json === true, details: true });
             if (wait !== undefined) console.log(`(waited ${wait.waited_ms} ms: ${wait.ended})`);
           }
           return items.every((i) => i.item_status === "complete") ? EXIT_OK : EXIT_NOT_FOUND;
@@ -226,9 +236,9 @@ export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
       examples: ["longcall jobs cancel 0b9c...e1"],
       async run(values, positionals) {
         const ids = idsFrom(positionals, "cancel");
-        return await withControl(values, policies, async (control) => {
-          const items = await jobCancelItems(control, ids, null);
-          printItems(items, values.json === true);
+        return await withControl({ db: values.db as string | undefined, policies }, async (control) => {
+          const items = await jobCancelItems(control, ids, { authority: null });
+          printItems(items, { json: values.json === true });
           return items.some((i) => i.reason === "not_found" || i.reason === "invalid_id") ? EXIT_NOT_FOUND : EXIT_OK;
         });
       },

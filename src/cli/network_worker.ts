@@ -75,7 +75,7 @@ export function runNetworkWorker(held: readonly MessageEvent[] = []): void {
             db: msg.db,
             ...(msg.synchronous === undefined ? {} : { synchronous: msg.synchronous }),
             kinds: { product: { github: msg.github, runners: productRegistry } },
-            log: createLogger(msg.logLevel, "longcall:worker", writeLog),
+            log: createLogger(msg.logLevel, { scope: "longcall:worker", write: writeLog }),
             ...(msg.timeRate === undefined ? {} : { timeRate: msg.timeRate }),
             execution: "in_process",
             executor: {

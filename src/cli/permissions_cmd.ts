@@ -50,13 +50,21 @@ function describe(d: Deno.PermissionDescriptor): string {
   }
 }
 
+/** What an audit asks about, besides what no server may have (example.com, env, run, ffi, sys). */
+export interface AuditTargets {
+  /** The database path. */
+  db: string;
+  /** The GitHub API host, with its port. */
+  githubHost: string;
+  /** $HOME (unset: /etc is read and /tmp written instead). */
+  home: string | undefined;
+  /** longcall's own code on disk (the bundle file, or src/main.ts), when it runs from a file. */
+  code?: string;
+}
+
 /** The descriptors that matter for a review. */
-export function auditDescriptors(
-  db: string,
-  githubHost: string,
-  home: string | undefined,
-  code?: string,
-): Deno.PermissionDescriptor[] {
+export function auditDescriptors(targets: AuditTargets): Deno.PermissionDescriptor[] {
+  const { db, githubHost, home, code } = targets;
   return [
     { name: "net", host: githubHost },
     { name: "net", host: "example.com:443" },
@@ -95,12 +103,12 @@ export async function auditPermissions(db: string): Promise<PermissionReport> {
   const github = githubConfigFromEnv();
   const githubHost = netHostOf(github.baseUrl);
   const code = Deno.mainModule.startsWith("file:") ? fileURLToPath(Deno.mainModule) : undefined;
-  const descriptors = auditDescriptors(
+  const descriptors = auditDescriptors({
     db,
-    githubHost.includes(":") ? githubHost : `${githubHost}:443`,
-    envGet("HOME"),
-    code,
-  );
+    githubHost: githubHost.includes(":") ? githubHost : `${githubHost}:443`,
+    home: envGet("HOME"),
+    ...(code === undefined ? {} : { code }),
+  });
   const atStart: Deno.PermissionState[] = [];
   for (const d of descriptors) atStart.push((await Deno.permissions.query(d)).state);
   // Queried before anything is revoked: what the process was started with. Creating the worker
@@ -111,7 +119,7 @@ export async function auditPermissions(db: string): Promise<PermissionReport> {
     db,
     githubBaseUrl: github.baseUrl,
     moduleUrl: Deno.mainModule,
-    log: createLogger(logLevel(), "longcall:permissions"),
+    log: createLogger(logLevel(), { scope: "longcall:permissions" }),
   });
   let workerStates: Deno.PermissionState[];
   try {

@@ -22,18 +22,24 @@ import { type AnyJobKind, JobKindRegistry } from "../jobs/kinds.ts";
 import type { Store } from "../store/store.ts";
 import type { GitHubConfig } from "./product_kinds.ts";
 
+/** What the product's runners run with, besides their store. */
+export interface ProductRunnersOptions {
+  /** Where GitHub is, and the token. */
+  github: GitHubConfig;
+  log: Logger;
+  /** The clock the runners (and the ETag cache) run on; default the system clock. */
+  clock?: Clock;
+  /** Replaces the global fetch (tests put a fault between the real client and the fake). */
+  fetch?: typeof globalThis.fetch;
+}
+
 /**
  * The product's runnable kinds over one store. GitHub clients are created per job (per-job
- * counters) and share one rate-limit gate; `fetch` replaces the global one (tests put a fault
+ * counters) and share one rate-limit gate; `options.fetch` replaces the global one (tests put a fault
  * between the real client and the fake).
  */
-export function productKinds(
-  store: Store,
-  gh: GitHubConfig,
-  log: Logger,
-  clock: Clock,
-  fetch?: typeof globalThis.fetch,
-): AnyJobKind[] {
+export function productKinds(store: Store, options: ProductRunnersOptions): AnyJobKind[] {
+  const { github: gh, log, clock = systemClock, fetch } = options;
   const corpus = store.corpus;
   const etags = new SqliteEtagCache(store.etags, clock);
   // One token, one limit: a job that learns it is spent holds the others' requests too.
@@ -60,12 +66,6 @@ export function productKinds(
 }
 
 /** A registry of the product's runnable kinds. */
-export function productRegistry(
-  store: Store,
-  gh: GitHubConfig,
-  log: Logger,
-  clock: Clock = systemClock,
-  fetch?: typeof globalThis.fetch,
-): JobKindRegistry {
-  return new JobKindRegistry(productKinds(store, gh, log, clock, fetch));
+export function productRegistry(store: Store, options: ProductRunnersOptions): JobKindRegistry {
+  return new JobKindRegistry(productKinds(store, options));
 }

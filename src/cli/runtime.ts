@@ -129,12 +129,20 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** What the network worker works on: its database, the GitHub API it calls, and its code. */
+export interface NetworkWorkerSetup {
+  db: string;
+  githubBaseUrl: string;
+  script: WorkerScript;
+}
+
 /**
  * The network worker's permission set, the only definition of it: net to the GitHub API host
  * only, read and write to the database files, plus the reads its code needs when it does not
  * start from memory. `longcall permissions` audits exactly this value.
  */
-export function networkWorkerPermissions(db: string, githubBaseUrl: string, script: WorkerScript): WorkerPermissions {
+export function networkWorkerPermissions(setup: NetworkWorkerSetup): WorkerPermissions {
+  const { db, githubBaseUrl, script } = setup;
   return {
     net: [netHostOf(githubBaseUrl)],
     read: [...databaseFiles(db), ...script.codeReads],
@@ -155,9 +163,14 @@ export function startNetworkWorker(options: {
   onJobEvent?: () => void;
 }): NetworkWorker {
   const script = networkWorkerScript(String(options.moduleUrl));
-  const permissions = networkWorkerPermissions(options.db, options.githubBaseUrl, script);
+  const permissions = networkWorkerPermissions({ db: options.db, githubBaseUrl: options.githubBaseUrl, script });
   try {
-    const executor = new WorkerExecutor(script.url, permissions, options.log, options.onJobEvent);
+    const executor = new WorkerExecutor({
+      moduleUrl: script.url,
+      permissions,
+      log: options.log,
+      ...(options.onJobEvent === undefined ? {} : { onJobEvent: options.onJobEvent }),
+    });
     return { executor, script, permissions };
   } catch (err) {
     script.release();
@@ -223,7 +236,12 @@ export function openRuntime(config: RuntimeConfig): Runtime {
     // The runners (GitHub clients, the ETag cache) exist only where jobs execute: with the network
     // worker (or no execution) this thread admits with the kinds' policies alone.
     const runnable: JobKindRegistry | undefined = product !== undefined
-      ? runners?.(store, product.github, log, handlerClock, product.fetch)
+      ? runners?.(store, {
+        github: product.github,
+        log,
+        clock: handlerClock,
+        ...(product.fetch === undefined ? {} : { fetch: product.fetch }),
+      })
       : policies !== undefined
       ? undefined
       : (config.kinds as Extract<RuntimeKinds, { registry: unknown }>).registry({ store, log, clock: handlerClock });
@@ -241,14 +259,17 @@ export function openRuntime(config: RuntimeConfig): Runtime {
         onJobEvent: () => waits.notify(),
       });
       execution = workerExecution(worker, {
-        type: "init",
-        db: config.db,
-        ...(config.synchronous === undefined ? {} : { synchronous: config.synchronous }),
-        github,
-        logLevel: workerConfig.logLevel,
-        ...(config.timeRate === undefined ? {} : { timeRate: config.timeRate }),
-        executor: config.executor ?? {},
-      }, log);
+        init: {
+          type: "init",
+          db: config.db,
+          ...(config.synchronous === undefined ? {} : { synchronous: config.synchronous }),
+          github,
+          logLevel: workerConfig.logLevel,
+          ...(config.timeRate === undefined ? {} : { timeRate: config.timeRate }),
+          executor: config.executor ?? {},
+        },
+        log,
+      });
     } else if (config.execution === "in_process" && runnable !== undefined) {
       const overrides = config.executor ?? {};
       execution = inProcessExecution(
@@ -327,16 +348,16 @@ function inProcessExecution(executor: Executor): Execution {
 }
 
 /**
- * The network worker's execution. `start()` sends `init` once (later calls share its outcome); a
+ * The network worker's execution. `start()` sends `options.init` once (later calls share its outcome); a
  * submission (`wake`) starts it too, so a server that starts its worker late (src/cli/serve.ts) never
  * leaves a job waiting for that. `firstStart` settles as that one start does, whoever made it. Before
  * it has started it runs nothing: nothing to abort or linger for.
  */
 function workerExecution(
   worker: NetworkWorker,
-  init: Parameters<WorkerExecutor["start"]>[0],
-  log: Logger,
+  options: { init: Parameters<WorkerExecutor["start"]>[0]; log: Logger },
 ): Execution {
+  const { init, log } = options;
   const first = Promise.withResolvers<void>();
   // Whoever awaits start() or firstStart hears a failure; until then it is no unhandled rejection.
   first.promise.catch(() => {});

@@ -14,7 +14,7 @@ import { openStore } from "../store/store.ts";
 import { type Command, intOption } from "./command.ts";
 import { dbForReading } from "./config.ts";
 import { EXIT_OK, UsageError } from "./exit.ts";
-import { dbOption, jsonOption, oneOf } from "./github_options.ts";
+import { dbOption, jsonOption, oneOf, THREAD_KIND_FLAG, THREAD_STATE_FLAG } from "./github_options.ts";
 
 /** The `search` command. */
 export function searchCommand(): Command {
@@ -51,9 +51,14 @@ export function searchCommand(): Command {
       if (query === "") throw new UsageError("Cannot search: give a QUERY");
       const args: Record<string, unknown> = {
         query,
-        kind: oneOf(values.kind, ["issue", "pull_request", "both"] as const, "kind", "both"),
-        state: oneOf(values.state, ["open", "closed", "all"] as const, "state", "all"),
-        limit: intOption(values.limit, "limit", 1, SEARCH_LIMIT_MAX, SEARCH_LIMIT_DEFAULT),
+        kind: oneOf(values.kind, THREAD_KIND_FLAG),
+        state: oneOf(values.state, THREAD_STATE_FLAG),
+        limit: intOption(values.limit, {
+          name: "limit",
+          min: 1,
+          max: SEARCH_LIMIT_MAX,
+          fallback: SEARCH_LIMIT_DEFAULT,
+        }),
       };
       const repos = values.repo as string[] | undefined;
       if (repos !== undefined && repos.length > 0) args.repositories = repos;

@@ -202,8 +202,11 @@ async function httpToken(flags: ServeFlags): Promise<string | undefined> {
 export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<number> {
   // Once the host is gone its stderr may be a closed pipe or a vanished terminal: a lingering server logs nothing.
   let muted = false;
-  const log = createLogger(logLevel(), "longcall", (line) => {
-    if (!muted) console.error(line);
+  const log = createLogger(logLevel(), {
+    scope: "longcall",
+    write: (line) => {
+      if (!muted) console.error(line);
+    },
   });
   const lingerMs = flags.lingerMs ?? 0;
   if (!Number.isInteger(lingerMs) || lingerMs < 0 || lingerMs > LINGER_MS_MAX) {
@@ -305,7 +308,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   }
   idle = idleCollection(log);
   narrowed.resolve();
-  const serving = httpServing ?? mcp.serveOnStdio(factory, log, idle === null ? undefined : () => idle?.touch());
+  const serving = httpServing ??
+    mcp.serveOnStdio(factory, { log, onActivity: idle === null ? undefined : () => idle?.touch() });
   const servingAt = performance.now();
   log.info("serving", {
     transport: flags.http ? "http" : "stdio",
@@ -360,10 +364,10 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   log.info("shutting down", { reason });
   stopping = true;
   clearTimeout(workerStart);
-  await stopServing(serving, waits, log);
+  await stopServing(serving, { waits, log });
   idle?.stop();
   if ((reason === "wire_closed" || reason === "hangup") && lingerMs > 0) {
-    await linger(execution, lingerMs, interrupted.promise, log, () => muted = true);
+    await linger(execution, { lingerMs, interrupted: interrupted.promise, log, mute: () => muted = true });
   }
   if (stopTasks) {
     // Queued ones end cancelled now; running ones are recorded cancelled by the shutdown below.
@@ -385,32 +389,43 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
 
 /**
  * Stops serving: no request is read or answered after this (the stdio transport writes nothing
- * once closed). Anything that holds a request open until the server stops serving ends here.
+ * once closed). Anything that holds a request open until the server stops serving ends here
+ * (`options.waits`, the waiting reads).
  */
-async function stopServing(serving: { close(): Promise<void> }, waits: JobWaits, log: Logger): Promise<void> {
+async function stopServing(
+  serving: { close(): Promise<void> },
+  options: { waits: JobWaits; log: Logger },
+): Promise<void> {
+  const { waits, log } = options;
   // Waiting jobs.get calls answer now with the current view, before the transport closes.
   waits.close();
   await new Promise((resolve) => setTimeout(resolve, 0));
   await serving.close().catch((err) => log.warn("close failed", { error: String(err) }));
 }
 
+/** How {@link linger} lingers: for how long at most, until which interrupt, and how it stops logging. */
+interface LingerOptions {
+  lingerMs: number;
+  /** Resolves on SIGINT / SIGTERM. */
+  interrupted: Promise<void>;
+  log: Logger;
+  /** Stops all logging. */
+  mute: () => void;
+}
+
 /**
  * The host went away: keeps running the jobs this process owns (no claiming, no serving) until
- * none is left, `lingerMs` passes or SIGINT / SIGTERM arrives. Logging stops first: the host's
- * end of stderr may be closed, and nothing should reach a parent after the host is gone. Returns at once when no job is running.
+ * none is left, `options.lingerMs` passes or SIGINT / SIGTERM arrives (`options.interrupted`).
+ * Logging stops first (`options.mute`): the host's end of stderr may be closed, and nothing should
+ * reach a parent after the host is gone. Returns at once when no job is running.
  *
  * Deno keeps file descriptors 1 and 2 open for the life of the process (ext/io holds them in
  * statics; `Deno.stdout.close()` closes only a duplicate's resource), so without FFI a process
  * cannot hand its parent end-of-file on them: a parent that waits for EOF on the server's
  * stdout or stderr (rather than for its own child) waits for the linger.
  */
-async function linger(
-  execution: Execution,
-  lingerMs: number,
-  interrupted: Promise<void>,
-  log: Logger,
-  mute: () => void,
-): Promise<void> {
+async function linger(execution: Execution, options: LingerOptions): Promise<void> {
+  const { lingerMs, interrupted, log, mute } = options;
   const { running, idle } = await execution.linger();
   if (running === 0) return;
   log.info("the host went away: running jobs continue, this process exits when they end", {
@@ -522,19 +537,23 @@ export function serveCommand(parts: () => ServerParts): Command {
         listen,
         readOnly: values["read-only"] === true,
         ...(values["admitted-max"] === undefined ? {} : {
-          admittedMax: intOption(
-            values["admitted-max"],
-            "admitted-max",
-            1,
-            JOB_ADMITTED_MAX_MAX,
-            JOB_ADMITTED_MAX_DEFAULT,
-          ),
+          admittedMax: intOption(values["admitted-max"], {
+            name: "admitted-max",
+            min: 1,
+            max: JOB_ADMITTED_MAX_MAX,
+            fallback: JOB_ADMITTED_MAX_DEFAULT,
+          }),
         }),
         ...(retention === undefined ? {} : {
-          retentionMs: intOption(retention, "retention-ms", JOB_RETENTION_MS_MIN, JOB_RETENTION_MS_MAX, 0),
+          retentionMs: intOption(retention, {
+            name: "retention-ms",
+            min: JOB_RETENTION_MS_MIN,
+            max: JOB_RETENTION_MS_MAX,
+            fallback: 0,
+          }),
         }),
         ...(sync === undefined ? {} : { synchronous: sync as Synchronous }),
-        lingerMs: intOption(linger, "linger-ms", 0, LINGER_MS_MAX, LINGER_MS_DEFAULT),
+        lingerMs: intOption(linger, { name: "linger-ms", min: 0, max: LINGER_MS_MAX, fallback: LINGER_MS_DEFAULT }),
         ...(rate === undefined ? {} : { timeRate: rate }),
       }, parts());
     },

@@ -62,8 +62,12 @@ function terminalColumns(): number {
   }
 }
 
-/** A text progress bar: `[####----]` (full once `done` reaches `total`, even past it). */
-export function bar(done: number, total: number, width = 24): string {
+/**
+ * A text progress bar: `[####----]` (full once `done` reaches `total`, even past it), `options.width`
+ * characters between the brackets (default 24).
+ */
+export function bar(done: number, total: number, options: { width?: number } = {}): string {
+  const { width = 24 } = options;
   const filled = total <= 0 ? 0 : Math.min(width, Math.max(0, Math.round((done / total) * width)));
   return `[${"#".repeat(filled)}${"-".repeat(width - filled)}]`;
 }

@@ -20,7 +20,7 @@ import { type Command, intOption } from "./command.ts";
 import { resolveDbPath } from "./config.ts";
 import { EXIT_ERROR, EXIT_OK, UsageError } from "./exit.ts";
 import { jobErrorExit, runBlocking } from "./follow_job.ts";
-import { dbOption, jsonOption, oneOf } from "./github_options.ts";
+import { dbOption, jsonOption, oneOf, THREAD_KIND_FLAG, THREAD_STATE_FLAG } from "./github_options.ts";
 import { printJobEnd, printSyncResult } from "./github_print.ts";
 import { jobResultJson } from "./job_json.ts";
 import { bar, SPINNER, StatusLine } from "./status_line.ts";
@@ -103,16 +103,20 @@ export function syncCommand(): Command {
     async run(values, positionals) {
       const input: Record<string, unknown> = {
         repositories: syncRepositories(positionals),
-        kind: oneOf(values.kind, ["issue", "pull_request", "both"] as const, "kind", "both"),
-        state: oneOf(values.state, ["open", "closed", "all"] as const, "state", "all"),
-        limit_per_repository: intOption(
-          values.limit,
-          "limit",
-          1,
-          SYNC_LIMIT_PER_REPOSITORY_MAX,
-          SYNC_LIMIT_PER_REPOSITORY_DEFAULT,
-        ),
-        max_requests: intOption(values["max-requests"], "max-requests", 1, SYNC_REQUESTS_MAX, SYNC_REQUESTS_DEFAULT),
+        kind: oneOf(values.kind, THREAD_KIND_FLAG),
+        state: oneOf(values.state, THREAD_STATE_FLAG),
+        limit_per_repository: intOption(values.limit, {
+          name: "limit",
+          min: 1,
+          max: SYNC_LIMIT_PER_REPOSITORY_MAX,
+          fallback: SYNC_LIMIT_PER_REPOSITORY_DEFAULT,
+        }),
+        max_requests: intOption(values["max-requests"], {
+          name: "max-requests",
+          min: 1,
+          max: SYNC_REQUESTS_MAX,
+          fallback: SYNC_REQUESTS_DEFAULT,
+        }),
       };
       if (values["updated-after"] !== undefined) input.updated_after = updatedAfter(values["updated-after"] as string);
       const json = values.json === true;
@@ -136,12 +140,12 @@ export function syncCommand(): Command {
       status.done();
       if (row.status !== "succeeded") {
         const code = jobErrorExit(row);
-        printJobEnd("sync", row, json, code);
+        printJobEnd(row, { command: "sync", json, exitCode: code });
         return code;
       }
       const result = row.result as SyncResult;
       const code = result.batch_status === "complete" ? EXIT_OK : EXIT_ERROR;
-      if (json) console.log(JSON.stringify(jobResultJson(row.id, code, result), null, 2));
+      if (json) console.log(JSON.stringify(jobResultJson({ job_id: row.id, exit_code: code }, result), null, 2));
       else printSyncResult(result);
       return code;
     },

@@ -23,6 +23,17 @@ export function databaseFiles(db: string): string[] {
   return [db, `${db}-wal`, `${db}-shm`, `${db}-journal`];
 }
 
+/** What a {@link WorkerExecutor} starts its worker from and reports to. */
+export interface WorkerExecutorOptions {
+  /** The worker's code. */
+  moduleUrl: string | URL;
+  /** Its explicit permission set. */
+  permissions: WorkerPermissions;
+  log: Logger;
+  /** Hears each job progress or end the worker reports (wakes waiting readers). */
+  onJobEvent?: () => void;
+}
+
 /** The network worker as the server sees it (the same surface as an in-process Executor). */
 export class WorkerExecutor {
   readonly #worker: Worker;
@@ -34,8 +45,9 @@ export class WorkerExecutor {
   /** Whether anything was sent yet: the worker loads its code on the first message. */
   #told = false;
 
-  /** `onJobEvent` hears each job progress or end the worker reports (wakes waiting readers). */
-  constructor(moduleUrl: string | URL, permissions: WorkerPermissions, log: Logger, onJobEvent?: () => void) {
+  /** Starts the worker; `options.onJobEvent` hears each job progress or end it reports (wakes waiting readers). */
+  constructor(options: WorkerExecutorOptions) {
+    const { moduleUrl, permissions, log, onJobEvent } = options;
     this.#log = log;
     this.#worker = createWorker(moduleUrl, permissions);
     this.#entered = this.#expect("entered", WORKER_START_TIMEOUT_MS);
@@ -79,11 +91,12 @@ export class WorkerExecutor {
     });
   }
 
+  /** Sends `message` and waits up to `expected.timeoutMs` for a message of `expected.reply` type (or a failure). */
   #request<T extends FromWorker["type"]>(
     message: ToWorker,
-    reply: T,
-    timeoutMs: number,
+    expected: { reply: T; timeoutMs: number },
   ): Promise<Extract<FromWorker, { type: T }>> {
+    const { reply, timeoutMs } = expected;
     // A worker that already failed (its entry crashed, say) answers nothing: say so now, not after the timeout.
     if (this.#gone !== undefined) return Promise.reject(new Error(`network worker: ${this.#gone}`));
     return new Promise((resolve, reject) => {
@@ -115,7 +128,7 @@ export class WorkerExecutor {
 
   /** Opens the worker's store and starts its executor. */
   async start(init: Extract<ToWorker, { type: "init" }>): Promise<void> {
-    const ready = await this.#request(init, "ready", WORKER_START_TIMEOUT_MS);
+    const ready = await this.#request(init, { reply: "ready", timeoutMs: WORKER_START_TIMEOUT_MS });
     this.#log.debug("network worker ready", { owner: ready.ownerId });
   }
 
@@ -137,7 +150,7 @@ export class WorkerExecutor {
     const idle = Promise.withResolvers<void>();
     this.#waiters.set("idle", () => idle.resolve());
     try {
-      const m = await this.#request({ type: "linger" }, "lingering", WORKER_START_TIMEOUT_MS);
+      const m = await this.#request({ type: "linger" }, { reply: "lingering", timeoutMs: WORKER_START_TIMEOUT_MS });
       return { running: m.running, idle: idle.promise };
     } catch (err) {
       this.#waiters.delete("idle");
@@ -148,7 +161,10 @@ export class WorkerExecutor {
 
   /** Asks the worker what Deno grants it for each descriptor. */
   async audit(descriptors: Deno.PermissionDescriptor[]): Promise<Deno.PermissionState[]> {
-    const m = await this.#request({ type: "audit", descriptors }, "audit", WORKER_START_TIMEOUT_MS);
+    const m = await this.#request({ type: "audit", descriptors }, {
+      reply: "audit",
+      timeoutMs: WORKER_START_TIMEOUT_MS,
+    });
     return m.states;
   }
 
@@ -157,7 +173,7 @@ export class WorkerExecutor {
     try {
       // Told nothing yet, it has opened nothing: stopping it must not make it load its code first.
       if (this.#gone === undefined && this.#told) {
-        await this.#request({ type: "stop" }, "stopped", WORKER_STOP_TIMEOUT_MS);
+        await this.#request({ type: "stop" }, { reply: "stopped", timeoutMs: WORKER_STOP_TIMEOUT_MS });
       }
     } catch (err) {
       this.#log.warn("network worker did not stop cleanly", { error: String(err) });

@@ -69,11 +69,11 @@ export function encodeSearchCursor(fingerprint: string, position: SearchPosition
  */
 export function decodeSearchCursor(cursor: unknown, fingerprint: string): SearchPosition {
   const fail = (why: string): never =>
-    invalidArgument(
-      "$.cursor",
-      `Cannot read cursor: ${why}; pass next_cursor from the previous answer unchanged, with the same query and filters`,
-      null,
-    );
+    invalidArgument("$.cursor", {
+      message:
+        `Cannot read cursor: ${why}; pass next_cursor from the previous answer unchanged, with the same query and filters`,
+      example: null,
+    });
   if (typeof cursor !== "string" || cursor.length === 0 || cursor.length > SEARCH_CURSOR_CHARS_MAX) {
     return fail("it is not a cursor issued by corpus.search_threads");
   }

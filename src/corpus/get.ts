@@ -23,13 +23,19 @@ import {
   repositoryItem,
 } from "./projection.ts";
 
-/** One item per key, in order: the stored row's view, or `not_synced` with a message (never "absent"). */
+/**
+ * One item per key, in order: the view of the stored row found for it (`answers.found`, by index), or `not_synced`
+ * with the message `answers.missing` gives (never "absent").
+ */
 function answerEach<R, V>(
   keys: readonly string[],
-  found: readonly (R | undefined)[],
-  view: (row: R) => V,
-  missing: (key: string, index: number) => string,
+  answers: {
+    found: readonly (R | undefined)[];
+    view: (row: R) => V;
+    missing: (key: string, index: number) => string;
+  },
 ): CorpusBatch<V> {
+  const { found, view, missing } = answers;
   return batchOf(keys.map((key, i) => {
     const row = found[i];
     return row === undefined
@@ -47,13 +53,12 @@ function answerEach<R, V>(
 export function getThreads(rows: CorpusRows, input: GetThreadsInput): CorpusBatch<CompactThread | FullThread> {
   const view = input.view ?? "compact";
   const refs = input.threads.map((value, i) => parseThreadRef(value, `$.threads.${i}`));
-  return answerEach<ThreadRow, CompactThread | FullThread>(
-    refs.map((r) => r.key),
-    rows.threadsGet(refs),
-    (row) => view === "full" ? fullThread(row) : compactThread(row),
-    (key, i) =>
+  return answerEach<ThreadRow, CompactThread | FullThread>(refs.map((r) => r.key), {
+    found: rows.threadsGet(refs),
+    view: (row) => view === "full" ? fullThread(row) : compactThread(row),
+    missing: (key, i) =>
       `The corpus holds no copy of ${key}; it is unknown whether it exists (sync ${refs[i]?.repository} first)`,
-  );
+  });
 }
 
 /**
@@ -64,12 +69,11 @@ export function getThreads(rows: CorpusRows, input: GetThreadsInput): CorpusBatc
  */
 export function getRepositories(rows: CorpusRows, input: GetRepositoriesInput): CorpusBatch<RepositoryItem> {
   const names = input.repositories.map((value, i) => parseRepositoryName(value, `$.repositories.${i}`));
-  return answerEach(
-    names,
-    rows.repositoriesGet(names),
-    repositoryItem,
-    (name) => `The corpus holds no metadata for ${name}; it is unknown whether it exists (sync it first)`,
-  );
+  return answerEach(names, {
+    found: rows.repositoriesGet(names),
+    view: repositoryItem,
+    missing: (name) => `The corpus holds no metadata for ${name}; it is unknown whether it exists (sync it first)`,
+  });
 }
 
 /**
@@ -83,11 +87,10 @@ export function getPullRequestChecks(
   input: GetPullRequestChecksInput,
 ): CorpusBatch<PullRequestChecksItem> {
   const refs = input.pull_requests.map((value, i) => parseThreadRef(value, `$.pull_requests.${i}`));
-  return answerEach(
-    refs.map((r) => r.key),
-    rows.pullRequestChecksGet(refs),
-    pullRequestChecksItem,
-    (key) =>
+  return answerEach(refs.map((r) => r.key), {
+    found: rows.pullRequestChecksGet(refs),
+    view: pullRequestChecksItem,
+    missing: (key) =>
       `No checks observation of ${key} is stored; its CI state is unknown (watch it with github.wait_pull_request_checks)`,
-  );
+  });
 }

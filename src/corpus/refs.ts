@@ -16,8 +16,9 @@ export const EXAMPLE_REPOSITORY = "denoland/deno";
 /** Example thread reference used in error data. */
 export const EXAMPLE_THREAD_REF = "denoland/deno#123";
 
-/** Throws `invalid_argument` for `path` with an example of a valid value. */
-export function invalidArgument(path: string, message: string, example: unknown): never {
+/** Throws `invalid_argument` for `path` with `refusal.message` and an example of a valid value (`refusal.example`). */
+export function invalidArgument(path: string, refusal: { message: string; example: unknown }): never {
+  const { message, example } = refusal;
   throw new AppError("invalid_argument", message, { data: { path, example } });
 }
 
@@ -33,11 +34,10 @@ export interface ThreadRef extends ThreadKey {
  */
 export function parseRepositoryName(value: unknown, path: string): string {
   if (typeof value !== "string" || !isFullRepositoryName(value)) {
-    invalidArgument(
-      path,
-      `Cannot read ${path}: expected a repository as owner/repo; current value is ${JSON.stringify(value)}`,
-      EXAMPLE_REPOSITORY,
-    );
+    invalidArgument(path, {
+      message: `Cannot read ${path}: expected a repository as owner/repo; current value is ${JSON.stringify(value)}`,
+      example: EXAMPLE_REPOSITORY,
+    });
   }
   return value;
 }
@@ -49,13 +49,12 @@ export function parseRepositoryName(value: unknown, path: string): string {
  */
 export function parseThreadRef(value: unknown, path: string): ThreadRef {
   const fail = (): never =>
-    invalidArgument(
-      path,
-      `Cannot read ${path}: expected a thread reference as owner/repo#number; current value is ${
+    invalidArgument(path, {
+      message: `Cannot read ${path}: expected a thread reference as owner/repo#number; current value is ${
         JSON.stringify(value)
       }`,
-      EXAMPLE_THREAD_REF,
-    );
+      example: EXAMPLE_THREAD_REF,
+    });
   if (typeof value !== "string") return fail();
   const parts = parseThreadRefText(value);
   if (parts === undefined) return fail();

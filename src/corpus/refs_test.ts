@@ -23,7 +23,7 @@ function refused(fn: () => unknown, path: string, example: unknown): AppError {
 }
 
 Deno.test("invalidArgument: throws invalid_argument with the path and an example in data", () => {
-  const err = refused(() => invalidArgument("a.b", "Cannot read a.b: nope", 7), "a.b", 7);
+  const err = refused(() => invalidArgument("a.b", { message: "Cannot read a.b: nope", example: 7 }), "a.b", 7);
   assert.equal(err.message, "Cannot read a.b: nope");
   assert.equal(err.retryable, false);
 });

@@ -59,11 +59,10 @@ export function searchThreads(rows: CorpusRows, input: SearchThreadsInput): Sear
   const { query, label } = input;
   const match = ftsQueryFromText(query);
   if (match === null) {
-    invalidArgument(
-      "$.query",
-      `Cannot search: the query ${JSON.stringify(query)} has no letters or digits to search for`,
-      "flaky test timeout",
-    );
+    invalidArgument("$.query", {
+      message: `Cannot search: the query ${JSON.stringify(query)} has no letters or digits to search for`,
+      example: "flaky test timeout",
+    });
   }
   const repositories = input.repositories?.map((value, i) => parseRepositoryName(value, `$.repositories.${i}`));
   const kind = input.kind ?? "both";

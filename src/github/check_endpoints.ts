@@ -12,7 +12,7 @@ import { AppError } from "../base/errors.ts";
 import { isCommitSha } from "../base/names.ts";
 import { GITHUB_PER_PAGE_MAX } from "../base/limits.ts";
 import type { RateLimitState } from "./rate_limit.ts";
-import { refPath, repoPath } from "./repo_path.ts";
+import { refPath, repoPath, type RepoRef } from "./repo_path.ts";
 import { type EndpointOptions, isJsonObject as isObject, type Requester } from "./requester.ts";
 import type {
   GitHubBranchRule,
@@ -27,6 +27,42 @@ import type {
   GitHubWorkflowRun,
   GitHubWorkflowRunsPage,
 } from "./types.ts";
+
+/** A git ref (SHA, branch or tag) of one repository: what the per-commit CI endpoints read. */
+export interface RefTarget {
+  repo: RepoRef;
+  ref: string;
+}
+
+/** One commit of a repository, by its SHA (40 lowercase hex digits). */
+export interface CommitTarget {
+  repo: RepoRef;
+  sha: string;
+}
+
+/** One branch of a repository, by name. */
+export interface BranchTarget {
+  repo: RepoRef;
+  branch: string;
+}
+
+/** One check run of a repository, by id. */
+export interface CheckRunTarget {
+  repo: RepoRef;
+  checkRunId: number;
+}
+
+/** Options of {@linkcode getCheckRuns}. */
+export interface CheckRunsOptions extends EndpointOptions {
+  /** Runs per page (1..{@linkcode GITHUB_PER_PAGE_MAX}, default the cap). */
+  perPage?: number;
+}
+
+/** Options of {@linkcode getCheckRunAnnotations}. */
+export interface AnnotationsOptions extends EndpointOptions {
+  /** Annotations read (1..{@linkcode GITHUB_PER_PAGE_MAX}): one page of that size. */
+  perPage: number;
+}
 
 /** {@linkcode getCheckRuns}'s answer. */
 export interface CheckRunsResult {
@@ -61,21 +97,22 @@ export interface CheckSuitesResult {
 }
 
 /**
- * All check runs of `ref` (`per_page=100&filter=latest`, every page up to the page bound).
+ * All check runs of `target.ref` (`per_page=100&filter=latest`, every page up to the page bound).
  * `complete` is false when fewer runs were fetched than GitHub's `total_count`.
  */
 export async function getCheckRuns(
   http: Requester,
-  owner: string,
-  repo: string,
-  ref: string,
-  options: EndpointOptions & { perPage?: number },
+  target: RefTarget,
+  options: CheckRunsOptions,
 ): Promise<CheckRunsResult> {
+  const { repo, ref } = target;
   const perPage = options.perPage ?? GITHUB_PER_PAGE_MAX;
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > GITHUB_PER_PAGE_MAX) {
     throw new RangeError(`Cannot list 1..${GITHUB_PER_PAGE_MAX} check runs per page: current value is ${perPage}`);
   }
-  const path = `${repoPath(owner, repo)}/commits/${refPath(ref)}/check-runs?per_page=${perPage}&filter=latest`;
+  const path = `${repoPath(repo.owner, repo.repo)}/commits/${
+    refPath(ref)
+  }/check-runs?per_page=${perPage}&filter=latest`;
   const page = await http.getPaginated<GitHubCheckRun, GitHubCheckRunsPage>(path, {
     ...options,
     extract: (body) => {
@@ -97,19 +134,18 @@ export async function getCheckRuns(
 }
 
 /**
- * Every legacy status of `ref` (`/commits/{ref}/status?per_page=100`, every page: GitHub pages
+ * Every legacy status of `target.ref` (`/commits/{ref}/status?per_page=100`, every page: GitHub pages
  * the combined status at 30 by default). `complete` is false when fewer statuses were read than
  * `total_count`, or when the combined `state` (which covers all of them) contradicts the statuses
  * read (e.g. `failure` while none read fails).
  */
 export async function getCombinedStatusAll(
   http: Requester,
-  owner: string,
-  repo: string,
-  ref: string,
+  target: RefTarget,
   options: EndpointOptions,
 ): Promise<CombinedStatusResult> {
-  const path = `${repoPath(owner, repo)}/commits/${refPath(ref)}/status?per_page=${GITHUB_PER_PAGE_MAX}`;
+  const { repo, ref } = target;
+  const path = `${repoPath(repo.owner, repo.repo)}/commits/${refPath(ref)}/status?per_page=${GITHUB_PER_PAGE_MAX}`;
   const page = await http.getPaginated<GitHubCommitStatus, GitHubCombinedStatus>(path, {
     ...options,
     extract: (body) => {
@@ -140,15 +176,16 @@ export async function getCombinedStatusAll(
   };
 }
 
-/** Every check suite of `ref` (`/commits/{ref}/check-suites?per_page=100`, every page). */
+/** Every check suite of `target.ref` (`/commits/{ref}/check-suites?per_page=100`, every page). */
 export async function getCheckSuites(
   http: Requester,
-  owner: string,
-  repo: string,
-  ref: string,
+  target: RefTarget,
   options: EndpointOptions,
 ): Promise<CheckSuitesResult> {
-  const path = `${repoPath(owner, repo)}/commits/${refPath(ref)}/check-suites?per_page=${GITHUB_PER_PAGE_MAX}`;
+  const { repo, ref } = target;
+  const path = `${repoPath(repo.owner, repo.repo)}/commits/${
+    refPath(ref)
+  }/check-suites?per_page=${GITHUB_PER_PAGE_MAX}`;
   const page = await http.getPaginated<GitHubCheckSuite, GitHubCheckSuitesPage>(path, {
     ...options,
     extract: (body) => {
@@ -165,15 +202,14 @@ export async function getCheckSuites(
 /** Workflow runs of one commit (`/actions/runs?head_sha=`): each names its suite's workflow and event. */
 export async function listWorkflowRuns(
   http: Requester,
-  owner: string,
-  repo: string,
-  headSha: string,
+  commit: CommitTarget,
   options: EndpointOptions,
 ): Promise<{ workflow_runs: GitHubWorkflowRun[]; complete: boolean }> {
+  const { repo, sha: headSha } = commit;
   if (!isCommitSha(headSha)) {
     throw new TypeError(`Cannot list workflow runs of a commit: current value is ${JSON.stringify(headSha)}`);
   }
-  const path = `${repoPath(owner, repo)}/actions/runs?head_sha=${headSha}&per_page=${GITHUB_PER_PAGE_MAX}`;
+  const path = `${repoPath(repo.owner, repo.repo)}/actions/runs?head_sha=${headSha}&per_page=${GITHUB_PER_PAGE_MAX}`;
   const page = await http.getPaginated<GitHubWorkflowRun, GitHubWorkflowRunsPage>(path, {
     ...options,
     extract: (body) => {
@@ -187,15 +223,14 @@ export async function listWorkflowRuns(
   return { workflow_runs: page.items, complete: page.complete && page.items.length >= total };
 }
 
-/** The first `perPage` annotations of a check run (`/check-runs/{id}/annotations`, one page). */
+/** The first `options.perPage` annotations of a check run (`/check-runs/{id}/annotations`, one page). */
 export async function getCheckRunAnnotations(
   http: Requester,
-  owner: string,
-  repo: string,
-  checkRunId: number,
-  perPage: number,
-  options: EndpointOptions,
+  checkRun: CheckRunTarget,
+  options: AnnotationsOptions,
 ): Promise<GitHubCheckAnnotation[]> {
+  const { repo, checkRunId } = checkRun;
+  const { perPage, ...endpoint } = options;
   if (!Number.isSafeInteger(checkRunId) || checkRunId < 1) {
     throw new RangeError(`Cannot read annotations of a check run: current value of its id is ${checkRunId}`);
   }
@@ -203,9 +238,9 @@ export async function getCheckRunAnnotations(
     throw new RangeError(`Cannot read 1..${GITHUB_PER_PAGE_MAX} annotations: current value is ${perPage}`);
   }
   const result = await http.getChecked(
-    `${repoPath(owner, repo)}/check-runs/${checkRunId}/annotations?per_page=${perPage}`,
-    options,
+    `${repoPath(repo.owner, repo.repo)}/check-runs/${checkRunId}/annotations?per_page=${perPage}`,
     (d: GitHubCheckAnnotation[]) => Array.isArray(d),
+    endpoint,
   );
   return result.data.slice(0, perPage);
 }
@@ -216,12 +251,11 @@ export async function getCheckRunAnnotations(
  */
 export async function getBranchRules(
   http: Requester,
-  owner: string,
-  repo: string,
-  branch: string,
+  target: BranchTarget,
   options: EndpointOptions,
 ): Promise<{ rules: GitHubBranchRule[]; complete: boolean }> {
-  const path = `${repoPath(owner, repo)}/rules/branches/${refPath(branch)}?per_page=${GITHUB_PER_PAGE_MAX}`;
+  const { repo, branch } = target;
+  const path = `${repoPath(repo.owner, repo.repo)}/rules/branches/${refPath(branch)}?per_page=${GITHUB_PER_PAGE_MAX}`;
   const page = await http.getPaginated<GitHubBranchRule, unknown>(path, options);
   return { rules: page.items, complete: page.complete };
 }
@@ -260,20 +294,19 @@ function isRequiredStatusChecks(v: unknown): boolean {
  */
 export async function getBranchProtection(
   http: Requester,
-  owner: string,
-  repo: string,
-  branch: string,
+  target: BranchTarget,
   options: EndpointOptions,
 ): Promise<BranchProtectionResult> {
+  const { repo, branch } = target;
   if (branch === "") throw new TypeError(`Cannot read the protection of a branch: current value is ""`);
   let result;
   try {
     result = await http.getChecked(
-      `${repoPath(owner, repo)}/branches/${refPath(branch)}`,
-      options,
+      `${repoPath(repo.owner, repo.repo)}/branches/${refPath(branch)}`,
       (d: GitHubBranchWithProtection) =>
         isObject(d) && typeof d.protected === "boolean" && isObject(d.protection) &&
         isRequiredStatusChecks(d.protection.required_status_checks),
+      options,
     );
   } catch (err) {
     if (err instanceof AppError && (err.code === "access_denied" || err.code === "not_found")) {

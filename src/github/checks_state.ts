@@ -173,17 +173,24 @@ export interface RequiredCheck {
   integration_id?: number;
 }
 
+/** Options of {@linkcode requiredEntries}. */
+export interface RequiredEntriesOptions {
+  /** The app of each check run, by run id: what a required check bound to an app (`integration_id`) matches. */
+  appIds: ReadonlyMap<number, number | undefined>;
+}
+
 /**
  * Only the required checks: entries whose name is required (a check run of the required app
- * when `integration_id` is set), plus one pending `expected` entry per required check that has
- * not reported. An entry two requirements match (`build` of any app and `build` of app 15368,
- * from a ruleset and classic protection) is listed once.
+ * when `integration_id` is set, its app read from `options.appIds`), plus one pending `expected`
+ * entry per required check that has not reported. An entry two requirements match (`build` of any
+ * app and `build` of app 15368, from a ruleset and classic protection) is listed once.
  */
 export function requiredEntries(
   entries: readonly CheckEntry[],
   required: readonly RequiredCheck[],
-  appIds: ReadonlyMap<number, number | undefined>,
+  options: RequiredEntriesOptions,
 ): CheckEntry[] {
+  const { appIds } = options;
   const out: CheckEntry[] = [];
   const listed = new Set<CheckEntry>();
   for (const req of required) {

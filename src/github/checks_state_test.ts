@@ -175,7 +175,7 @@ for (const row of VERDICT_ROWS) {
 Deno.test("verdictDetail(): a required check that has not reported is pending; with a waiting suite, action_required", () => {
   const entries = requiredEntries(normalizeChecks([run("build", "success")], []), [{ context: "build" }, {
     context: "e2e",
-  }], new Map());
+  }], { appIds: new Map() });
   assert.deepEqual(entries.map((e) => `${e.kind}:${e.name}`), ["check_run:build", "expected:e2e"]);
   assert.equal(verdictOf(entries, { ...DONE, requiredOnly: true }), "pending");
   const waiting = [suite("completed", "action_required", { latest_check_runs_count: 0 })];
@@ -272,9 +272,9 @@ Deno.test("summarize() and summarizeSuites() count by state", () => {
 Deno.test("requiredEntries(): a required check bound to an app matches only that app's run", () => {
   const entries = normalizeChecks([run("build", "success", { id: 100 }), run("build", "failure", { id: 101 })], []);
   const appIds = new Map([[100, 1], [101, 2]]);
-  const bound = requiredEntries(entries, [{ context: "build", integration_id: 2 }], appIds);
+  const bound = requiredEntries(entries, [{ context: "build", integration_id: 2 }], { appIds });
   assert.deepEqual(bound.map((e) => e.id), [101]);
-  const missing = requiredEntries(entries, [{ context: "build", integration_id: 3 }], appIds);
+  const missing = requiredEntries(entries, [{ context: "build", integration_id: 3 }], { appIds });
   assert.deepEqual(missing, [{
     kind: "expected",
     name: "build",
@@ -299,12 +299,12 @@ Deno.test("checksSignature(): equal for equal checks, different when a status or
 Deno.test("requiredEntries(): a run two requirements match (ruleset and classic protection) is listed once", () => {
   const entries = normalizeChecks([run("build", "success", { id: 100 }), run("build", "failure", { id: 101 })], []);
   const appIds = new Map([[100, 1], [101, 2]]);
-  const both = requiredEntries(entries, [{ context: "build" }, { context: "build", integration_id: 2 }], appIds);
+  const both = requiredEntries(entries, [{ context: "build" }, { context: "build", integration_id: 2 }], { appIds });
   assert.deepEqual(both.map((e) => e.id).sort(), [100, 101], "each run once, not 101 twice");
   const unmatched = requiredEntries(
     entries,
     [{ context: "lint" }, { context: "lint", integration_id: 2 }, { context: "build", integration_id: 3 }],
-    appIds,
+    { appIds },
   );
   assert.deepEqual(
     unmatched.map((e) => `${e.kind}:${e.name}`),

@@ -24,7 +24,9 @@ import { GITHUB_PER_PAGE_MAX, GITHUB_VALUE_QUOTED_CHARS_MAX } from "../base/limi
 import type { Logger } from "../base/log.ts";
 import { isCommitSha } from "../base/names.ts";
 import {
+  type AnnotationsOptions,
   type BranchProtectionResult,
+  type CheckRunsOptions,
   type CheckRunsResult,
   type CheckSuitesResult,
   type CombinedStatusResult,
@@ -39,7 +41,7 @@ import {
 import { GITHUB_API_URL_DEFAULT } from "./api_root.ts";
 import type { EtagCache } from "./etag_cache.ts";
 import { emptyRateLimitState } from "./rate_limit.ts";
-import { repoPath } from "./repo_path.ts";
+import { repoPath, type RepoRef } from "./repo_path.ts";
 import {
   type EndpointOptions,
   type GetOptions,
@@ -64,7 +66,8 @@ import type {
 
 export { RequestBudget } from "./rate_limit.ts";
 export { type EtagCache, MemoryEtagCache, SqliteEtagCache } from "./etag_cache.ts";
-export type { CheckRunsResult } from "./check_endpoints.ts";
+export type { AnnotationsOptions, CheckRunsOptions, CheckRunsResult } from "./check_endpoints.ts";
+export type { PullRef, RepoRef } from "./repo_path.ts";
 export type { EndpointOptions } from "./requester.ts";
 export { isResponseTooLarge, RESPONSE_TOO_LARGE } from "./transport.ts";
 
@@ -181,28 +184,23 @@ export class GitHubClient {
     return this.#requester.getPaginated<T, B>(path, options);
   }
 
-  /** `GET /repos/{o}/{r}/pulls/{n}`. */
-  getPull(
-    owner: string,
-    repo: string,
-    number: number,
-    options: EndpointOptions,
-  ): Promise<GetResult<GitHubPullRequest>> {
+  /** `GET /repos/{o}/{r}/pulls/{n}`: pull request `number` of `repo`. */
+  getPull(repo: RepoRef, number: number, options: EndpointOptions): Promise<GetResult<GitHubPullRequest>> {
     if (!Number.isSafeInteger(number) || number < 1) {
       throw new RangeError(`Cannot read a pull request: current value of number is ${number}`);
     }
     return this.#requester.getChecked(
-      `${repoPath(owner, repo)}/pulls/${number}`,
-      options,
+      `${repoPath(repo.owner, repo.repo)}/pulls/${number}`,
       (d: GitHubPullRequest) =>
         isJsonObject(d) && isJsonObject(d.head) && typeof d.head.sha === "string" && typeof d.state === "string",
+      options,
     ).then((pull) => {
       // A malformed SHA would otherwise surface later as an internal TypeError (ref paths, the corpus).
       if (!isCommitSha(pull.data.head.sha)) {
         throw new AppError(
           "github_invalid",
-          `Cannot read ${owner}/${repo}#${number}: GitHub answered a head SHA that is not 40 lowercase hex digits ` +
-            `(${JSON.stringify(String(pull.data.head.sha).slice(0, GITHUB_VALUE_QUOTED_CHARS_MAX))})`,
+          `Cannot read ${repo.owner}/${repo.repo}#${number}: GitHub answered a head SHA that is not 40 lowercase ` +
+            `hex digits (${JSON.stringify(String(pull.data.head.sha).slice(0, GITHUB_VALUE_QUOTED_CHARS_MAX))})`,
         );
       }
       return pull;
@@ -210,88 +208,69 @@ export class GitHubClient {
   }
 
   /**
-   * All check runs of `ref` (`per_page=100&filter=latest`, every page up to the page bound).
+   * All check runs of `ref` in `repo` (`per_page=100&filter=latest`, every page up to the page bound).
    * `complete` is false when fewer runs were fetched than GitHub's `total_count`.
    */
-  getCheckRuns(
-    owner: string,
-    repo: string,
-    ref: string,
-    options: EndpointOptions & { perPage?: number },
-  ): Promise<CheckRunsResult> {
-    return getCheckRuns(this.#requester, owner, repo, ref, options);
+  getCheckRuns(repo: RepoRef, ref: string, options: CheckRunsOptions): Promise<CheckRunsResult> {
+    return getCheckRuns(this.#requester, { repo, ref }, options);
   }
 
   /**
-   * Every legacy status of `ref`, every page. `complete` is false when fewer statuses were read
-   * than `total_count`, or when the combined `state` contradicts the statuses read.
+   * Every legacy status of `ref` in `repo`, every page. `complete` is false when fewer statuses were
+   * read than `total_count`, or when the combined `state` contradicts the statuses read.
    */
-  getCombinedStatusAll(
-    owner: string,
-    repo: string,
-    ref: string,
-    options: EndpointOptions,
-  ): Promise<CombinedStatusResult> {
-    return getCombinedStatusAll(this.#requester, owner, repo, ref, options);
+  getCombinedStatusAll(repo: RepoRef, ref: string, options: EndpointOptions): Promise<CombinedStatusResult> {
+    return getCombinedStatusAll(this.#requester, { repo, ref }, options);
   }
 
-  /** Every check suite of `ref`, every page. */
-  getCheckSuites(owner: string, repo: string, ref: string, options: EndpointOptions): Promise<CheckSuitesResult> {
-    return getCheckSuites(this.#requester, owner, repo, ref, options);
+  /** Every check suite of `ref` in `repo`, every page. */
+  getCheckSuites(repo: RepoRef, ref: string, options: EndpointOptions): Promise<CheckSuitesResult> {
+    return getCheckSuites(this.#requester, { repo, ref }, options);
   }
 
-  /** Workflow runs of one commit: each names its suite's workflow and event. */
+  /** Workflow runs of commit `headSha` in `repo`: each names its suite's workflow and event. */
   listWorkflowRuns(
-    owner: string,
-    repo: string,
+    repo: RepoRef,
     headSha: string,
     options: EndpointOptions,
   ): Promise<{ workflow_runs: GitHubWorkflowRun[]; complete: boolean }> {
-    return listWorkflowRuns(this.#requester, owner, repo, headSha, options);
+    return listWorkflowRuns(this.#requester, { repo, sha: headSha }, options);
   }
 
-  /** The first `perPage` annotations of a check run (one page). */
+  /** The first `options.perPage` annotations of check run `checkRunId` in `repo` (one page). */
   getCheckRunAnnotations(
-    owner: string,
-    repo: string,
+    repo: RepoRef,
     checkRunId: number,
-    perPage: number,
-    options: EndpointOptions,
+    options: AnnotationsOptions,
   ): Promise<GitHubCheckAnnotation[]> {
-    return getCheckRunAnnotations(this.#requester, owner, repo, checkRunId, perPage, options);
+    return getCheckRunAnnotations(this.#requester, { repo, checkRunId }, options);
   }
 
-  /** The rules that apply to a branch, every page (readable with read access). */
+  /** The rules that apply to `branch` of `repo`, every page (readable with read access). */
   getBranchRules(
-    owner: string,
-    repo: string,
+    repo: RepoRef,
     branch: string,
     options: EndpointOptions,
   ): Promise<{ rules: GitHubBranchRule[]; complete: boolean }> {
-    return getBranchRules(this.#requester, owner, repo, branch, options);
+    return getBranchRules(this.#requester, { repo, branch }, options);
   }
 
-  /** A branch's classic protection summary (`/branches/{branch}`, read access); 403/404 is `readable: false`. */
-  getBranchProtection(
-    owner: string,
-    repo: string,
-    branch: string,
-    options: EndpointOptions,
-  ): Promise<BranchProtectionResult> {
-    return getBranchProtection(this.#requester, owner, repo, branch, options);
+  /** `branch`'s classic protection summary (`/branches/{branch}`, read access); 403/404 is `readable: false`. */
+  getBranchProtection(repo: RepoRef, branch: string, options: EndpointOptions): Promise<BranchProtectionResult> {
+    return getBranchProtection(this.#requester, { repo, branch }, options);
   }
 
   /** `GET /repos/{o}/{r}`. */
-  getRepository(owner: string, repo: string, options: EndpointOptions): Promise<GetResult<GitHubRepository>> {
+  getRepository(repo: RepoRef, options: EndpointOptions): Promise<GetResult<GitHubRepository>> {
     return this.#requester.getChecked(
-      repoPath(owner, repo),
-      options,
+      repoPath(repo.owner, repo.repo),
       (d: GitHubRepository) => isJsonObject(d) && typeof d.full_name === "string",
+      options,
     );
   }
 
   /** `GET /repos/{o}/{r}/issues` (pull requests included, with a `pull_request` key), all pages. */
-  listIssues(owner: string, repo: string, options: ListIssuesOptions): Promise<PageResult<GitHubIssue, unknown>> {
+  listIssues(repo: RepoRef, options: ListIssuesOptions): Promise<PageResult<GitHubIssue, unknown>> {
     const perPage = options.perPage ?? GITHUB_PER_PAGE_MAX;
     if (!Number.isInteger(perPage) || perPage < 1 || perPage > GITHUB_PER_PAGE_MAX) {
       throw new RangeError(`Cannot list 1..${GITHUB_PER_PAGE_MAX} issues per page: current value is ${perPage}`);
@@ -315,7 +294,7 @@ export class GitHubClient {
     if (options.onRateLimitWait !== undefined) paginate.onRateLimitWait = options.onRateLimitWait;
     if (options.pagesMax !== undefined) paginate.maxPages = options.pagesMax;
     if (options.itemsMax !== undefined) paginate.itemsMax = options.itemsMax;
-    return this.getPaginated<GitHubIssue, unknown>(`${repoPath(owner, repo)}/issues?${query}`, paginate);
+    return this.getPaginated<GitHubIssue, unknown>(`${repoPath(repo.owner, repo.repo)}/issues?${query}`, paginate);
   }
 
   /** `GET /rate_limit` (free: never counted against the limit or a budget). */

@@ -24,8 +24,8 @@ export interface EtagEntry {
 /** Where the client keeps validators. `put` may be asynchronous (SQLite writes are). */
 export interface EtagCache {
   get(url: string): EtagEntry | undefined;
-  /** Stores a representation; returns whether it was kept (a body over the cache's byte bound is not). */
-  put(url: string, etag: string, body: string): boolean | Promise<boolean>;
+  /** Stores `url`'s representation; returns whether it was kept (a body over the cache's byte bound is not). */
+  put(url: string, entry: EtagEntry): boolean | Promise<boolean>;
 }
 
 /** Options of {@linkcode MemoryEtagCache}. */
@@ -65,7 +65,8 @@ export class MemoryEtagCache implements EtagCache {
     return { etag: entry.etag, body: entry.body };
   }
 
-  put(url: string, etag: string, body: string): boolean {
+  put(url: string, entry: EtagEntry): boolean {
+    const { etag, body } = entry;
     this.#remove(url);
     const bytes = utf8Length(body);
     if (bytes > this.#bodyBytesMax || bytes > this.#bytesMax) return false;
@@ -114,7 +115,8 @@ export class SqliteEtagCache implements EtagCache {
     return row === undefined ? undefined : { etag: row.etag, body: row.body };
   }
 
-  put(url: string, etag: string, body: string): Promise<boolean> {
-    return this.rows.etagPut(url, etag, body, this.#clock.now());
+  put(url: string, entry: EtagEntry): Promise<boolean> {
+    const { etag, body } = entry;
+    return this.rows.etagPut({ url, etag, body, stored_at: this.#clock.now() });
   }
 }

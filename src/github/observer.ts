@@ -16,11 +16,17 @@ import {
   WATCH_REQUIRED_CHECKS_MAX,
 } from "../base/limits.ts";
 import { hasDuplicateRuns, type RequiredCheck, type SuiteWorkflow } from "./checks_state.ts";
-import { type CheckRunsResult, type EndpointOptions, type GitHubClient, isResponseTooLarge } from "./client.ts";
+import {
+  type CheckRunsResult,
+  type EndpointOptions,
+  type GitHubClient,
+  isResponseTooLarge,
+  type RepoRef,
+} from "./client.ts";
 import type { ObserveOptions, PullObservation, PullObserver } from "./watch_kind.ts";
 
-function endpoint(signal: AbortSignal, options: ObserveOptions): EndpointOptions {
-  const out: EndpointOptions = { signal };
+function endpoint(options: ObserveOptions): EndpointOptions {
+  const out: EndpointOptions = { signal: options.signal };
   if (options.maxRateLimitWaitMs !== undefined) out.maxRateLimitWaitMs = options.maxRateLimitWaitMs;
   if (options.onRateLimitWait !== undefined) out.onRateLimitWait = options.onRateLimitWait;
   return out;
@@ -33,11 +39,11 @@ export function clientObserver(gh: GitHubClient): PullObserver {
   // too when a page is over what the ETag cache keeps: an unchanged CI then costs 304s again.
   let checkRunsPerPage = GITHUB_PER_PAGE_MAX;
   const halve = () => checkRunsPerPage = Math.max(WATCH_CHECK_RUNS_PER_PAGE_MIN, Math.floor(checkRunsPerPage / 2));
-  const checkRuns = async (owner: string, repo: string, sha: string, options: EndpointOptions) => {
+  const checkRuns = async (repo: RepoRef, sha: string, options: EndpointOptions) => {
     for (;;) {
       try {
         const uncachedBefore = gh.stats.too_large_to_cache;
-        const runs = await gh.getCheckRuns(owner, repo, sha, { ...options, perPage: checkRunsPerPage });
+        const runs = await gh.getCheckRuns(repo, sha, { ...options, perPage: checkRunsPerPage });
         if (gh.stats.too_large_to_cache > uncachedBefore) halve();
         return runs;
       } catch (err) {
@@ -48,16 +54,16 @@ export function clientObserver(gh: GitHubClient): PullObserver {
   };
   return {
     authenticated: gh.authenticated,
-    async headSha(owner, repo, number, signal, options = {}) {
-      const pull = await gh.getPull(owner, repo, number, endpoint(signal, options));
+    async headSha(pr, options) {
+      const pull = await gh.getPull(pr, pr.number, endpoint(options));
       return pull.data.head.sha;
     },
-    async observe(owner, repo, number, sha, signal, options = {}): Promise<PullObservation> {
-      const o = endpoint(signal, options);
-      const pull = await gh.getPull(owner, repo, number, o);
-      const runs: CheckRunsResult = await checkRuns(owner, repo, sha, o);
-      const status = await gh.getCombinedStatusAll(owner, repo, sha, o);
-      const suites = await gh.getCheckSuites(owner, repo, sha, o);
+    async observe(pr, sha, options): Promise<PullObservation> {
+      const o = endpoint(options);
+      const pull = await gh.getPull(pr, pr.number, o);
+      const runs: CheckRunsResult = await checkRuns(pr, sha, o);
+      const status = await gh.getCombinedStatusAll(pr, sha, o);
+      const suites = await gh.getCheckSuites(pr, sha, o);
       const workflows = new Map<number, SuiteWorkflow>();
       let workflowsComplete = true;
       if (hasDuplicateRuns(runs.check_runs)) {
@@ -65,7 +71,7 @@ export function clientObserver(gh: GitHubClient): PullObserver {
         // (keep the newest) from two workflows' jobs of one name (keep both).
         // Without them (a token lacking `actions: read`), runs of different suites are never
         // collapsed: an old failure then still counts (fail closed).
-        const listed = await gh.listWorkflowRuns(owner, repo, sha, o).catch((err: unknown) => {
+        const listed = await gh.listWorkflowRuns(pr, sha, o).catch((err: unknown) => {
           if (err instanceof AppError && (err.code === "access_denied" || err.code === "not_found")) return undefined;
           throw err;
         });
@@ -105,12 +111,12 @@ export function clientObserver(gh: GitHubClient): PullObserver {
     // the branch's classic protection (`/branches/{branch}`), which the rules endpoint does not list.
     // Either unreadable is `required_checks_unavailable`: a guess could end `no_checks` or
     // `succeeded` without a check GitHub requires.
-    async requiredChecks(owner, repo, branch, signal, options = {}): Promise<RequiredCheck[]> {
-      const o = endpoint(signal, options);
-      const repository = `${owner}/${repo}`;
+    async requiredChecks(repo, branch, options): Promise<RequiredCheck[]> {
+      const o = endpoint(options);
+      const repository = `${repo.owner}/${repo.repo}`;
       let listed;
       try {
-        listed = await gh.getBranchRules(owner, repo, branch, o);
+        listed = await gh.getBranchRules(repo, branch, o);
       } catch (err) {
         if (err instanceof AppError && (err.code === "access_denied" || err.code === "not_found")) {
           throw new AppError(
@@ -143,7 +149,7 @@ export function clientObserver(gh: GitHubClient): PullObserver {
           add(c.context, typeof c.integration_id === "number" ? c.integration_id : undefined);
         }
       }
-      const classic = await gh.getBranchProtection(owner, repo, branch, o);
+      const classic = await gh.getBranchProtection(repo, branch, o);
       if (!classic.readable) {
         throw new AppError(
           "required_checks_unavailable",
@@ -166,14 +172,11 @@ export function clientObserver(gh: GitHubClient): PullObserver {
       }
       return [...out.values()];
     },
-    annotations(owner, repo, checkRunId, signal, options = {}) {
-      return gh.getCheckRunAnnotations(
-        owner,
-        repo,
-        checkRunId,
-        WATCH_FAILURE_ANNOTATIONS_MAX,
-        endpoint(signal, options),
-      );
+    annotations(repo, checkRunId, options) {
+      return gh.getCheckRunAnnotations(repo, checkRunId, {
+        ...endpoint(options),
+        perPage: WATCH_FAILURE_ANNOTATIONS_MAX,
+      });
     },
     stats() {
       const s = gh.stats;

@@ -58,19 +58,31 @@ export interface RateLimitWait {
   waitMs: number;
 }
 
+/** A refused answer as {@linkcode rateLimitWait} reads it. */
+export interface RefusedAnswer {
+  status: number;
+  headers: Headers;
+  /** GitHub's message (a secondary limit names itself there). */
+  message: string;
+}
+
+/** Options of {@linkcode rateLimitWait}. */
+export interface RateLimitWaitOptions {
+  /** Secondary-limit waits already made by this call (the exponent of the backoff). */
+  secondaryWaits: number;
+}
+
 /**
- * Classifies a 403/429 response. Returns `undefined` when it is not a rate limit (a plain
+ * Classifies a 403/429 answer at `nowMs`. Returns `undefined` when it is not a rate limit (a plain
  * permission denial).
- *
- * @param secondaryWaits secondary-limit waits already made by this call (exponential backoff).
  */
 export function rateLimitWait(
-  status: number,
-  headers: Headers,
-  message: string,
+  answer: RefusedAnswer,
   nowMs: number,
-  secondaryWaits: number,
+  options: RateLimitWaitOptions,
 ): RateLimitWait | undefined {
+  const { status, headers, message } = answer;
+  const { secondaryWaits } = options;
   if (status !== 403 && status !== 429) return undefined;
   const retryAfter = parseRetryAfterMs(headers, nowMs);
   if (retryAfter !== undefined) return { kind: "retry_after", waitMs: retryAfter };

@@ -51,10 +51,17 @@ Deno.test("parseRetryAfterMs() reads delta seconds and an HTTP date; a past date
   assert.equal(parseRetryAfterMs(new Headers({ "retry-after": "soon" }), NOW), undefined);
 });
 
+/** A call that has made no secondary-limit wait yet. */
+const FIRST = { secondaryWaits: 0 };
+
 Deno.test("rateLimitWait() only classifies 403 and 429", () => {
   const limited = new Headers({ "retry-after": "5", "x-ratelimit-remaining": "0" });
   for (const status of [200, 304, 401, 404, 422, 500]) {
-    assert.equal(rateLimitWait(status, limited, "API rate limit exceeded", NOW, 0), undefined, String(status));
+    assert.equal(
+      rateLimitWait({ status, headers: limited, message: "API rate limit exceeded" }, NOW, FIRST),
+      undefined,
+      String(status),
+    );
   }
 });
 
@@ -62,22 +69,32 @@ Deno.test("rateLimitWait() prefers retry-after, then the primary reset (plus sla
   const reset = String((NOW + 90_000) / 1000);
   assert.deepEqual(
     rateLimitWait(
-      403,
-      new Headers({ "retry-after": "7", "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }),
-      "",
+      {
+        status: 403,
+        headers: new Headers({ "retry-after": "7", "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }),
+        message: "",
+      },
       NOW,
-      0,
+      FIRST,
     ),
     { kind: "retry_after", waitMs: 7_000 },
   );
   assert.deepEqual(
-    rateLimitWait(403, new Headers({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }), "", NOW, 0),
+    rateLimitWait(
+      { status: 403, headers: new Headers({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": reset }), message: "" },
+      NOW,
+      FIRST,
+    ),
     { kind: "primary", waitMs: 90_000 + GITHUB_RATE_LIMIT_RESET_SLACK_MS },
   );
   // A reset already past still waits the slack, never a negative time.
   const past = String((NOW - 10_000) / 1000);
   assert.deepEqual(
-    rateLimitWait(429, new Headers({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": past }), "", NOW, 0),
+    rateLimitWait(
+      { status: 429, headers: new Headers({ "x-ratelimit-remaining": "0", "x-ratelimit-reset": past }), message: "" },
+      NOW,
+      FIRST,
+    ),
     { kind: "primary", waitMs: GITHUB_RATE_LIMIT_RESET_SLACK_MS },
   );
 });
@@ -85,19 +102,26 @@ Deno.test("rateLimitWait() prefers retry-after, then the primary reset (plus sla
 Deno.test("rateLimitWait() backs a secondary limit off from a minute, doubling per wait already made", () => {
   const message = "You have exceeded a secondary rate limit";
   for (const [waits, factor] of [[0, 1], [1, 2], [3, 8]] as const) {
-    assert.deepEqual(rateLimitWait(403, new Headers(), message, NOW, waits), {
+    assert.deepEqual(rateLimitWait({ status: 403, headers: new Headers(), message }, NOW, { secondaryWaits: waits }), {
       kind: "secondary",
       waitMs: GITHUB_RATE_LIMIT_WAIT_MS_MIN * factor,
     });
   }
   // A 429 is a limit even without a hint; so is remaining 0 without a reset.
-  assert.equal(rateLimitWait(429, new Headers(), "", NOW, 0)?.kind, "secondary");
-  assert.equal(rateLimitWait(403, new Headers({ "x-ratelimit-remaining": "0" }), "", NOW, 0)?.kind, "secondary");
+  assert.equal(rateLimitWait({ status: 429, headers: new Headers(), message: "" }, NOW, FIRST)?.kind, "secondary");
+  assert.equal(
+    rateLimitWait({ status: 403, headers: new Headers({ "x-ratelimit-remaining": "0" }), message: "" }, NOW, FIRST)
+      ?.kind,
+    "secondary",
+  );
 });
 
 Deno.test("rateLimitWait() leaves a plain 403 (a permission denial) unclassified", () => {
   const headers = new Headers({ "x-ratelimit-remaining": "4000", "x-ratelimit-reset": String(NOW / 1000) });
-  assert.equal(rateLimitWait(403, headers, "Resource not accessible by integration", NOW, 0), undefined);
+  assert.equal(
+    rateLimitWait({ status: 403, headers, message: "Resource not accessible by integration" }, NOW, FIRST),
+    undefined,
+  );
 });
 
 Deno.test("RequestBudget: reserves up to max, then budget_exhausted; a release gives the unit back", () => {

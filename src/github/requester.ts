@@ -19,7 +19,7 @@ import type { Logger } from "../base/log.ts";
 import type { EtagCache, EtagEntry } from "./etag_cache.ts";
 import { nextLink } from "./link.ts";
 import type { RateLimitState, RequestBudget } from "./rate_limit.ts";
-import { freshAttempt, type RetryPolicy, type RetryStats } from "./retry_policy.ts";
+import { freshAttempt, type PolicyCall, type RetryPolicy, type RetryStats } from "./retry_policy.ts";
 import { describeError, type RawResponse, type Transport } from "./transport.ts";
 
 /** Per-call options of {@linkcode Requester.get}. */
@@ -105,6 +105,17 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> &
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** One answer as {@linkcode Requester} turns it into a {@linkcode GetResult}. */
+interface Answer {
+  status: 200 | 304;
+  /** The body (from the cache for a 304). */
+  text: string;
+  etag: string | undefined;
+  fromCache: boolean;
+  /** The `Link` header (for a 304, the one stored beside the representation), or null. */
+  link: string | null;
+}
+
 /** Cache key of the `Link` header stored beside a representation (a fragment is never sent). */
 function linkKey(url: string): string {
   return `${url}#link`;
@@ -138,20 +149,25 @@ export class Requester {
     const what = `GET ${parsed.pathname}${parsed.search}`;
     const counted = parsed.pathname !== `${this.#transport.basePath}/rate_limit`;
     const conditional = options.conditional ?? true;
-    const maxWait = this.#policy.waitBoundMs(options.maxRateLimitWaitMs);
     const { signal, budget } = options;
-    const attempt = freshAttempt();
+    const call: PolicyCall = {
+      what,
+      signal,
+      maxWaitMs: this.#policy.waitBoundMs(options.maxRateLimitWaitMs),
+      onWait: options.onRateLimitWait,
+      attempt: freshAttempt(),
+    };
     for (;;) {
       signal.throwIfAborted();
-      await this.#policy.waitForGate(what, signal, maxWait, options.onRateLimitWait);
+      await this.#policy.waitForGate(call);
       const cached = conditional ? this.#cacheGet(url) : undefined;
       if (counted) budget?.reserve(what);
       let res: RawResponse;
       try {
-        res = await this.#transport.send(url, cached?.etag, signal);
+        res = await this.#transport.send(url, { etag: cached?.etag, signal });
       } catch (err) {
         if (counted) budget?.release();
-        await this.#policy.afterNoAnswer(what, err, attempt, signal);
+        await this.#policy.afterNoAnswer(call, err);
         continue;
       }
       this.#policy.observe(res.headers);
@@ -169,7 +185,7 @@ export class Requester {
         // A 304 may omit `Link`; the link stored with this representation still applies.
         const sidecar = res.headers.get("link") === null ? this.#cacheGet(linkKey(url)) : undefined;
         const link = res.headers.get("link") ?? (sidecar?.etag === cached.etag ? sidecar.body : null);
-        return this.#result<T>(304, cached.body, cached.etag, true, link, what);
+        return this.#result<T>({ status: 304, text: cached.body, etag: cached.etag, fromCache: true, link }, what);
       }
       if (counted) {
         budget?.commit();
@@ -178,14 +194,14 @@ export class Requester {
       if (res.status >= 200 && res.status < 300) {
         const etag = res.headers.get("etag") ?? undefined;
         const link = res.headers.get("link");
-        const result = this.#result<T>(200, res.text, etag, false, link, what);
+        const result = this.#result<T>({ status: 200, text: res.text, etag, fromCache: false, link }, what);
         if (etag !== undefined && this.#cache !== undefined) {
-          if (await this.#cachePut(url, etag, res.text) === false) this.#stats.too_large_to_cache++;
-          if (link !== null) await this.#cachePut(linkKey(url), etag, link);
+          if (await this.#cachePut(url, { etag, body: res.text }) === false) this.#stats.too_large_to_cache++;
+          if (link !== null) await this.#cachePut(linkKey(url), { etag, body: link });
         }
         return result;
       }
-      await this.#policy.afterRefusal(what, res, attempt, maxWait, signal);
+      await this.#policy.afterRefusal(call, res);
     }
   }
 
@@ -194,7 +210,7 @@ export class Requester {
    *
    * @throws {AppError} what {@linkcode Requester.get} throws; `request_failed` when `valid` says no.
    */
-  async getChecked<T>(path: string, options: GetOptions, valid: (data: T) => boolean): Promise<GetResult<T>> {
+  async getChecked<T>(path: string, valid: (data: T) => boolean, options: GetOptions): Promise<GetResult<T>> {
     const result = await this.get<T>(path, options);
     if (!valid(result.data)) {
       throw new AppError("request_failed", `Cannot read GET ${path}: unexpected response shape`);
@@ -269,23 +285,18 @@ export class Requester {
   }
 
   /** Whether the cache kept the body; undefined when its write failed (logged). */
-  async #cachePut(url: string, etag: string, body: string): Promise<boolean | undefined> {
+  async #cachePut(url: string, entry: EtagEntry): Promise<boolean | undefined> {
     try {
-      return await this.#cache?.put(url, etag, body);
+      return await this.#cache?.put(url, entry);
     } catch (err) {
       this.#log.warn("etag cache write failed", { error: describeError(err) });
       return undefined;
     }
   }
 
-  #result<T>(
-    status: 200 | 304,
-    text: string,
-    etag: string | undefined,
-    fromCache: boolean,
-    link: string | null,
-    what: string,
-  ): GetResult<T> {
+  /** `answer` as a result of the request `what` (which an unparsable body's error names). */
+  #result<T>(answer: Answer, what: string): GetResult<T> {
+    const { status, text, etag, fromCache, link } = answer;
     let data: T;
     try {
       data = JSON.parse(text) as T;

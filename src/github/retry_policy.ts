@@ -51,6 +51,26 @@ export interface Attempt {
   secondaryWaits: number;
 }
 
+/**
+ * One call as the policy follows it, across its retries and waits (one per `get`): what every
+ * method of {@linkcode RetryPolicy} takes first.
+ */
+export interface PolicyCall {
+  /** The request in words (`GET /path?query`): messages and log lines name it. */
+  what: string;
+  /** The caller's signal: every wait ends when it aborts. */
+  signal: AbortSignal;
+  /** Longest single rate-limit wait of this call ({@linkcode RetryPolicy.waitBoundMs}). */
+  maxWaitMs: number;
+  /** Called before each wait for the gate with the instant (clock ms) requests resume. */
+  onWait?: ((untilMs: number) => void) | undefined;
+  /** What the call has spent so far (updated in place). */
+  attempt: Attempt;
+}
+
+/** A refused answer with GitHub's message read from its body (cut and scrubbed). */
+type Refusal = RawResponse & { message: string };
+
 /** Whether `err` says GitHub gave no answer at all (a network error past the retries), not a refusal or a 5xx. */
 export function isNoAnswer(err: unknown): boolean {
   return err instanceof AppError && err.code === "transient" && err.data?.["no_answer"] === true;
@@ -116,12 +136,9 @@ export class RetryPolicy {
     this.#scrub = options.scrub;
     this.#authenticated = options.authenticated ?? false;
     this.#gate = options.gate ?? newRateGate();
-    this.maxWaitMs = boundedMs(
-      "maxRateLimitWaitMs",
-      options.maxRateLimitWaitMs,
-      GITHUB_RATE_LIMIT_WAIT_MS_MAX,
-      GITHUB_RATE_LIMIT_WAIT_MS_MAX,
-    );
+    this.maxWaitMs = boundedMs("maxRateLimitWaitMs", options.maxRateLimitWaitMs, {
+      cap: GITHUB_RATE_LIMIT_WAIT_MS_MAX,
+    });
   }
 
   /**
@@ -130,25 +147,21 @@ export class RetryPolicy {
    * @throws {RangeError} when `override` is negative or not finite.
    */
   waitBoundMs(override: number | undefined): number {
-    return boundedMs("maxRateLimitWaitMs", override, this.maxWaitMs, this.maxWaitMs);
+    return boundedMs("maxRateLimitWaitMs", override, { cap: this.maxWaitMs });
   }
 
   /**
-   * Waits until the client's known limit has reset (at once when none is hit).
+   * Waits until the client's known limit has reset (at once when none is hit), calling `call.onWait`
+   * before each wait with the instant (clock ms) requests resume.
    *
-   * @param onWait called before each wait with the instant (clock ms) requests resume.
-   * @throws {AppError} `rate_limited` when the wait is longer than `maxWaitMs`; the signal's reason.
+   * @throws {AppError} `rate_limited` when the wait is longer than `call.maxWaitMs`; the signal's reason.
    */
-  async waitForGate(
-    what: string,
-    signal: AbortSignal,
-    maxWaitMs: number,
-    onWait: ((untilMs: number) => void) | undefined,
-  ): Promise<void> {
+  async waitForGate(call: PolicyCall): Promise<void> {
+    const { what, signal, maxWaitMs, onWait } = call;
     for (;;) {
       const waitMs = this.#gate.blockedUntil - this.#clock.now();
       if (waitMs <= 0) return;
-      if (waitMs > maxWaitMs) throw this.#rateLimited(what, waitMs, "known", 0);
+      if (waitMs > maxWaitMs) throw this.#rateLimited(what, { kind: "known", waitMs, waits: 0 });
       this.#stats.rate_limit_waits++;
       this.#log.warn("rate limited; waiting", { path: what, wait_ms: waitMs });
       onWait?.(this.#gate.blockedUntil);
@@ -168,17 +181,19 @@ export class RetryPolicy {
   }
 
   /**
-   * After a request that got no answer: returns (after the backoff) when it is to be retried.
+   * After a request of `call` that got no answer (`err`): returns (after the backoff) when it is to
+   * be retried.
    *
    * @throws the signal's reason when aborted, an {@linkcode AppError} of the transport as is, and
    *   `transient` once {@linkcode GITHUB_RETRIES_MAX} retries are spent.
    */
-  async afterNoAnswer(what: string, err: unknown, attempt: Attempt, signal: AbortSignal): Promise<void> {
+  async afterNoAnswer(call: PolicyCall, err: unknown): Promise<void> {
+    const { what, signal, attempt } = call;
     if (signal.aborted) throw signal.reason;
     if (err instanceof AppError) throw err;
     if (attempt.retries < GITHUB_RETRIES_MAX) {
       attempt.retries++;
-      await this.#retryPause(what, attempt.retries, describeError(err), signal);
+      await this.#retryPause(call, describeError(err));
       return;
     }
     throw new AppError(
@@ -193,43 +208,41 @@ export class RetryPolicy {
   }
 
   /**
-   * After an answer that is neither a success nor a 304: returns when it is to be retried (a rate
-   * limit closes the gate, which the next {@linkcode RetryPolicy.waitForGate} waits out; a 5xx waits
-   * its backoff here).
+   * After an answer `res` to a request of `call` that is neither a success nor a 304: returns when it
+   * is to be retried (a rate limit closes the gate, which the next {@linkcode RetryPolicy.waitForGate}
+   * waits out; a 5xx waits its backoff here).
    *
-   * @throws {AppError} `rate_limited` for a limit longer than `maxWaitMs` or past
+   * @throws {AppError} `rate_limited` for a limit longer than `call.maxWaitMs` or past
    *   {@linkcode GITHUB_RATE_LIMIT_WAITS_MAX} waits; `transient` for a 5xx past the retries;
    *   `not_found`, `access_denied`, `request_failed` for the rest.
    */
-  async afterRefusal(
-    what: string,
-    res: RawResponse,
-    attempt: Attempt,
-    maxWaitMs: number,
-    signal: AbortSignal,
-  ): Promise<void> {
-    const message = this.#githubMessage(res.text);
+  async afterRefusal(call: PolicyCall, res: RawResponse): Promise<void> {
+    const { what, maxWaitMs, attempt } = call;
+    const refusal: Refusal = { ...res, message: this.#githubMessage(res.text) };
     if (res.status === 403 || res.status === 429) {
-      const wait = rateLimitWait(res.status, res.headers, message, this.#clock.now(), attempt.secondaryWaits);
+      const wait = rateLimitWait(refusal, this.#clock.now(), { secondaryWaits: attempt.secondaryWaits });
       if (wait !== undefined) {
         if (wait.kind === "secondary") attempt.secondaryWaits++;
         attempt.limitedWaits++;
         this.#gate.blockedUntil = Math.max(this.#gate.blockedUntil, this.#clock.now() + wait.waitMs);
         if (wait.waitMs > maxWaitMs || attempt.limitedWaits > GITHUB_RATE_LIMIT_WAITS_MAX) {
-          throw this.#rateLimited(what, wait.waitMs, wait.kind, attempt.limitedWaits);
+          throw this.#rateLimited(what, { kind: wait.kind, waitMs: wait.waitMs, waits: attempt.limitedWaits });
         }
         return;
       }
     }
     if (res.status >= 500 && attempt.retries < GITHUB_RETRIES_MAX) {
       attempt.retries++;
-      await this.#retryPause(what, attempt.retries, `${res.status} ${res.statusText}`, signal);
+      await this.#retryPause(call, `${res.status} ${res.statusText}`);
       return;
     }
-    throw this.#errorFor(res, message, what, attempt.retries);
+    throw this.#errorFor(call, refusal);
   }
 
-  async #retryPause(what: string, retry: number, reason: string, signal: AbortSignal): Promise<void> {
+  /** The backoff before retry `call.attempt.retries` (already counted), logged with `reason`. */
+  async #retryPause(call: PolicyCall, reason: string): Promise<void> {
+    const { what, signal } = call;
+    const retry = call.attempt.retries;
     this.#stats.retries++;
     const delay = GITHUB_RETRY_BACKOFF_MS_MIN * 2 ** (retry - 1);
     this.#log.warn("transient GitHub failure; retrying", {
@@ -253,7 +266,9 @@ export class RetryPolicy {
     return this.#scrub(text.slice(0, GITHUB_ERROR_MESSAGE_CHARS_MAX));
   }
 
-  #rateLimited(what: string, waitMs: number, kind: string, waits: number): AppError {
+  /** `rate_limited` for a `limit.kind` limit of `limit.waitMs`, after `limit.waits` limited answers. */
+  #rateLimited(what: string, limit: { kind: string; waitMs: number; waits: number }): AppError {
+    const { kind, waitMs, waits } = limit;
     return new AppError(
       "rate_limited",
       `Cannot ${what}: GitHub rate limit (${kind}); retry after ${Math.ceil(waitMs / 1000)} s` +
@@ -266,7 +281,10 @@ export class RetryPolicy {
     );
   }
 
-  #errorFor(res: RawResponse, message: string, what: string, retries: number): AppError {
+  #errorFor(call: PolicyCall, res: Refusal): AppError {
+    const { what } = call;
+    const { message } = res;
+    const retries = call.attempt.retries;
     const detail = `GitHub answered ${res.status}${res.statusText === "" ? "" : ` ${res.statusText}`}` +
       (message === "" ? "" : `: ${message}`);
     const data = { status: res.status, path: what };

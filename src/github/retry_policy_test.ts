@@ -11,7 +11,14 @@ import {
 } from "../base/limits.ts";
 import { createLogger } from "../base/log.ts";
 import { emptyRateLimitState } from "./rate_limit.ts";
-import { freshAttempt, isNoAnswer, RetryPolicy, type RetryStats, TOKEN_REFUSED_HINT } from "./retry_policy.ts";
+import {
+  freshAttempt,
+  isNoAnswer,
+  type PolicyCall,
+  RetryPolicy,
+  type RetryStats,
+  TOKEN_REFUSED_HINT,
+} from "./retry_policy.ts";
 import type { RawResponse } from "./transport.ts";
 
 /** Distinctive and not token-shaped, so only the policy's own scrub can hide it. */
@@ -24,7 +31,7 @@ function setup(options: { maxRateLimitWaitMs?: number; authenticated?: boolean }
   const stats: RetryStats = { retries: 0, rate_limit_waits: 0, rateLimit: emptyRateLimitState() };
   const policy = new RetryPolicy({
     clock,
-    log: createLogger("debug", "test", (line) => lines.push(line)),
+    log: createLogger("debug", { scope: "test", write: (line) => lines.push(line) }),
     stats,
     scrub: (text) => text.split(TOKEN).join("[redacted]"),
     ...options,
@@ -53,12 +60,17 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
 
 const signal = () => new AbortController().signal;
 
+/** A call of {@linkcode WHAT} with a fresh attempt and no wait allowed, unless `options` says otherwise. */
+function call(options: Partial<PolicyCall> = {}): PolicyCall {
+  return { what: WHAT, signal: signal(), maxWaitMs: 0, attempt: freshAttempt(), ...options };
+}
+
 Deno.test("RetryPolicy.afterRefusal: 404, 401, 403 and 422 are typed at once, with GitHub's message", async () => {
   const { policy, stats } = setup();
   const cases = [[404, "not_found"], [401, "access_denied"], [403, "access_denied"], [422, "request_failed"]] as const;
   for (const [status, code] of cases) {
     const err = await refusal(
-      policy.afterRefusal(WHAT, answer(status, { message: `nope ${status}` }), freshAttempt(), 60_000, signal()),
+      policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(status, { message: `nope ${status}` })),
     );
     assert.equal(err.code, code);
     assert.equal(err.retryable, false);
@@ -72,11 +84,8 @@ Deno.test("RetryPolicy.afterRefusal: a 401 to a request with a token names the s
   const refused = (authenticated: boolean, status: number) =>
     refusal(
       setup({ authenticated }).policy.afterRefusal(
-        WHAT,
+        call({ maxWaitMs: 60_000 }),
         answer(status, { message: "Bad credentials" }),
-        freshAttempt(),
-        60_000,
-        signal(),
       ),
     );
   const withToken = await refused(true, 401);
@@ -91,14 +100,14 @@ Deno.test("RetryPolicy.afterRefusal: a 401 to a request with a token names the s
 Deno.test("RetryPolicy.afterRefusal: GitHub's message is scrubbed and cut at GITHUB_ERROR_MESSAGE_CHARS_MAX", async () => {
   const { policy } = setup();
   const long = `${TOKEN} ${"m".repeat(GITHUB_ERROR_MESSAGE_CHARS_MAX)}`;
-  const err = await refusal(policy.afterRefusal(WHAT, answer(422, { message: long }), freshAttempt(), 0, signal()));
+  const err = await refusal(policy.afterRefusal(call({ maxWaitMs: 0 }), answer(422, { message: long })));
   assert.ok(!err.message.includes(TOKEN), err.message);
   const kept = err.message.slice(err.message.indexOf(": GitHub answered 422: ") + ": GitHub answered 422: ".length);
   assert.equal(kept, `[redacted] ${"m".repeat(GITHUB_ERROR_MESSAGE_CHARS_MAX - TOKEN.length - 1)}`);
   const exact = "x".repeat(GITHUB_ERROR_MESSAGE_CHARS_MAX);
-  const whole = await refusal(policy.afterRefusal(WHAT, answer(422, exact), freshAttempt(), 0, signal()));
+  const whole = await refusal(policy.afterRefusal(call({ maxWaitMs: 0 }), answer(422, exact)));
   assert.ok(whole.message.endsWith(`: ${exact}`), "a non-JSON body at the bound is kept whole");
-  const over = await refusal(policy.afterRefusal(WHAT, answer(422, `${exact}y`), freshAttempt(), 0, signal()));
+  const over = await refusal(policy.afterRefusal(call({ maxWaitMs: 0 }), answer(422, `${exact}y`)));
   assert.ok(over.message.endsWith(`: ${exact}`), "one character more is cut");
 });
 
@@ -107,13 +116,13 @@ Deno.test("RetryPolicy.afterRefusal: a 5xx is retried GITHUB_RETRIES_MAX times w
   const attempt = freshAttempt();
   const start = clock.now();
   for (let i = 0; i < GITHUB_RETRIES_MAX; i++) {
-    await policy.afterRefusal(WHAT, answer(502, "bad gateway"), attempt, 0, signal());
+    await policy.afterRefusal(call({ maxWaitMs: 0, attempt }), answer(502, "bad gateway"));
   }
   assert.equal(attempt.retries, GITHUB_RETRIES_MAX);
   assert.equal(stats.retries, GITHUB_RETRIES_MAX);
   assert.equal(clock.now() - start, GITHUB_RETRY_BACKOFF_MS_MIN * (2 ** GITHUB_RETRIES_MAX - 1), "1 s, 2 s, 4 s, ...");
   assert.equal(lines.filter((l) => l.includes("retrying")).length, GITHUB_RETRIES_MAX);
-  const err = await refusal(policy.afterRefusal(WHAT, answer(502, "bad gateway"), attempt, 0, signal()));
+  const err = await refusal(policy.afterRefusal(call({ maxWaitMs: 0, attempt }), answer(502, "bad gateway")));
   assert.equal(err.code, "transient");
   assert.equal(err.retryable, true);
   assert.equal(err.retryAfterMs, GITHUB_RETRY_BACKOFF_MS_MIN * 2 ** GITHUB_RETRIES_MAX);
@@ -124,29 +133,29 @@ Deno.test("RetryPolicy.afterRefusal: a 5xx is retried GITHUB_RETRIES_MAX times w
 Deno.test("RetryPolicy.afterRefusal: a retry-after within the bound closes the gate, which waitForGate waits out", async () => {
   const { policy, clock, stats } = setup();
   const attempt = freshAttempt();
-  await policy.afterRefusal(WHAT, answer(429, "", { "retry-after": "30" }), attempt, 60_000, signal());
+  await policy.afterRefusal(call({ maxWaitMs: 60_000, attempt }), answer(429, "", { "retry-after": "30" }));
   assert.deepEqual(attempt, { retries: 0, limitedWaits: 1, secondaryWaits: 0 });
   const resumes: number[] = [];
   const before = clock.now();
-  await policy.waitForGate(WHAT, signal(), 60_000, (until) => resumes.push(until));
+  await policy.waitForGate(call({ maxWaitMs: 60_000, onWait: (until) => resumes.push(until) }));
   assert.deepEqual(resumes, [before + 30_000], "the wait is announced with the instant requests resume");
   assert.equal(clock.now(), before + 30_000);
   assert.equal(stats.rate_limit_waits, 1);
-  await policy.waitForGate(WHAT, signal(), 60_000, (until) => resumes.push(until));
+  await policy.waitForGate(call({ maxWaitMs: 60_000, onWait: (until) => resumes.push(until) }));
   assert.equal(resumes.length, 1, "an open gate does not wait");
 });
 
 Deno.test("RetryPolicy.afterRefusal: a limit longer than the call's bound is rate_limited, with when to retry", async () => {
   const { policy } = setup();
   const err = await refusal(
-    policy.afterRefusal(WHAT, answer(403, "", { "retry-after": "61" }), freshAttempt(), 60_000, signal()),
+    policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(403, "", { "retry-after": "61" })),
   );
   assert.equal(err.code, "rate_limited");
   assert.equal(err.retryable, true);
   assert.equal(err.retryAfterMs, 61_000);
   assert.deepEqual(err.data, { retry_after_ms: 61_000, kind: "retry_after", reset_at: null });
   // At the bound it is waited for.
-  await policy.afterRefusal(WHAT, answer(403, "", { "retry-after": "60" }), freshAttempt(), 60_000, signal());
+  await policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(403, "", { "retry-after": "60" }));
 });
 
 Deno.test("RetryPolicy.afterRefusal: GITHUB_RATE_LIMIT_WAITS_MAX limited answers are waited for; one more gives up", async () => {
@@ -154,9 +163,9 @@ Deno.test("RetryPolicy.afterRefusal: GITHUB_RATE_LIMIT_WAITS_MAX limited answers
   const attempt = freshAttempt();
   const limited = () => answer(429, { message: "secondary rate limit" }, { "retry-after": "1" });
   for (let i = 0; i < GITHUB_RATE_LIMIT_WAITS_MAX; i++) {
-    await policy.afterRefusal(WHAT, limited(), attempt, 60_000, signal());
+    await policy.afterRefusal(call({ maxWaitMs: 60_000, attempt }), limited());
   }
-  const err = await refusal(policy.afterRefusal(WHAT, limited(), attempt, 60_000, signal()));
+  const err = await refusal(policy.afterRefusal(call({ maxWaitMs: 60_000, attempt }), limited()));
   assert.equal(err.code, "rate_limited");
   assert.match(err.message, new RegExp(`gave up after ${GITHUB_RATE_LIMIT_WAITS_MAX} waits`));
 });
@@ -167,8 +176,8 @@ Deno.test("RetryPolicy.afterRefusal: secondary limits without a hint back off fr
   const waits: number[] = [];
   for (let i = 0; i < 3; i++) {
     const before = clock.now();
-    await policy.afterRefusal(WHAT, answer(403, { message: "secondary rate limit" }), attempt, 600_000, signal());
-    await policy.waitForGate(WHAT, signal(), 600_000, undefined);
+    await policy.afterRefusal(call({ maxWaitMs: 600_000, attempt }), answer(403, { message: "secondary rate limit" }));
+    await policy.waitForGate(call({ maxWaitMs: 600_000 }));
     waits.push(clock.now() - before);
   }
   assert.deepEqual(waits, [60_000, 120_000, 240_000]);
@@ -183,11 +192,11 @@ Deno.test("RetryPolicy.observe: remaining 0 holds every call until the reset plu
   );
   assert.equal(stats.rateLimit.remaining, 0);
   assert.equal(stats.rateLimit.reset_at, resetS * 1000);
-  const err = await refusal(policy.waitForGate(WHAT, signal(), 1_000, undefined));
+  const err = await refusal(policy.waitForGate(call({ maxWaitMs: 1_000 })));
   assert.equal(err.code, "rate_limited");
   assert.equal((err.data as { kind: string }).kind, "known");
   assert.equal(stats.rate_limit_waits, 0, "a refused wait is not a wait");
-  await policy.waitForGate(WHAT, signal(), 600_000, undefined);
+  await policy.waitForGate(call({ maxWaitMs: 600_000 }));
   assert.equal(clock.now(), resetS * 1000 + GITHUB_RATE_LIMIT_RESET_SLACK_MS);
   policy.observe(new Headers());
   assert.equal(stats.rateLimit.reset_at, resetS * 1000, "an answer without headers keeps the last state");
@@ -197,9 +206,9 @@ Deno.test("RetryPolicy.waitForGate: the caller's signal cancels a wait at once",
   const clock = new ManualClock(0);
   const stats: RetryStats = { retries: 0, rate_limit_waits: 0, rateLimit: emptyRateLimitState() };
   const policy = new RetryPolicy({ clock, log: createLogger("silent"), stats, scrub: (t) => t });
-  await policy.afterRefusal(WHAT, answer(429, "", { "retry-after": "30" }), freshAttempt(), 60_000, signal());
+  await policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(429, "", { "retry-after": "30" }));
   const controller = new AbortController();
-  const waiting = policy.waitForGate(WHAT, controller.signal, 60_000, undefined);
+  const waiting = policy.waitForGate(call({ maxWaitMs: 60_000, signal: controller.signal }));
   assert.equal(clock.pendingSleeps, 1);
   controller.abort(new Error("cancelled by the caller"));
   await assert.rejects(waiting, /cancelled by the caller/);
@@ -211,10 +220,10 @@ Deno.test("RetryPolicy.afterNoAnswer: network errors are retried, then transient
   const attempt = freshAttempt();
   const failure = new TypeError(`connection refused for ${TOKEN}`);
   const start = clock.now();
-  for (let i = 0; i < GITHUB_RETRIES_MAX; i++) await policy.afterNoAnswer(WHAT, failure, attempt, signal());
+  for (let i = 0; i < GITHUB_RETRIES_MAX; i++) await policy.afterNoAnswer(call({ attempt }), failure);
   assert.equal(stats.retries, GITHUB_RETRIES_MAX);
   assert.equal(clock.now() - start, GITHUB_RETRY_BACKOFF_MS_MIN * (2 ** GITHUB_RETRIES_MAX - 1));
-  const err = await refusal(policy.afterNoAnswer(WHAT, failure, attempt, signal()));
+  const err = await refusal(policy.afterNoAnswer(call({ attempt }), failure));
   assert.equal(err.code, "transient");
   assert.equal(err.retryAfterMs, GITHUB_RETRY_BACKOFF_MS_MIN * 2 ** GITHUB_RETRIES_MAX);
   assert.deepEqual(err.data, { path: WHAT, no_answer: true });
@@ -227,9 +236,9 @@ Deno.test("RetryPolicy.afterNoAnswer: an aborted call throws its reason; the tra
   const { policy, stats } = setup();
   const controller = new AbortController();
   controller.abort(new Error("stopped"));
-  await assert.rejects(policy.afterNoAnswer(WHAT, new TypeError("x"), freshAttempt(), controller.signal), /stopped/);
+  await assert.rejects(policy.afterNoAnswer(call({ signal: controller.signal }), new TypeError("x")), /stopped/);
   const tooLarge = new AppError("request_failed", "too large");
-  await assert.rejects(policy.afterNoAnswer(WHAT, tooLarge, freshAttempt(), signal()), (err) => err === tooLarge);
+  await assert.rejects(policy.afterNoAnswer(call(), tooLarge), (err) => err === tooLarge);
   assert.equal(stats.retries, 0);
 });
 

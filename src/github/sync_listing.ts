@@ -28,7 +28,7 @@
  */
 
 import { SYNC_RELISTINGS_MAX } from "../base/limits.ts";
-import type { EndpointOptions, GitHubClient } from "./client.ts";
+import type { EndpointOptions, GitHubClient, RepoRef } from "./client.ts";
 import type { GitHubIssue } from "./types.ts";
 
 export { SYNC_RELISTINGS_MAX };
@@ -114,11 +114,10 @@ function matches(state: StableListingOptions["state"], issue: GitHubIssue): bool
   return state === "all" || issue.state === state;
 }
 
-/** Lists a repository's issues and pull requests without skipping threads that move; see the module doc. */
+/** Lists the issues and pull requests of `repo` without skipping threads that move; see the module doc. */
 export async function listIssuesStable(
   gh: GitHubClient,
-  owner: string,
-  repo: string,
+  repo: RepoRef,
   options: StableListingOptions,
 ): Promise<StableListing> {
   const relistingsMax = options.relistingsMax ?? SYNC_RELISTINGS_MAX;
@@ -135,7 +134,7 @@ export async function listIssuesStable(
   let listings = 0;
   const fullListing = async (): Promise<{ complete: boolean; pages: number }> => {
     listings++;
-    const page = await gh.listIssues(owner, repo, {
+    const page = await gh.listIssues(repo, {
       ...endpoint,
       state,
       sort: "updated",
@@ -156,7 +155,7 @@ export async function listIssuesStable(
     relistings++;
     listings++;
     const from = newest();
-    const again = await gh.listIssues(owner, repo, {
+    const again = await gh.listIssues(repo, {
       ...endpoint,
       state: "all",
       sort: "updated",

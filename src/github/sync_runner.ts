@@ -11,7 +11,7 @@ import { GITHUB_PAGES_MAX, SYNC_RATE_LIMIT_WAIT_MS_MAX } from "../base/limits.ts
 import type { AnyJobKind, JobContext } from "../jobs/kinds.ts";
 import type { CorpusRows } from "../store/corpus_rows.ts";
 import type { ThreadObservation } from "../store/corpus_types.ts";
-import { type GitHubClient, RequestBudget } from "./client.ts";
+import { type GitHubClient, type RepoRef, RequestBudget } from "./client.ts";
 import { isNoAnswer } from "./retry_policy.ts";
 import { type SyncItem, syncPolicy, type SyncResult } from "./sync_kind.ts";
 import { listIssuesStable } from "./sync_listing.ts";
@@ -22,6 +22,15 @@ import type { GitHubIssue } from "./types.ts";
 export interface SyncDeps {
   client(): GitHubClient;
   corpus(): CorpusRows;
+}
+
+/** What every repository of one sync job is synced with. */
+interface SyncRun {
+  ctx: JobContext<SyncRequest>;
+  gh: GitHubClient;
+  corpus: CorpusRows;
+  /** The job's request budget, shared by its repositories. */
+  budget: RequestBudget;
 }
 
 /** The runnable sync kind: its policy and the per-repository loop over `deps`. */
@@ -54,6 +63,7 @@ async function runSync(ctx: JobContext<SyncRequest>, deps: SyncDeps): Promise<Sy
   const gh = deps.client();
   const corpus = deps.corpus();
   const budget = new RequestBudget(req.max_requests);
+  const run: SyncRun = { ctx, gh, corpus, budget };
   const items: SyncItem[] = [];
   const unique = [...new Set(req.repositories)];
   // Duplicates are synced once, so progress counts distinct repositories.
@@ -66,7 +76,7 @@ async function runSync(ctx: JobContext<SyncRequest>, deps: SyncDeps): Promise<Sy
     ctx.signal.throwIfAborted();
     let item: SyncItem;
     if (unanswered === undefined) {
-      const synced = await syncOne(key, ctx, gh, corpus, budget);
+      const synced = await syncOne(key, run);
       item = synced.item;
       if (synced.noAnswer) unanswered = item;
     } else {
@@ -87,15 +97,12 @@ async function runSync(ctx: JobContext<SyncRequest>, deps: SyncDeps): Promise<Sy
   };
 }
 
-async function syncOne(
-  key: string,
-  ctx: JobContext<SyncRequest>,
-  gh: GitHubClient,
-  corpus: CorpusRows,
-  budget: RequestBudget,
-): Promise<{ item: SyncItem; noAnswer: boolean }> {
+/** Syncs repository `key` (`owner/name`) within `run`. */
+async function syncOne(key: string, run: SyncRun): Promise<{ item: SyncItem; noAnswer: boolean }> {
+  const { ctx, gh, corpus, budget } = run;
   const req = ctx.request;
   const [owner, name] = key.split("/") as [string, string];
+  const repository: RepoRef = { owner, repo: name };
   const options = {
     signal: ctx.signal,
     budget,
@@ -109,7 +116,7 @@ async function syncOne(
       }),
   };
   try {
-    const repo = await gh.getRepository(owner, name, options);
+    const repo = await gh.getRepository(repository, options);
     const observedAt = ctx.clock.now();
     await corpus.repositoryUpsert({
       owner,
@@ -126,7 +133,7 @@ async function syncOne(
     // because the listing mixes issues and pull requests.
     const limit = req.limit_per_repository;
     // Re-listed until stable, so a thread updated while the pages are read is not skipped.
-    const listing = await listIssuesStable(gh, owner, name, {
+    const listing = await listIssuesStable(gh, repository, {
       ...options,
       state: req.state,
       ...(req.updated_after === undefined ? {} : { since: req.updated_after }),
@@ -139,7 +146,7 @@ async function syncOne(
     const wanted = listing.items.map(toObservation)
       .filter((t) => req.kind === "both" || t.kind === req.kind)
       .filter((t) => (req.state !== "all" && t.state !== req.state) || kept++ < limit);
-    const counts = await corpus.threadsUpsert(key, wanted, ctx.clock.now());
+    const counts = await corpus.threadsUpsert(key, wanted, { observedAt: ctx.clock.now() });
     const item: SyncItem = {
       key,
       item_status: "complete",

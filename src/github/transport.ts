@@ -53,6 +53,13 @@ export interface TransportOptions {
   concurrencyMax?: number | undefined;
 }
 
+/** Options of {@linkcode Transport.send}. */
+export interface SendOptions {
+  /** Sent as `If-None-Match` when given. */
+  etag?: string | undefined;
+  signal: AbortSignal;
+}
+
 /** `data.reason` of the `request_failed` error for a body over {@linkcode GITHUB_RESPONSE_BYTES_MAX}. */
 export const RESPONSE_TOO_LARGE = "response_too_large";
 
@@ -67,12 +74,21 @@ export function describeError(err: unknown): string {
   return String(err);
 }
 
+/** Options of {@linkcode boundedMs}. */
+export interface BoundedMsOptions {
+  /** The largest value kept (a larger one is cut to it). */
+  cap: number;
+  /** The value when none is given (default `cap`). */
+  fallback?: number;
+}
+
 /**
- * A duration option: `fallback` when absent, at most `cap`.
+ * A duration option `name`: `options.fallback` when `value` is absent, at most `options.cap`.
  *
  * @throws {RangeError} when `value` is negative or not finite.
  */
-export function boundedMs(name: string, value: number | undefined, fallback: number, cap: number): number {
+export function boundedMs(name: string, value: number | undefined, options: BoundedMsOptions): number {
+  const { cap, fallback = cap } = options;
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value < 0) {
     throw new RangeError(`Cannot use ${name}: current value is ${value}`);
@@ -80,12 +96,19 @@ export function boundedMs(name: string, value: number | undefined, fallback: num
   return Math.min(value, cap);
 }
 
+/** Options of {@linkcode readBounded}. */
+export interface ReadBoundedOptions {
+  /** Cut a body over the bound there instead of refusing it (default false). */
+  truncate?: boolean;
+}
+
 /**
- * Reads a body of at most `max` bytes. Over the bound it is cut there when `truncate`, else
+ * Reads a body of at most `max` bytes. Over the bound it is cut there when `options.truncate`, else
  * refused (`request_failed`, reason {@linkcode RESPONSE_TOO_LARGE}) — at once when
  * `content-length` already declares more, without reading it.
  */
-export async function readBounded(res: Response, max: number, truncate: boolean): Promise<string> {
+export async function readBounded(res: Response, max: number, options: ReadBoundedOptions = {}): Promise<string> {
+  const truncate = options.truncate ?? false;
   const declared = Number(res.headers.get("content-length") ?? "NaN");
   if (!truncate && Number.isFinite(declared) && declared > max) {
     await res.body?.cancel();
@@ -173,12 +196,7 @@ export class Transport {
     this.authenticated = token !== undefined;
     this.#fetch = options.fetch ?? fetch;
     this.#userAgent = options.userAgent ?? "longcall";
-    this.#timeoutMs = boundedMs(
-      "requestTimeoutMs",
-      options.requestTimeoutMs,
-      GITHUB_REQUEST_TIMEOUT_MS,
-      GITHUB_REQUEST_TIMEOUT_MS,
-    );
+    this.#timeoutMs = boundedMs("requestTimeoutMs", options.requestTimeoutMs, { cap: GITHUB_REQUEST_TIMEOUT_MS });
     const concurrency = options.concurrencyMax ?? GITHUB_CONCURRENCY_MAX;
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > GITHUB_CONCURRENCY_MAX) {
       throw new RangeError(
@@ -223,13 +241,14 @@ export class Transport {
   }
 
   /**
-   * One GET of `url` (from {@linkcode Transport.resolve}), its body read within the bounds.
+   * One GET of `url` (from {@linkcode Transport.resolve}), its body read within the bounds;
+   * `options.etag`, when given, is sent as `If-None-Match`.
    *
-   * @param etag sent as `If-None-Match` when given.
    * @throws what `fetch` throws (network errors, the signal's reason, a `TimeoutError`), and
    *   `request_failed` ({@linkcode RESPONSE_TOO_LARGE}) for a success body over the bound.
    */
-  async send(url: string, etag: string | undefined, signal: AbortSignal): Promise<RawResponse> {
+  async send(url: string, options: SendOptions): Promise<RawResponse> {
+    const { etag, signal } = options;
     const release = await this.#semaphore.acquire(signal);
     const timeout = new AbortController();
     const timer = setTimeout(
@@ -251,8 +270,8 @@ export class Transport {
       });
       const ok = res.status >= 200 && res.status < 300;
       const text = res.status === 304
-        ? await readBounded(res, 0, true)
-        : await readBounded(res, ok ? GITHUB_RESPONSE_BYTES_MAX : GITHUB_ERROR_BODY_BYTES_MAX, !ok);
+        ? await readBounded(res, 0, { truncate: true })
+        : await readBounded(res, ok ? GITHUB_RESPONSE_BYTES_MAX : GITHUB_ERROR_BODY_BYTES_MAX, { truncate: !ok });
       return { status: res.status, statusText: res.statusText, headers: res.headers, text };
     } finally {
       clearTimeout(timer);

@@ -28,12 +28,12 @@ function streamed(...chunks: string[]): Response {
 }
 
 Deno.test("readBounded(): a body of exactly max bytes is read whole, across chunks", async () => {
-  assert.equal(await readBounded(streamed("abc", "de"), 5, false), "abcde");
-  assert.equal(await readBounded(streamed("é"), 2, false), "é", "bytes, not characters");
+  assert.equal(await readBounded(streamed("abc", "de"), 5), "abcde");
+  assert.equal(await readBounded(streamed("é"), 2), "é", "bytes, not characters");
 });
 
 Deno.test("readBounded(): one byte past max is refused as response_too_large", async () => {
-  await assert.rejects(readBounded(streamed("abc", "def"), 5, false), (err: unknown) => {
+  await assert.rejects(readBounded(streamed("abc", "def"), 5), (err: unknown) => {
     assert.ok(isResponseTooLarge(err));
     assert.ok(err instanceof AppError);
     assert.deepEqual(err.data, { reason: RESPONSE_TOO_LARGE, bytes_max: 5 });
@@ -53,16 +53,19 @@ Deno.test("readBounded(): a declared content-length over max is refused before r
     }),
     { headers: { "content-length": "6" } },
   );
-  await assert.rejects(readBounded(res, 5, false), /it declares 6 bytes, over the bound of 5/);
+  await assert.rejects(readBounded(res, 5), /it declares 6 bytes, over the bound of 5/);
   assert.equal(pulled, false, "not one chunk was read");
-  assert.equal(await readBounded(new Response("12345", { headers: { "content-length": "5" } }), 5, false), "12345");
+  assert.equal(await readBounded(new Response("12345", { headers: { "content-length": "5" } }), 5), "12345");
 });
 
 Deno.test("readBounded(): with truncate a body past max is cut at max; no body is the empty text", async () => {
-  assert.equal(await readBounded(streamed("abc", "def"), 5, true), "abcde");
-  assert.equal(await readBounded(new Response("abcdef", { headers: { "content-length": "6" } }), 3, true), "abc");
-  assert.equal(await readBounded(new Response(null, { status: 304 }), 0, true), "");
-  assert.equal(await readBounded(streamed("x"), 0, true), "");
+  assert.equal(await readBounded(streamed("abc", "def"), 5, { truncate: true }), "abcde");
+  assert.equal(
+    await readBounded(new Response("abcdef", { headers: { "content-length": "6" } }), 3, { truncate: true }),
+    "abc",
+  );
+  assert.equal(await readBounded(new Response(null, { status: 304 }), 0, { truncate: true }), "");
+  assert.equal(await readBounded(streamed("x"), 0, { truncate: true }), "");
 });
 
 Deno.test("isResponseTooLarge() is true only for the byte-bound error", () => {
@@ -151,10 +154,14 @@ Deno.test("Transport.scrub(): a token shorter than GITHUB_TOKEN_SCRUB_ANYWHERE_C
 });
 
 Deno.test("boundedMs() and describeError()", () => {
-  assert.equal(boundedMs("x", undefined, 7, 10), 7);
-  assert.equal(boundedMs("x", 3, 7, 10), 3);
-  assert.equal(boundedMs("x", 11, 7, 10), 10);
-  assert.throws(() => boundedMs("x", Number.POSITIVE_INFINITY, 7, 10), /Cannot use x: current value is Infinity/);
+  assert.equal(boundedMs("x", undefined, { fallback: 7, cap: 10 }), 7);
+  assert.equal(boundedMs("x", 3, { fallback: 7, cap: 10 }), 3);
+  assert.equal(boundedMs("x", 11, { fallback: 7, cap: 10 }), 10);
+  assert.throws(
+    () => boundedMs("x", Number.POSITIVE_INFINITY, { fallback: 7, cap: 10 }),
+    /Cannot use x: current value is Infinity/,
+  );
+  assert.equal(boundedMs("x", undefined, { cap: 10 }), 10, "the fallback is the cap by default");
   assert.equal(describeError(new TypeError("boom")), "TypeError: boom");
   assert.equal(describeError("plain"), "plain");
 });
@@ -175,7 +182,7 @@ Deno.test("Transport.send(): an error body is read up to GITHUB_ERROR_BODY_BYTES
       ]] as const
     ) {
       size = body;
-      const res = await transport.send(`${transport.baseUrl}/repos/o/r`, undefined, signal);
+      const res = await transport.send(`${transport.baseUrl}/repos/o/r`, { signal });
       assert.equal(res.status, 422);
       assert.equal(res.text.length, read, `a ${body}-byte error body is read as ${read} bytes, never refused`);
     }

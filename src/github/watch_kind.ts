@@ -19,6 +19,7 @@ import type {
   SuitesSummary,
   SuiteWorkflow,
 } from "./checks_state.ts";
+import type { PullRef, RepoRef } from "./repo_path.ts";
 import type { GitHubCheckAnnotation } from "./types.ts";
 import type { WatchRequest } from "./watch_spec.ts";
 
@@ -77,6 +78,8 @@ export interface PullObservation {
 
 /** Per-read options of a {@linkcode PullObserver}. */
 export interface ObserveOptions {
+  /** Cancels the read (the watch's signal). */
+  signal: AbortSignal;
   /** Longest rate-limit wait this read may make; a longer one fails with `rate_limited`. */
   maxRateLimitWaitMs?: number;
   /** Called before a rate-limit wait with the instant requests resume (feeds poll guidance). */
@@ -85,32 +88,15 @@ export interface ObserveOptions {
 
 /** Where observations come from (the GitHub client in production, anything in tests). */
 export interface PullObserver {
-  headSha(owner: string, repo: string, number: number, signal: AbortSignal, options?: ObserveOptions): Promise<string>;
-  observe(
-    owner: string,
-    repo: string,
-    number: number,
-    sha: string,
-    signal: AbortSignal,
-    options?: ObserveOptions,
-  ): Promise<PullObservation>;
-  /** The checks the base branch requires (rulesets and classic protection); `required_checks_unavailable`
+  /** The head SHA of `pull`. */
+  headSha(pull: PullRef, options: ObserveOptions): Promise<string>;
+  /** One reading of `pull` and of the CI of commit `sha`. */
+  observe(pull: PullRef, sha: string, options: ObserveOptions): Promise<PullObservation>;
+  /** The checks `branch` of `repo` requires (rulesets and classic protection); `required_checks_unavailable`
    * when either cannot be read. */
-  requiredChecks?(
-    owner: string,
-    repo: string,
-    branch: string,
-    signal: AbortSignal,
-    options?: ObserveOptions,
-  ): Promise<RequiredCheck[]>;
-  /** The first annotations of a check run (why it failed). */
-  annotations?(
-    owner: string,
-    repo: string,
-    checkRunId: number,
-    signal: AbortSignal,
-    options?: ObserveOptions,
-  ): Promise<GitHubCheckAnnotation[]>;
+  requiredChecks?(repo: RepoRef, branch: string, options: ObserveOptions): Promise<RequiredCheck[]>;
+  /** The first annotations of check run `checkRunId` of `repo` (why it failed). */
+  annotations?(repo: RepoRef, checkRunId: number, options: ObserveOptions): Promise<GitHubCheckAnnotation[]>;
   /** Counted requests (anonymous 304s included) and 304s so far, and the last rate-limit state seen. */
   stats(): {
     requests: number;

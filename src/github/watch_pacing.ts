@@ -8,15 +8,23 @@
 
 import type { PullObserver } from "./watch_kind.ts";
 
+/** Options of {@linkcode budgetView}. */
+export interface BudgetViewOptions {
+  /** Requests GitHub counted in the poll just made (a new window began at most that many requests ago). */
+  countedThisPoll: number;
+}
+
 /**
  * The rate-limit state pacing reads. Anonymous: what is left is at most the limit less what this
  * watch itself was counted (every 304 included), whatever a server's headers say about 304s.
+ * `window` moves on when GitHub's reset does.
  */
 export function budgetView(
   gh: PullObserver,
   window: RateWindow,
-  countedThisPoll: number,
+  options: BudgetViewOptions,
 ): Record<string, unknown> | undefined {
+  const { countedThisPoll } = options;
   const stats = gh.stats();
   const rl = stats.rate_limit;
   if (gh.authenticated || rl === undefined) return rl;
@@ -39,18 +47,25 @@ export interface RateWindow {
   requestsBefore: number;
 }
 
+/** Options of {@linkcode pacedWaitMs}: the poll's cost, the rate limit and the clock. */
+export interface PacedWaitOptions {
+  /** Counted requests a poll. */
+  perPoll: number;
+  /** The rate-limit state (`remaining`, `reset_at`), as {@linkcode budgetView} gives it. */
+  rateLimit: Record<string, unknown> | undefined;
+  /** The current instant (clock ms). */
+  now: number;
+  /** The watch's deadline (clock ms; default none). */
+  deadline?: number;
+}
+
 /**
- * The wait before the next poll so that `remaining` requests last, at `perPoll` counted requests
- * a poll, until the limit's reset or the watch's deadline, whichever comes first; `wait` when they
- * do (or nothing is known). Never shorter than `wait`.
+ * The wait before the next poll so that `remaining` requests last, at `options.perPoll` counted
+ * requests a poll, until the limit's reset or the watch's deadline, whichever comes first; `wait`
+ * when they do (or nothing is known). Never shorter than `wait`.
  */
-export function pacedWaitMs(
-  wait: number,
-  perPoll: number,
-  rateLimit: Record<string, unknown> | undefined,
-  now: number,
-  deadline: number = Number.POSITIVE_INFINITY,
-): number {
+export function pacedWaitMs(wait: number, options: PacedWaitOptions): number {
+  const { perPoll, rateLimit, now, deadline = Number.POSITIVE_INFINITY } = options;
   const remaining = rateLimit?.["remaining"];
   const resetAt = rateLimit?.["reset_at"];
   if (perPoll <= 0 || typeof remaining !== "number" || typeof resetAt !== "number" || resetAt <= now) return wait;

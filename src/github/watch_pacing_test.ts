@@ -9,17 +9,32 @@ const HOUR = 3_600_000;
 
 Deno.test("pacedWaitMs: stretches the wait so what is left lasts until the reset, never shortens it", () => {
   const now = NOW;
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 40, reset_at: now + 3_600_000 }, now), 360_000);
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 4_000, reset_at: now + 3_600_000 }, now), 10_000);
   assert.equal(
-    pacedWaitMs(10_000, 4, { remaining: 3, reset_at: now + 60_000 }, now),
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 40, reset_at: now + 3_600_000 }, now }),
+    360_000,
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 4_000, reset_at: now + 3_600_000 }, now }),
+    10_000,
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 3, reset_at: now + 60_000 }, now }),
     60_000,
     "nothing left: the reset",
   );
-  assert.equal(pacedWaitMs(10_000, 0, { remaining: 0, reset_at: now + 60_000 }, now), 10_000, "free polls");
-  assert.equal(pacedWaitMs(10_000, 4, undefined, now), 10_000);
   assert.equal(
-    pacedWaitMs(10_000, 4, { remaining: 40, reset_at: now + 3_600_000 }, now, now + 600_000),
+    pacedWaitMs(10_000, { perPoll: 0, rateLimit: { remaining: 0, reset_at: now + 60_000 }, now }),
+    10_000,
+    "free polls",
+  );
+  assert.equal(pacedWaitMs(10_000, { perPoll: 4, rateLimit: undefined, now }), 10_000);
+  assert.equal(
+    pacedWaitMs(10_000, {
+      perPoll: 4,
+      rateLimit: { remaining: 40, reset_at: now + 3_600_000 },
+      now,
+      deadline: now + 600_000,
+    }),
     60_000,
     "the budget only has to last until the deadline",
   );
@@ -28,54 +43,132 @@ Deno.test("pacedWaitMs: stretches the wait so what is left lasts until the reset
 Deno.test("pacedWaitMs: remaining at exactly one poll spreads it over the horizon; one request less waits for the reset", () => {
   const rl = (remaining: number) => ({ remaining, reset_at: NOW + HOUR });
   const deadline = NOW + 60_000;
-  assert.equal(pacedWaitMs(10_000, 4, rl(4), NOW, deadline), 60_000, "one poll left: it runs by the deadline");
-  assert.equal(pacedWaitMs(10_000, 4, rl(3), NOW, deadline), HOUR, "no whole poll left: wait for the reset");
-  assert.equal(pacedWaitMs(10_000, 4, rl(0), NOW, deadline), HOUR, "nothing left: wait for the reset");
-  assert.equal(pacedWaitMs(10_000, 4, rl(8), NOW), HOUR / 2, "two polls left: half the horizon each");
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: rl(4), now: NOW, deadline }),
+    60_000,
+    "one poll left: it runs by the deadline",
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: rl(3), now: NOW, deadline }),
+    HOUR,
+    "no whole poll left: wait for the reset",
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: rl(0), now: NOW, deadline }),
+    HOUR,
+    "nothing left: wait for the reset",
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: rl(8), now: NOW }),
+    HOUR / 2,
+    "two polls left: half the horizon each",
+  );
 });
 
 Deno.test("pacedWaitMs: with no whole poll left, a reset sooner than the wait keeps the wait", () => {
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 0, reset_at: NOW + 9_999 }, NOW), 10_000);
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 0, reset_at: NOW + 10_001 }, NOW), 10_001);
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 0, reset_at: NOW + 9_999 }, now: NOW }),
+    10_000,
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 0, reset_at: NOW + 10_001 }, now: NOW }),
+    10_001,
+  );
 });
 
 Deno.test("pacedWaitMs: a stretched wait is rounded up to a whole millisecond", () => {
   // 10 ms over 3 polls: 3.33 ms each, rounded up (pacing never lets the budget run out early).
-  assert.equal(pacedWaitMs(1, 1, { remaining: 3, reset_at: NOW + 10 }, NOW), 4);
+  assert.equal(pacedWaitMs(1, { perPoll: 1, rateLimit: { remaining: 3, reset_at: NOW + 10 }, now: NOW }), 4);
 });
 
 Deno.test("pacedWaitMs: the remaining budget exactly fitting the interval keeps the interval", () => {
   // 360 polls left over an hour: one every 10 s, exactly the requested interval.
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 1_440, reset_at: NOW + HOUR }, NOW), 10_000);
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 1_440, reset_at: NOW + HOUR }, now: NOW }),
+    10_000,
+  );
   // One poll fewer: the wait stretches past the interval.
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 1_436, reset_at: NOW + HOUR }, NOW), Math.ceil(HOUR / 359));
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 1_436, reset_at: NOW + HOUR }, now: NOW }),
+    Math.ceil(HOUR / 359),
+  );
 });
 
 Deno.test("pacedWaitMs: a reset at or before now, or no counted requests a poll, keeps the wait", () => {
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 0, reset_at: NOW }, NOW), 10_000, "reset now");
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 0, reset_at: NOW - 1 }, NOW), 10_000, "reset past");
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 0, reset_at: NOW + 1 }, NOW), 10_000, "reset in 1 ms");
-  assert.equal(pacedWaitMs(10_000, -1, { remaining: 0, reset_at: NOW + HOUR }, NOW), 10_000, "negative per poll");
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 0, reset_at: NOW }, now: NOW }),
+    10_000,
+    "reset now",
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 0, reset_at: NOW - 1 }, now: NOW }),
+    10_000,
+    "reset past",
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 0, reset_at: NOW + 1 }, now: NOW }),
+    10_000,
+    "reset in 1 ms",
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: -1, rateLimit: { remaining: 0, reset_at: NOW + HOUR }, now: NOW }),
+    10_000,
+    "negative per poll",
+  );
 });
 
 Deno.test("pacedWaitMs: a rate limit without a numeric remaining or reset_at keeps the wait", () => {
-  assert.equal(pacedWaitMs(10_000, 4, {}, NOW), 10_000);
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: "0", reset_at: NOW + HOUR }, NOW), 10_000);
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 0 }, NOW), 10_000);
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 0, reset_at: String(NOW + HOUR) }, NOW), 10_000);
+  assert.equal(pacedWaitMs(10_000, { perPoll: 4, rateLimit: {}, now: NOW }), 10_000);
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: "0", reset_at: NOW + HOUR }, now: NOW }),
+    10_000,
+  );
+  assert.equal(pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 0 }, now: NOW }), 10_000);
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: { remaining: 0, reset_at: String(NOW + HOUR) }, now: NOW }),
+    10_000,
+  );
 });
 
 Deno.test("pacedWaitMs: a deadline before the reset bounds the horizon; one after it does not", () => {
   const rl = { remaining: 40, reset_at: NOW + HOUR };
-  assert.equal(pacedWaitMs(10_000, 4, rl, NOW, NOW + HOUR), HOUR / 10, "deadline at the reset");
-  assert.equal(pacedWaitMs(10_000, 4, rl, NOW, NOW + 2 * HOUR), HOUR / 10, "deadline past the reset");
-  assert.equal(pacedWaitMs(10_000, 4, rl, NOW, NOW + HOUR - 10), Math.ceil((HOUR - 10) / 10), "just before");
-  assert.equal(pacedWaitMs(10_000, 4, rl, NOW, NOW), 10_000, "deadline now: the wait");
-  assert.equal(pacedWaitMs(10_000, 4, rl, NOW, NOW - 5_000), 10_000, "deadline past: the wait");
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: rl, now: NOW, deadline: NOW + HOUR }),
+    HOUR / 10,
+    "deadline at the reset",
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: rl, now: NOW, deadline: NOW + 2 * HOUR }),
+    HOUR / 10,
+    "deadline past the reset",
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: rl, now: NOW, deadline: NOW + HOUR - 10 }),
+    Math.ceil((HOUR - 10) / 10),
+    "just before",
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: rl, now: NOW, deadline: NOW }),
+    10_000,
+    "deadline now: the wait",
+  );
+  assert.equal(
+    pacedWaitMs(10_000, { perPoll: 4, rateLimit: rl, now: NOW, deadline: NOW - 5_000 }),
+    10_000,
+    "deadline past: the wait",
+  );
 });
 
 Deno.test("pacedWaitMs: with no whole poll left, the deadline does not shorten the wait for the reset", () => {
-  assert.equal(pacedWaitMs(10_000, 4, { remaining: 3, reset_at: NOW + HOUR }, NOW, NOW + 60_000), HOUR);
+  assert.equal(
+    pacedWaitMs(10_000, {
+      perPoll: 4,
+      rateLimit: { remaining: 3, reset_at: NOW + HOUR },
+      now: NOW,
+      deadline: NOW + 60_000,
+    }),
+    HOUR,
+  );
 });
 
 // ---------------------------------------------------------------- budgetView
@@ -96,8 +189,14 @@ function countersOf(
 Deno.test("budgetView: an authenticated watch, or one with no rate limit seen, gets the headers as they are", () => {
   const rl = { limit: 5_000, remaining: 4_990, reset_at: NOW + HOUR };
   const window: RateWindow = { resetAt: undefined, requestsBefore: 0 };
-  assert.equal(budgetView(countersOf(true, { requests: 10, not_modified: 0, rate_limit: rl }), window, 4), rl);
-  assert.equal(budgetView(countersOf(false, { requests: 10, not_modified: 0 }), window, 4), undefined);
+  assert.equal(
+    budgetView(countersOf(true, { requests: 10, not_modified: 0, rate_limit: rl }), window, { countedThisPoll: 4 }),
+    rl,
+  );
+  assert.equal(
+    budgetView(countersOf(false, { requests: 10, not_modified: 0 }), window, { countedThisPoll: 4 }),
+    undefined,
+  );
   assert.deepEqual(window, { resetAt: undefined, requestsBefore: 0 }, "the window is untouched");
 });
 
@@ -106,11 +205,15 @@ Deno.test("budgetView: an anonymous rate limit without a numeric limit or remain
   const noLimit = { remaining: 10, reset_at: NOW + HOUR };
   const noRemaining = { limit: 60, reset_at: NOW + HOUR };
   assert.equal(
-    budgetView(countersOf(false, { requests: 50, not_modified: 0, rate_limit: noLimit }), window, 4),
+    budgetView(countersOf(false, { requests: 50, not_modified: 0, rate_limit: noLimit }), window, {
+      countedThisPoll: 4,
+    }),
     noLimit,
   );
   assert.equal(
-    budgetView(countersOf(false, { requests: 50, not_modified: 0, rate_limit: noRemaining }), window, 4),
+    budgetView(countersOf(false, { requests: 50, not_modified: 0, rate_limit: noRemaining }), window, {
+      countedThisPoll: 4,
+    }),
     noRemaining,
   );
   assert.deepEqual(window, { resetAt: undefined, requestsBefore: 0 });
@@ -122,19 +225,24 @@ Deno.test("budgetView: anonymous, what is left is the limit less what this watch
   // The server does not count 304s in `remaining` (60 left), but GitHub does count them anonymously.
   const rl = { limit: 60, remaining: 60, reset_at: resetAt, resource: "core" };
   // A new window begins with this poll: only its 4 requests were spent in it.
-  const first = budgetView(countersOf(false, { requests: 20, not_modified: 3, rate_limit: rl }), window, 4);
+  const first = budgetView(countersOf(false, { requests: 20, not_modified: 3, rate_limit: rl }), window, {
+    countedThisPoll: 4,
+  });
   assert.deepEqual(first, { limit: 60, remaining: 56, reset_at: resetAt, resource: "core" });
   assert.deepEqual(window, { resetAt, requestsBefore: 16 });
   // Same window, two more polls: 12 spent.
-  const later = budgetView(countersOf(false, { requests: 28, not_modified: 5, rate_limit: rl }), window, 4);
+  const later = budgetView(countersOf(false, { requests: 28, not_modified: 5, rate_limit: rl }), window, {
+    countedThisPoll: 4,
+  });
   assert.equal(later?.["remaining"], 48);
   assert.deepEqual(window, { resetAt, requestsBefore: 16 }, "the window stays while the reset does not move");
   // The server's own remaining is lower: it wins.
   const lower = { ...rl, remaining: 10 };
   assert.equal(
-    budgetView(countersOf(false, { requests: 28, not_modified: 5, rate_limit: lower }), window, 4)?.[
-      "remaining"
-    ],
+    budgetView(countersOf(false, { requests: 28, not_modified: 5, rate_limit: lower }), window, { countedThisPoll: 4 })
+      ?.[
+        "remaining"
+      ],
     10,
   );
 });
@@ -144,15 +252,18 @@ Deno.test("budgetView: anonymous, spent at the limit leaves 0, past it still 0 (
   const rl = { limit: 60, remaining: 60, reset_at: resetAt };
   const at: RateWindow = { resetAt, requestsBefore: 0 };
   assert.equal(
-    budgetView(countersOf(false, { requests: 60, not_modified: 0, rate_limit: rl }), at, 4)?.["remaining"],
+    budgetView(countersOf(false, { requests: 60, not_modified: 0, rate_limit: rl }), at, { countedThisPoll: 4 })
+      ?.["remaining"],
     0,
   );
   assert.equal(
-    budgetView(countersOf(false, { requests: 59, not_modified: 0, rate_limit: rl }), at, 4)?.["remaining"],
+    budgetView(countersOf(false, { requests: 59, not_modified: 0, rate_limit: rl }), at, { countedThisPoll: 4 })
+      ?.["remaining"],
     1,
   );
   assert.equal(
-    budgetView(countersOf(false, { requests: 75, not_modified: 0, rate_limit: rl }), at, 4)?.["remaining"],
+    budgetView(countersOf(false, { requests: 75, not_modified: 0, rate_limit: rl }), at, { countedThisPoll: 4 })
+      ?.["remaining"],
     0,
   );
 });
@@ -160,7 +271,9 @@ Deno.test("budgetView: anonymous, spent at the limit leaves 0, past it still 0 (
 Deno.test("budgetView: a moved reset starts a new window counting only this poll's requests", () => {
   const window: RateWindow = { resetAt: NOW, requestsBefore: 0 };
   const rl = { limit: 60, remaining: 60, reset_at: NOW + HOUR };
-  const view = budgetView(countersOf(false, { requests: 100, not_modified: 0, rate_limit: rl }), window, 6);
+  const view = budgetView(countersOf(false, { requests: 100, not_modified: 0, rate_limit: rl }), window, {
+    countedThisPoll: 6,
+  });
   assert.equal(view?.["remaining"], 54, "100 spent over the watch, but only 6 in this window");
   assert.deepEqual(window, { resetAt: NOW + HOUR, requestsBefore: 94 });
 });
@@ -168,7 +281,9 @@ Deno.test("budgetView: a moved reset starts a new window counting only this poll
 Deno.test("budgetView: without a numeric reset_at the window never moves and counts from its start", () => {
   const window: RateWindow = { resetAt: undefined, requestsBefore: 0 };
   const rl = { limit: 60, remaining: 60 };
-  const view = budgetView(countersOf(false, { requests: 50, not_modified: 0, rate_limit: rl }), window, 4);
+  const view = budgetView(countersOf(false, { requests: 50, not_modified: 0, rate_limit: rl }), window, {
+    countedThisPoll: 4,
+  });
   assert.equal(view?.["remaining"], 10);
   assert.deepEqual(window, { resetAt: undefined, requestsBefore: 0 });
 });

@@ -37,7 +37,7 @@ import {
   summarizeSuites,
   verdictDetail,
 } from "./checks_state.ts";
-import { isGitRef } from "./repo_path.ts";
+import { isGitRef, type PullRef } from "./repo_path.ts";
 import { budgetView, pacedWaitMs, type RateWindow } from "./watch_pacing.ts";
 import {
   type AnonymousCost,
@@ -69,6 +69,28 @@ export function watchRunner(deps: WatchDeps): AnyJobKind {
  * (the others, facts about the pull request or a failure, by an immediate re-read). */
 const SETTLED_OUTCOMES: ReadonlySet<WatchOutcome> = new Set(["succeeded", "action_required"]);
 
+/** One reading of the pull request: the observation and what the watch made of its checks. */
+interface Reading {
+  obs: PullObservation;
+  assessed: Assessment;
+}
+
+/** The checks of one observation as the watch counts them. */
+interface Assessment {
+  /** The checks (only the required ones with `required_only`). */
+  entries: CheckEntry[];
+  /** The check runs kept (the newest of each re-run). */
+  runs: CheckRunLike[];
+  /** Older runs of a re-triggered check left out. */
+  dropped: number;
+}
+
+/** How a watch ends: its outcome and why, in words. */
+interface WatchEnd {
+  outcome: WatchOutcome;
+  reason: string;
+}
+
 /** `text` cut to at most `max` characters (never splitting a surrogate pair), and whether it was cut; null stays
  * null. */
 export function clip(text: string | null | undefined, max: number): { text: string | null; truncated: boolean } {
@@ -95,6 +117,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   // A rate-limit wait never runs past the deadline (the client fails fast with rate_limited instead).
   // While rate limited, hosts are told to look again when GitHub will answer, not every 250 ms.
   const bounded = (): ObserveOptions => ({
+    signal,
     maxRateLimitWaitMs: Math.max(0, deadline - clock.now()),
     onRateLimitWait: (untilMs) =>
       ctx.report({
@@ -103,28 +126,28 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
         nextPollAt: untilMs,
       }),
   });
+  const pull: PullRef = { owner: req.owner, repo: req.repo, number: req.number };
   const expected = req.expected_head_sha ??
-    requireSha(await gh.headSha(req.owner, req.repo, req.number, signal, bounded()), "the pull request's head SHA");
+    requireSha(await gh.headSha(pull, bounded()), "the pull request's head SHA");
   let pacedPolls = 0;
   let confirming: { outcome: WatchOutcome; at: number } | undefined;
   let required: RequiredCheck[] | undefined;
 
-  const assess = (obs: PullObservation) => {
+  const assess = (obs: PullObservation): Assessment => {
     const latest = latestRuns(obs.check_runs, obs.workflows);
     let entries = normalizeChecks(latest.runs, obs.statuses);
     if (required !== undefined) {
       const appIds = new Map(latest.runs.filter((r) => r.id !== undefined).map((r) => [r.id ?? 0, r.app?.id]));
-      entries = requiredEntries(entries, required, appIds);
+      entries = requiredEntries(entries, required, { appIds });
     }
     return { entries, runs: latest.runs, dropped: latest.dropped };
   };
 
   const failureDetails = async (
     outcome: WatchOutcome,
-    entries: readonly CheckEntry[],
-    runs: readonly CheckRunLike[],
-    obs: PullObservation,
+    reading: Reading,
   ): Promise<{ failures: FailureDetail[]; truncated: boolean }> => {
+    const { obs, assessed: { entries, runs } } = reading;
     const failing = entries.filter((e) => e.conclusion !== null && FAILING_CONCLUSIONS.has(e.conclusion));
     const failures: FailureDetail[] = [];
     for (const e of failing.slice(0, WATCH_FAILURE_DETAILS_MAX)) {
@@ -148,7 +171,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
         // Read once, when the watch ends failed: a model can say what broke without another call.
         if (outcome === "failed" && detail.annotations_count > 0 && e.id !== undefined && gh.annotations) {
           try {
-            const list = await gh.annotations(req.owner, req.repo, e.id, signal, bounded());
+            const list = await gh.annotations(pull, e.id, bounded());
             detail.annotations = list.map((a) => ({
               path: clip(a.path, WATCH_ANNOTATION_MESSAGE_CHARS_MAX).text ?? "",
               start_line: a.start_line,
@@ -184,19 +207,16 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   };
 
   const anonymousCost = (stats: ReturnType<PullObserver["stats"]>): AnonymousCost =>
-    anonymousCostOf(stats, polls, req.poll_interval_ms, pacedPolls);
+    anonymousCostOf(stats, { polls, pollIntervalMs: req.poll_interval_ms, pacedPolls });
 
-  const finish = async (
-    outcome: WatchOutcome,
-    reason: string,
-    obs: PullObservation,
-    assessed: ReturnType<typeof assess>,
-  ) => {
+  const finish = async (end: WatchEnd, reading: Reading) => {
+    const { outcome, reason } = end;
+    const { obs, assessed } = reading;
     const { entries } = assessed;
     // The last progress report describes the previous poll; make the counts final.
     const last = summarize(entries);
     ctx.report({ completedItems: last.passed + last.failed, totalItems: last.total });
-    const failed = await failureDetails(outcome, entries, assessed.runs, obs);
+    const failed = await failureDetails(outcome, reading);
     const stats = gh.stats();
     const result: WatchResult = {
       outcome,
@@ -243,14 +263,14 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     message: `watching ${req.owner}/${req.repo}#${req.number}`,
     nextPollAt: startedAt + watchFirstPollMs(req),
   });
-  let last: { obs: PullObservation; assessed: ReturnType<typeof assess> } | undefined;
+  let last: Reading | undefined;
   // Polls in a row GitHub did not answer (transient, or rate limited until before the deadline).
   let failedPolls = 0;
   for (;;) {
     let obs: PullObservation;
     const countedBefore = gh.stats().requests;
     try {
-      obs = await gh.observe(req.owner, req.repo, req.number, expected, signal, bounded());
+      obs = await gh.observe(pull, expected, bounded());
       requireSha(obs.head_sha, "the pull request's head SHA");
       if (req.required_only && required === undefined) {
         if (gh.requiredChecks === undefined) {
@@ -260,7 +280,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
           );
         }
         const base = requireRef(obs.base_ref, "the pull request's base branch");
-        required = await gh.requiredChecks(req.owner, req.repo, base, signal, bounded());
+        required = await gh.requiredChecks(pull, base, bounded());
       }
     } catch (err) {
       // GitHub will not answer before the deadline: the watch ends as it would then, with the
@@ -271,10 +291,8 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       ) {
         ctx.log.warn("rate limited past the watch deadline; ending timed_out", { retry_after_ms: err.retryAfterMs });
         return await finish(
-          "timed_out",
-          "rate limited past the deadline; checks still pending",
-          last.obs,
-          last.assessed,
+          { outcome: "timed_out", reason: "rate limited past the deadline; checks still pending" },
+          last,
         );
       }
       // Once the pull request has been seen, a poll GitHub did not answer is tried again at the next
@@ -292,10 +310,8 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       const now = clock.now();
       if (now >= deadline) {
         return await finish(
-          "timed_out",
-          `GitHub did not answer at the deadline: ${err.message}`,
-          last.obs,
-          last.assessed,
+          { outcome: "timed_out", reason: `GitHub did not answer at the deadline: ${err.message}` },
+          last,
         );
       }
       const wait = Math.min(Math.max(req.poll_interval_ms, err.retryAfterMs ?? 0), deadline - now);
@@ -318,7 +334,8 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     const countedThisPoll = gh.stats().requests - countedBefore;
     const assessed = assess(obs);
     const { entries } = assessed;
-    last = { obs, assessed };
+    const reading: Reading = { obs, assessed };
+    last = reading;
     const now = clock.now();
     let candidate: WatchOutcome | undefined;
     let reason = "";
@@ -374,7 +391,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
     if (
       candidate !== undefined && candidate === confirming?.outcome &&
       (!settles || now - confirming.at >= settleMs)
-    ) return await finish(candidate, reason, obs, assessed);
+    ) return await finish({ outcome: candidate, reason }, reading);
     if (candidate !== undefined && candidate !== "changed") {
       // Re-read before declaring a verdict: a check may be registering right now. Dependent jobs
       // and later workflows appear only after their predecessors finish, so a pass is re-read
@@ -383,12 +400,10 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       if (!settles) continue;
       const wait = Math.min(settleMs - (now - confirming.at), deadline - now);
       if (wait <= 0) {
-        return await finish(
-          "timed_out",
-          `the deadline came before the ${candidate} reading could be confirmed`,
-          obs,
-          assessed,
-        );
+        return await finish({
+          outcome: "timed_out",
+          reason: `the deadline came before the ${candidate} reading could be confirmed`,
+        }, reading);
       }
       // The counts of the reading being confirmed: the last poll's would lag it (they stay until replaced).
       const s = summarize(entries);
@@ -403,13 +418,20 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
       await clock.sleep(wait, signal);
       continue;
     }
-    if (candidate === "changed") return await finish("changed", reason, obs, assessed);
+    if (candidate === "changed") return await finish({ outcome: "changed", reason }, reading);
     confirming = undefined;
-    if (now >= deadline) return await finish("timed_out", `still pending at the deadline: ${reason}`, obs, assessed);
+    if (now >= deadline) {
+      return await finish({ outcome: "timed_out", reason: `still pending at the deadline: ${reason}` }, reading);
+    }
     let wait = Math.min(req.poll_interval_ms, deadline - now);
     // Budget the rate limit: when what is left of it would run out before its reset at this
     // interval (an anonymous watch pays for every 304), poll less often.
-    const paced = pacedWaitMs(wait, countedThisPoll, budgetView(gh, rateWindow, countedThisPoll), now, deadline);
+    const paced = pacedWaitMs(wait, {
+      perPoll: countedThisPoll,
+      rateLimit: budgetView(gh, rateWindow, { countedThisPoll }),
+      now,
+      deadline,
+    });
     if (paced > wait) {
       pacedPolls++;
       wait = Math.min(paced, deadline - now);
@@ -426,17 +448,23 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   }
 }
 
+/** How a watch has polled so far (what {@linkcode anonymousCostOf} reads besides the counters). */
+export interface WatchPolling {
+  /** Polls made. */
+  polls: number;
+  /** The requested interval between polls. */
+  pollIntervalMs: number;
+  /** Polls whose wait was stretched to fit the rate limit. */
+  pacedPolls: number;
+}
+
 /**
- * What an anonymous watch cost after `polls` polls at `pollIntervalMs`, `pacedPolls` of them
- * stretched: counted requests a poll (two decimals, 0 before the first poll), the hourly rate at
+ * What an anonymous watch cost after `polling.polls` polls at `polling.pollIntervalMs`, `polling.pacedPolls`
+ * of them stretched: counted requests a poll (two decimals, 0 before the first poll), the hourly rate at
  * the interval, against the limit GitHub's headers name (else {@linkcode GITHUB_ANONYMOUS_LIMIT_PER_HOUR}).
  */
-export function anonymousCostOf(
-  stats: ReturnType<PullObserver["stats"]>,
-  polls: number,
-  pollIntervalMs: number,
-  pacedPolls: number,
-): AnonymousCost {
+export function anonymousCostOf(stats: ReturnType<PullObserver["stats"]>, polling: WatchPolling): AnonymousCost {
+  const { polls, pollIntervalMs, pacedPolls } = polling;
   const perPoll = polls === 0 ? 0 : Math.round((stats.requests / polls) * 100) / 100;
   const perHour = Math.round(perPoll * (3_600_000 / pollIntervalMs));
   const headerLimit = stats.rate_limit?.["limit"];

@@ -82,12 +82,12 @@ Deno.test("requireRef: an empty, missing or malformed base branch is github_inva
 // ---------------------------------------------------------------- anonymousCostOf
 
 Deno.test("anonymousCostOf: counted requests a poll and an hour at the interval, against the headers' limit", () => {
-  const cost = anonymousCostOf(
-    { requests: 12, not_modified: 6, not_modified_counted: 6, rate_limit: { limit: 60, remaining: 48 } },
-    3,
-    60_000,
-    1,
-  );
+  const cost = anonymousCostOf({
+    requests: 12,
+    not_modified: 6,
+    not_modified_counted: 6,
+    rate_limit: { limit: 60, remaining: 48 },
+  }, { polls: 3, pollIntervalMs: 60_000, pacedPolls: 1 });
   assert.deepEqual(cost, {
     counted_not_modified: 6,
     counted_per_poll: 4,
@@ -100,25 +100,29 @@ Deno.test("anonymousCostOf: counted requests a poll and an hour at the interval,
 });
 
 Deno.test("anonymousCostOf: before the first poll it costs 0 a poll; per poll is rounded to two decimals", () => {
-  const none = anonymousCostOf({ requests: 1, not_modified: 0 }, 0, 10_000, 0);
+  const none = anonymousCostOf({ requests: 1, not_modified: 0 }, { polls: 0, pollIntervalMs: 10_000, pacedPolls: 0 });
   assert.equal(none.counted_per_poll, 0);
   assert.equal(none.counted_per_hour_at_interval, 0);
   // 10 requests over 3 polls: 3.33 a poll; at 10 s, 360 polls an hour: 1199 (rounded from 1198.8).
-  const third = anonymousCostOf({ requests: 10, not_modified: 0 }, 3, 10_000, 0);
+  const third = anonymousCostOf({ requests: 10, not_modified: 0 }, { polls: 3, pollIntervalMs: 10_000, pacedPolls: 0 });
   assert.equal(third.counted_per_poll, 3.33);
   assert.equal(third.counted_per_hour_at_interval, 1_199);
 });
 
 Deno.test("anonymousCostOf: without a numeric limit in the headers, GitHub's anonymous 60/h", () => {
   for (const rate_limit of [undefined, {}, { limit: "60" }]) {
-    const cost = anonymousCostOf({ requests: 4, not_modified: 0, rate_limit }, 1, 10_000, 0);
+    const cost = anonymousCostOf({ requests: 4, not_modified: 0, rate_limit }, {
+      polls: 1,
+      pollIntervalMs: 10_000,
+      pacedPolls: 0,
+    });
     assert.equal(cost.hourly_limit, GITHUB_ANONYMOUS_LIMIT_PER_HOUR, JSON.stringify(rate_limit));
     assert.match(cost.note, new RegExp(`against ${GITHUB_ANONYMOUS_LIMIT_PER_HOUR}/h`));
   }
 });
 
 Deno.test("anonymousCostOf: without a counted-304 counter, 0 counted 304s", () => {
-  const cost = anonymousCostOf({ requests: 4, not_modified: 3 }, 1, 10_000, 0);
+  const cost = anonymousCostOf({ requests: 4, not_modified: 3 }, { polls: 1, pollIntervalMs: 10_000, pacedPolls: 0 });
   assert.equal(cost.counted_not_modified, 0);
   assert.match(cost.note, /\(0 counted 304s here\)/);
 });

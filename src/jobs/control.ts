@@ -190,10 +190,11 @@ export class JobControl {
 
   /**
    * Several jobs visible to `authority`, by id, in one read (at most IDS_PER_CALL_MAX);
-   * an id that is unknown, purged or another authority's is absent. `concise` rows carry no
-   * request or result.
+   * an id that is unknown, purged or another authority's is absent. `options.columns`: `concise`
+   * rows carry no request or result, `all` rows do.
    */
-  getMany(ids: readonly string[], authority: Authority, columns: "concise" | "all"): Map<string, JobRow> {
+  getMany(ids: readonly string[], authority: Authority, options: { columns: "concise" | "all" }): Map<string, JobRow> {
+    const { columns } = options;
     const now = this.clock.now();
     const rows = this.#rows.jobGetMany(ids, columns);
     for (const [id, row] of rows) {
@@ -268,7 +269,7 @@ export class JobControl {
     const start = this.clock.now();
     // One statement per re-read; concise rows carry every field materialKey reads.
     const read = () => {
-      const rows = this.getMany(ids, authority, "concise");
+      const rows = this.getMany(ids, authority, { columns: "concise" });
       return ids.map((id) => rows.get(id));
     };
     let before: string[] | undefined;
@@ -279,7 +280,7 @@ export class JobControl {
       if (before === undefined) before = keys;
       else if (options.until === "change" && keys.some((k, i) => k !== before?.[i])) return "changed";
       return undefined;
-    }, options.signal);
+    }, { signal: options.signal });
     return { until: options.until, ended, waited_ms: Math.max(0, this.clock.now() - start) };
   }
 

@@ -115,20 +115,19 @@ export class Executor {
     this.#config = config;
     this.#clock = config.clock;
     this.#log = config.log;
-    this.#owner = new OwnerHeartbeat(rows, config.clock, config.pid, config.leaseMs);
+    this.#owner = new OwnerHeartbeat(rows, { clock: config.clock, pid: config.pid, leaseMs: config.leaseMs });
     this.#loops = new PeriodicLoops(config.log, () => this.#live());
     // Jobs stored as running under this owner that no local handler runs any more (their end
     // could not be written) are released in the same transaction, so they are recorded now
     // rather than left running under a live owner. Not while a claim is in flight: its rows
     // are about to start.
-    this.#reconciler = new Reconciler(
-      rows,
-      config.clock,
-      config.log,
-      () =>
+    this.#reconciler = new Reconciler(rows, {
+      clock: config.clock,
+      log: config.log,
+      release: () =>
         this.#live() && !this.#claiming ? { ownerId: this.#owner.ownerId, keep: [...this.#running.keys()] } : undefined,
-      config.onTerminal,
-    );
+      onTerminal: config.onTerminal,
+    });
     this.#runHost = {
       rows,
       clock: config.clock,
@@ -169,11 +168,9 @@ export class Executor {
     this.#loops.every(config.retentionSweepMs, () => this.#sweep());
     // Only while a job runs here (started or lingering): an idle executor does not wake five times a second to
     // learn that it runs nothing. Armed by each job's start.
-    this.#cancelPoll = this.#loops.onDemand(
-      config.cancelPollMs,
-      () => this.#pollCancels(),
-      () => this.#running.size > 0,
-    );
+    this.#cancelPoll = this.#loops.onDemand(config.cancelPollMs, () => this.#pollCancels(), {
+      active: () => this.#running.size > 0,
+    });
     this.wake();
   }
 
@@ -249,7 +246,10 @@ export class Executor {
     grace.abort();
     for (const r of this.#running.values()) {
       try {
-        await this.#rows.jobSetInterruptedIfOwned(r.row.id, r.ownerId, r.row.attempt, this.#clock.now());
+        await this.#rows.jobSetInterruptedIfOwned(
+          { id: r.row.id, ownerId: r.ownerId, attempt: r.row.attempt },
+          this.#clock.now(),
+        );
         this.#config.onTerminal?.(r.row.id);
       } catch (err) {
         this.#log.error("could not record an interrupted job", { id: r.row.id, error: String(err) });
@@ -282,10 +282,8 @@ export class Executor {
           // Every free slot in one transaction: one commit per batch, not per job.
           const ownerId = this.#owner.ownerId;
           const rows = await this.#rows.jobClaimBatchIfOwnerLive(
-            ownerId,
-            this.#registry.names(),
+            { ownerId, kinds: this.#registry.names(), max: this.#config.runningMax - this.#running.size },
             this.#clock.now(),
-            this.#config.runningMax - this.#running.size,
           );
           if (rows.length === 0) break;
           found = true;
@@ -321,7 +319,7 @@ export class Executor {
     if (this.#state !== "started") {
       // stop() began while a busy store delayed the claim: these never ran.
       for (const row of rows) {
-        await this.#rows.jobSetInterruptedIfOwned(row.id, ownerId, row.attempt, this.#clock.now());
+        await this.#rows.jobSetInterruptedIfOwned({ id: row.id, ownerId, attempt: row.attempt }, this.#clock.now());
         this.#config.onTerminal?.(row.id);
       }
       return false;
@@ -371,7 +369,7 @@ export class Executor {
   }
 
   async #sweep(): Promise<void> {
-    await retentionSweep(this.#rows, this.#clock, () => this.#state === "started");
+    await retentionSweep(this.#rows, { clock: this.#clock, keepGoing: () => this.#state === "started" });
   }
 
   // ------------------------------------------------------------------ runs and their ends
@@ -383,23 +381,24 @@ export class Executor {
     this.#cancelPoll?.arm();
     let lost = false;
     // An async arrow: the handler starts now, and a failed kind lookup becomes this run's rejection.
-    job.done = (async () => await runJob(this.#runHost, this.#registry.get(row.kind) as AnyJobKind, job))().catch(
-      (err) => {
-        // Only the database can fail here (handler errors are results). The job is released:
-        // reconciliation records it (never replayed, never left running under a live owner).
-        lost = true;
-        this.#log.error("could not record a job's end; releasing it", { id: row.id, error: String(err) });
-      },
-    ).finally(() => {
-      if (this.#running.get(row.id) === job) this.#running.delete(row.id);
-      if (lost && this.#live()) {
-        void this.#reconcile().catch((err) =>
-          this.#log.warn("could not release a job yet; the next reconciliation retries", { error: String(err) })
-        );
-      }
-      this.#resolveIdleIfDone();
-      this.wake();
-    });
+    job.done = (async () => await runJob(this.#runHost, { kind: this.#registry.get(row.kind) as AnyJobKind, job }))()
+      .catch(
+        (err) => {
+          // Only the database can fail here (handler errors are results). The job is released:
+          // reconciliation records it (never replayed, never left running under a live owner).
+          lost = true;
+          this.#log.error("could not record a job's end; releasing it", { id: row.id, error: String(err) });
+        },
+      ).finally(() => {
+        if (this.#running.get(row.id) === job) this.#running.delete(row.id);
+        if (lost && this.#live()) {
+          void this.#reconcile().catch((err) =>
+            this.#log.warn("could not release a job yet; the next reconciliation retries", { error: String(err) })
+          );
+        }
+        this.#resolveIdleIfDone();
+        this.wake();
+      });
   }
 
   /**
@@ -433,7 +432,7 @@ export class Executor {
           terminal: p.terminal,
         })),
         { ownerId, kinds: this.#registry.names(), max: refill },
-        this.#clock.now(),
+        { now: this.#clock.now() },
       );
       batch.forEach((p, i) => {
         // A landed job is terminal: its slot is free now, not when its run's promise chain settles

@@ -19,7 +19,7 @@ import { AppError, toJobError } from "../base/errors.ts";
 import { utf8BytesIfOver } from "../base/json_bound.ts";
 import { JOB_EVENT_MESSAGE_CHARS_MAX, JOB_RESULT_BYTES_MAX, TERMINAL_WRITE_RETRY_MS } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
-import type { ClaimedJob, JobRows, TerminalWrite } from "../store/job_rows.ts";
+import type { ClaimedJob, JobFence, JobRows, TerminalWrite } from "../store/job_rows.ts";
 import { JobAbort } from "./job_abort.ts";
 import type { AnyJobKind, JobContext } from "./kinds.ts";
 import { ProgressThrottle } from "./progress_throttle.ts";
@@ -92,21 +92,24 @@ export interface JobRunHost {
 }
 
 /**
- * Runs `job`'s handler and records its end. Rejects only when the store failed to record it (the
- * executor then releases the job to reconciliation); handler errors are results.
+ * Runs `run.job`'s handler (from `run.kind`) and records its end. Rejects only when the store failed
+ * to record it (the executor then releases the job to reconciliation); handler errors are results.
  */
-export async function runJob(host: JobRunHost, kind: AnyJobKind, job: RunningJob): Promise<void> {
+export async function runJob(host: JobRunHost, run: { kind: AnyJobKind; job: RunningJob }): Promise<void> {
+  const { kind, job } = run;
   const { row, ownerId, controller } = job;
   const { rows, clock } = host;
-  const progress = new ProgressThrottle(
-    async (p) => {
-      const ok = await rows.jobSetProgressIfOwned(row.id, ownerId, row.attempt, p, clock.now());
+  // Every write of this run is fenced by the claim it runs under.
+  const fence: JobFence = { id: row.id, ownerId, attempt: row.attempt };
+  const progress = new ProgressThrottle({
+    write: async (p) => {
+      const ok = await rows.jobSetProgressIfOwned(fence, p, { now: clock.now() });
       if (ok) host.onProgress?.(row.id);
     },
     clock,
-    host.handlerClock,
-    row.phase,
-  );
+    handlerClock: host.handlerClock,
+    phase: row.phase,
+  });
   const log = host.log.child(`job:${row.id.slice(0, 8)}`);
   const ctx: JobContext<unknown> = {
     id: row.id,
@@ -117,7 +120,8 @@ export async function runJob(host: JobRunHost, kind: AnyJobKind, job: RunningJob
     log,
     report: (p) => progress.report(p),
     event: (level, message) => {
-      void rows.jobEventAppend(row.id, level, message.slice(0, JOB_EVENT_MESSAGE_CHARS_MAX), clock.now())
+      const event = { level, message: message.slice(0, JOB_EVENT_MESSAGE_CHARS_MAX), at: clock.now() };
+      void rows.jobEventAppend(row.id, event)
         .catch((err) => log.warn("could not append job event", { error: String(err) }));
     },
   };
@@ -129,7 +133,7 @@ export async function runJob(host: JobRunHost, kind: AnyJobKind, job: RunningJob
     if (end.type === "released") return;
     if (end.type === "interrupted") {
       await progress.flush();
-      await rows.jobSetInterruptedIfOwned(row.id, ownerId, row.attempt, clock.now());
+      await rows.jobSetInterruptedIfOwned(fence, clock.now());
       host.interrupted(job);
       host.onTerminal?.(row.id);
       return;
@@ -139,14 +143,15 @@ export async function runJob(host: JobRunHost, kind: AnyJobKind, job: RunningJob
   await progress.flush();
   // Progress a storage fault kept from its own write goes out with the end, in the same statement.
   const unwritten = progress.unwritten();
-  await finishRun(host, job, unwritten === undefined ? terminal : { ...terminal, progress: unwritten });
+  await finishRun(host, { job, terminal: unwritten === undefined ? terminal : { ...terminal, progress: unwritten } });
 }
 
 /**
- * The fenced terminal write, retried on the host's clock while the lease holds; a persisted cancellation wins over a
- * late end.
+ * `end.job`'s fenced terminal write of `end.terminal`, retried on the host's clock while the lease holds; a persisted
+ * cancellation wins over a late end.
  */
-export async function finishRun(host: JobRunHost, job: RunningJob, terminal: TerminalWrite): Promise<void> {
+export async function finishRun(host: JobRunHost, end: { job: RunningJob; terminal: TerminalWrite }): Promise<void> {
+  const { job, terminal } = end;
   const { row, ownerId } = job;
   let written: boolean;
   for (;;) {
@@ -168,12 +173,13 @@ export async function finishRun(host: JobRunHost, job: RunningJob, terminal: Ter
     // A cancellation persisted before our write wins over a late success or failure.
     const current = host.rows.jobGet(row.id);
     if (current?.status === "running" && current.owner_id === ownerId && current.cancel_requested_at !== null) {
-      written = await host.rows.jobSetTerminalIfOwned(row.id, ownerId, row.attempt, {
+      const fence: JobFence = { id: row.id, ownerId, attempt: row.attempt };
+      written = await host.rows.jobSetTerminalIfOwned(fence, {
         status: "cancelled",
         outcome: "cancelled",
         resultJson: null,
         error: null,
-      }, host.clock.now()) !== undefined;
+      }, { now: host.clock.now() }) !== undefined;
     }
   }
   if (!written) {

@@ -111,7 +111,7 @@ Deno.test("finishRun: a terminal write refused as store_busy is retried on the h
     done: Promise.resolve(),
   };
   const start = clock.now();
-  const finished = finishRun(host, job, succeededTerminal({}, { ok: true }));
+  const finished = finishRun(host, { job, terminal: succeededTerminal({}, { ok: true }) });
   for (let i = 0; i < 20; i++) await Promise.resolve();
   assert.deepEqual(attempts, [start], "one attempt, then a pause that only the clock can end");
   assert.deepEqual(warnings, ["database unavailable; retrying a job's terminal write"]);
@@ -125,6 +125,6 @@ Deno.test("finishRun: a terminal write refused as store_busy is retried on the h
   assert.deepEqual(ended, ["j1"]);
   leaseHeld = false; // past the lease a failed write is not retried: the job is reconciliation's
   attempts.length = 0;
-  await assert.rejects(finishRun(host, job, succeededTerminal({}, 1)), (err) => err instanceof AppError);
+  await assert.rejects(finishRun(host, { job, terminal: succeededTerminal({}, 1) }), (err) => err instanceof AppError);
   assert.equal(attempts.length, 1);
 });

@@ -19,6 +19,16 @@ import type { JobRows } from "../store/job_rows.ts";
 /** The owner-row writes a heartbeat makes. */
 export type OwnerRows = Pick<JobRows, "ownerRegister" | "ownerHeartbeatIfLive" | "ownerDelete">;
 
+/** What an owner row records and how long its lease lasts. */
+export interface OwnerHeartbeatOptions {
+  /** Real time: heartbeats and the lease. */
+  clock: Clock;
+  /** The process id stored in the owner row. */
+  pid: number;
+  /** How long a heartbeat keeps the lease. */
+  leaseMs: number;
+}
+
 /** One executor's owner row, its heartbeat and its lease. */
 export class OwnerHeartbeat {
   readonly #rows: OwnerRows;
@@ -30,11 +40,11 @@ export class OwnerHeartbeat {
    * (never later than the stored lease, whose heartbeat_at is at most the local time of the write). */
   #leaseUntil = -Infinity;
 
-  constructor(rows: OwnerRows, clock: Clock, pid: number, leaseMs: number) {
+  constructor(rows: OwnerRows, options: OwnerHeartbeatOptions) {
     this.#rows = rows;
-    this.#clock = clock;
-    this.#pid = pid;
-    this.#leaseMs = leaseMs;
+    this.#clock = options.clock;
+    this.#pid = options.pid;
+    this.#leaseMs = options.leaseMs;
   }
 
   /** The current owner id (a fresh one after {@linkcode renew}). */
@@ -45,7 +55,7 @@ export class OwnerHeartbeat {
   /** Writes the owner row; the lease holds from now. */
   async register(): Promise<void> {
     const registeredAt = this.#clock.now();
-    await this.#rows.ownerRegister(this.#ownerId, this.#pid, registeredAt, this.#leaseMs);
+    await this.#rows.ownerRegister({ ownerId: this.#ownerId, pid: this.#pid, leaseMs: this.#leaseMs }, registeredAt);
     this.#leaseUntil = registeredAt + this.#leaseMs;
   }
 

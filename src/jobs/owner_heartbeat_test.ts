@@ -18,7 +18,7 @@ function withStore(fn: (store: ReturnType<typeof openStore>, clock: ManualClock)
 
 Deno.test("OwnerHeartbeat: the lease holds from register() until exactly leaseMs later, as the stored row says", async () => {
   await withStore(async (store, clock) => {
-    const owner = new OwnerHeartbeat(store.rows, clock, 4242, LEASE_MS);
+    const owner = new OwnerHeartbeat(store.rows, { clock, pid: 4242, leaseMs: LEASE_MS });
     assert.equal(owner.holds(), false, "no lease before register()");
     await owner.register();
     assert.equal(owner.holds(), true);
@@ -33,7 +33,7 @@ Deno.test("OwnerHeartbeat: the lease holds from register() until exactly leaseMs
 
 Deno.test("OwnerHeartbeat: a beat within the lease extends it from the beat's time", async () => {
   await withStore(async (store, clock) => {
-    const owner = new OwnerHeartbeat(store.rows, clock, 1, LEASE_MS);
+    const owner = new OwnerHeartbeat(store.rows, { clock, pid: 1, leaseMs: LEASE_MS });
     await owner.register();
     clock.advance(LEASE_MS - 1);
     assert.equal(await owner.beat(), true);
@@ -46,7 +46,7 @@ Deno.test("OwnerHeartbeat: a beat within the lease extends it from the beat's ti
 
 Deno.test("OwnerHeartbeat: a beat after the lease lapsed is refused; renew() starts a fresh owner id with a fresh lease", async () => {
   await withStore(async (store, clock) => {
-    const owner = new OwnerHeartbeat(store.rows, clock, 1, LEASE_MS);
+    const owner = new OwnerHeartbeat(store.rows, { clock, pid: 1, leaseMs: LEASE_MS });
     await owner.register();
     const first = owner.ownerId;
     clock.advance(LEASE_MS);
@@ -61,7 +61,7 @@ Deno.test("OwnerHeartbeat: a beat after the lease lapsed is refused; renew() sta
 
 Deno.test("OwnerHeartbeat: delete() removes the owner row, so the next beat is refused", async () => {
   await withStore(async (store, clock) => {
-    const owner = new OwnerHeartbeat(store.rows, clock, 1, LEASE_MS);
+    const owner = new OwnerHeartbeat(store.rows, { clock, pid: 1, leaseMs: LEASE_MS });
     await owner.register();
     await owner.delete();
     assert.equal(store.rows.ownerListLive(clock.now()).length, 0);
@@ -81,9 +81,7 @@ Deno.test("OwnerHeartbeat: a beat that throws leaves the lease where the last be
         ownerHeartbeatIfLive: (id, now) =>
           failing ? Promise.reject(new Error("disk I/O error")) : store.rows.ownerHeartbeatIfLive(id, now),
       },
-      clock,
-      1,
-      LEASE_MS,
+      { clock, pid: 1, leaseMs: LEASE_MS },
     );
     await owner.register();
     clock.advance(LEASE_MS - 1);

@@ -27,23 +27,25 @@ export class PeriodicLoops {
 
   /** Runs `attempt` every `periodMs`, the first time one period from now. */
   every(periodMs: number, attempt: () => Promise<void>): void {
-    this.#loop(periodMs, attempt, () => true).arm();
+    this.#loop(periodMs, attempt).arm();
   }
 
   /**
    * A loop armed on demand: `arm()` starts it (its attempt one period from now) unless it is armed already or
-   * `active()` is false, and after each attempt it is armed again only while `active()` holds. Like every loop it
-   * stops when not live and at {@linkcode clear}.
+   * `options.active()` is false, and after each attempt it is armed again only while `options.active()` holds. Like
+   * every loop it stops when not live and at {@linkcode clear}.
    */
   onDemand(
     periodMs: number,
     attempt: () => Promise<void>,
-    active: () => boolean,
+    options: { active: () => boolean },
   ): { arm(): void; readonly armed: boolean } {
-    return this.#loop(periodMs, attempt, active);
+    return this.#loop(periodMs, attempt, options);
   }
 
-  #loop(periodMs: number, attempt: () => Promise<void>, active: () => boolean) {
+  /** A loop of `attempt` every `periodMs`, armed again after each attempt while `options.active()` (default: always). */
+  #loop(periodMs: number, attempt: () => Promise<void>, options: { active?: () => boolean } = {}) {
+    const { active = () => true } = options;
     const generation = this.#generation;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timers = this.#timers;

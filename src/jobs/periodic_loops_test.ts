@@ -42,7 +42,7 @@ sanitizedTest(
 
 sanitizedTest("PeriodicLoops.every: a failed attempt is logged and the loop runs again", async () => {
   const lines: string[] = [];
-  const loops = new PeriodicLoops(createLogger("warn", "test", (l) => lines.push(l)), () => true);
+  const loops = new PeriodicLoops(createLogger("warn", { scope: "test", write: (l) => lines.push(l) }), () => true);
   const second = Promise.withResolvers<void>();
   let calls = 0;
   loops.every(1, () => {
@@ -116,7 +116,7 @@ sanitizedTest(
       calls++;
       ran.resolve();
       return Promise.resolve();
-    }, () => active);
+    }, { active: () => active });
     assert.equal(poll.armed, false, "nothing until asked");
     poll.arm();
     assert.equal(poll.armed, false, "asked while inactive: not armed");

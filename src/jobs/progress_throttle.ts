@@ -16,6 +16,18 @@ import type { Progress } from "./kinds.ts";
 /** Writes one batch of progress fields; a rejection means nothing of it was stored. */
 export type ProgressWriteFn = (progress: ProgressWrite) => Promise<unknown>;
 
+/** What a {@linkcode ProgressThrottle} writes through, its clocks, and the phase it starts from. */
+export interface ProgressThrottleOptions {
+  /** The job's progress write (its fenced store write). */
+  write: ProgressWriteFn;
+  /** Real time: the throttle and stored poll guidance. */
+  clock: Clock;
+  /** The time handlers speak (`nextPollAt`). */
+  handlerClock: Clock;
+  /** The phase stored when the job was claimed. */
+  phase: string | null;
+}
+
 /** Throttled progress writes for one running job; phase changes are written at once. */
 export class ProgressThrottle {
   readonly #write: ProgressWriteFn;
@@ -32,14 +44,14 @@ export class ProgressThrottle {
   #chain: Promise<void> = Promise.resolve();
 
   /**
-   * `clock` is real time (throttle, stored poll guidance); `handlerClock` the time handlers speak
-   * (`nextPollAt`); `phase` the phase stored when the job was claimed.
+   * `options.clock` is real time (throttle, stored poll guidance); `options.handlerClock` the time
+   * handlers speak (`nextPollAt`); `options.phase` the phase stored when the job was claimed.
    */
-  constructor(write: ProgressWriteFn, clock: Clock, handlerClock: Clock, phase: string | null) {
-    this.#write = write;
-    this.#clock = clock;
-    this.#handlerClock = handlerClock;
-    this.#lastPhase = phase;
+  constructor(options: ProgressThrottleOptions) {
+    this.#write = options.write;
+    this.#clock = options.clock;
+    this.#handlerClock = options.handlerClock;
+    this.#lastPhase = options.phase;
   }
 
   report(p: Progress): void {

@@ -28,7 +28,7 @@ function recorder() {
 Deno.test("ProgressThrottle: the first report is written at once; later ones wait out JOB_PROGRESS_WRITE_MS_MIN, merged into one write", async () => {
   const clock = new ManualClock();
   const { writes, write } = recorder();
-  const t = new ProgressThrottle(write, clock, clock, null);
+  const t = new ProgressThrottle({ write, clock, handlerClock: clock, phase: null });
   t.report({ message: "a", completedItems: 1 });
   await tick();
   assert.deepEqual(writes, [{ message: "a", completedItems: 1 }]);
@@ -52,7 +52,7 @@ Deno.test("ProgressThrottle: the first report is written at once; later ones wai
 Deno.test("ProgressThrottle: a phase change is written at once; the same phase again is throttled", async () => {
   const clock = new ManualClock();
   const { writes, write } = recorder();
-  const t = new ProgressThrottle(write, clock, clock, "waiting");
+  const t = new ProgressThrottle({ write, clock, handlerClock: clock, phase: "waiting" });
   t.report({ message: "first" });
   await tick();
   t.report({ phase: "running" });
@@ -68,7 +68,7 @@ Deno.test("ProgressThrottle: a phase change is written at once; the same phase a
 Deno.test("ProgressThrottle: the claimed phase counts as the last phase written", async () => {
   const clock = new ManualClock();
   const { writes, write } = recorder();
-  const t = new ProgressThrottle(write, clock, clock, "running");
+  const t = new ProgressThrottle({ write, clock, handlerClock: clock, phase: "running" });
   t.report({ message: "m" });
   await tick();
   t.report({ phase: "running" });
@@ -79,7 +79,7 @@ Deno.test("ProgressThrottle: the claimed phase counts as the last phase written"
 Deno.test("ProgressThrottle: messages are cut at JOB_PROGRESS_MESSAGE_CHARS_MAX and counts floored at 0", async () => {
   const clock = new ManualClock();
   const { writes, write } = recorder();
-  const t = new ProgressThrottle(write, clock, clock, null);
+  const t = new ProgressThrottle({ write, clock, handlerClock: clock, phase: null });
   t.report({
     message: "x".repeat(JOB_PROGRESS_MESSAGE_CHARS_MAX + 1),
     completedItems: 2.9,
@@ -98,7 +98,7 @@ Deno.test("ProgressThrottle: nextPollAt in the handler's clock is stored as the 
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const handlerClock = new ManualClock(Date.UTC(2030, 5, 1));
   const { writes, write } = recorder();
-  const t = new ProgressThrottle(write, clock, handlerClock, null);
+  const t = new ProgressThrottle({ write, clock, handlerClock, phase: null });
   t.report({ nextPollAt: handlerClock.now() + 1_500.4 });
   await t.flush();
   assert.equal(writes[0]?.nextPollAt, Date.UTC(2026, 0, 1) + 1_500);
@@ -107,7 +107,7 @@ Deno.test("ProgressThrottle: nextPollAt in the handler's clock is stored as the 
 Deno.test("ProgressThrottle: flush() writes what is pending at once and disarms the throttled write", async () => {
   const clock = new ManualClock();
   const { writes, write } = recorder();
-  const t = new ProgressThrottle(write, clock, clock, null);
+  const t = new ProgressThrottle({ write, clock, handlerClock: clock, phase: null });
   t.report({ completedItems: 1 });
   t.report({ completedItems: 2 });
   assert.equal(clock.pendingSleeps, 1);
@@ -122,7 +122,7 @@ Deno.test("ProgressThrottle: flush() writes what is pending at once and disarms 
 Deno.test("ProgressThrottle: a failed write keeps its fields for the next write; unwritten() gives them without nextPollAt", async () => {
   const clock = new ManualClock();
   const { writes, state, write } = recorder();
-  const t = new ProgressThrottle(write, clock, clock, null);
+  const t = new ProgressThrottle({ write, clock, handlerClock: clock, phase: null });
   state.failing = true;
   t.report({ phase: "a", message: "m1", completedItems: 1, nextPollAt: clock.now() + 10 });
   await t.flush();
@@ -139,8 +139,8 @@ Deno.test("ProgressThrottle: a failed older write never restores a value a newer
   let release: (() => void) | undefined;
   const writes: ProgressWrite[] = [];
   let calls = 0;
-  const t = new ProgressThrottle(
-    (p) => {
+  const t = new ProgressThrottle({
+    write: (p) => {
       writes.push({ ...p });
       calls++;
       // The first write fails only after a newer report came in.
@@ -148,9 +148,9 @@ Deno.test("ProgressThrottle: a failed older write never restores a value a newer
       return Promise.resolve();
     },
     clock,
-    clock,
-    null,
-  );
+    handlerClock: clock,
+    phase: null,
+  });
   t.report({ message: "old", completedItems: 1 });
   await tick();
   assert.equal(calls, 1);

@@ -133,8 +133,17 @@ export interface JobBatchItem extends BatchItem<JobItem, JobUnavailableReason> {
   retry_after_ms?: number;
 }
 
-/** The `jobs.get` item for a row, with its poll guidance (`pollMs`, computed once for this answer). */
-export function jobItem(row: JobRow, format: "concise" | "detailed", pollMs: number | undefined): JobItem {
+/** How a `jobs.get` item is shown: its view, and its poll guidance computed once for this answer. */
+export interface JobItemOptions {
+  /** `detailed` adds the request and (for a success) the bounded result. */
+  format: "concise" | "detailed";
+  /** The job's poll guidance in milliseconds; undefined once it cannot change any more. */
+  pollMs: number | undefined;
+}
+
+/** The `jobs.get` item for a row, in `options.format`, with its poll guidance (`options.pollMs`). */
+export function jobItem(row: JobRow, options: JobItemOptions): JobItem {
+  const { format, pollMs } = options;
   const ended = row.status !== "queued" && row.status !== "running";
   const item: JobItem = {
     id: row.id,
@@ -178,12 +187,13 @@ function completeItem(key: string, value: JobItem): JobBatchItem {
     : { key, item_status: "complete", value, retry_after_ms: value.retry_after_ms };
 }
 
-/** The `jobs.cancel` item for a cancellation effect; `pollMs` is the job's guidance after the effect. */
+/** The `jobs.cancel` item for a cancellation effect; `options.pollMs` is the job's guidance after the effect. */
 export function cancelItem(
   key: string,
   effect: CancelEffect,
-  pollMs: (row: JobRow) => number | undefined,
+  options: { pollMs: (row: JobRow) => number | undefined },
 ): JobBatchItem {
+  const { pollMs } = options;
   switch (effect.effect) {
     case "not_found":
       return { key, item_status: "unavailable", reason: "not_found", message: `No job ${key} is visible here` };
@@ -193,10 +203,14 @@ export function cancelItem(
         item_status: "unavailable",
         reason: "terminal",
         message: `Job ${key} already ${effect.row.status}; nothing to cancel`,
-        value: jobItem(effect.row, "concise", pollMs(effect.row)),
+        value: jobItem(effect.row, { format: "concise", pollMs: pollMs(effect.row) }),
       };
     default:
-      return { key, item_status: "complete", value: jobItem(effect.row, "concise", pollMs(effect.row)) };
+      return {
+        key,
+        item_status: "complete",
+        value: jobItem(effect.row, { format: "concise", pollMs: pollMs(effect.row) }),
+      };
   }
 }
 
@@ -217,13 +231,16 @@ const INVALID = (key: string): JobBatchItem => ({
   message: "Not a job id",
 });
 
-/** `jobs.get` for many keys: one isolated item per key, in input order (the CLI and MCP share it). */
+/**
+ * `jobs.get` for many keys: one isolated item per key, in input order (the CLI and MCP share it), each
+ * the job visible to `options.authority` in `options.format`.
+ */
 export function jobGetItems(
   control: JobControl,
   keys: readonly string[],
-  authority: Authority,
-  format: "concise" | "detailed",
+  options: { authority: Authority; format: "concise" | "detailed" },
 ): JobBatchItem[] {
+  const { authority, format } = options;
   // One read for the whole batch, and guidance inputs (queue, recent run times) read once; then
   // guidance once per item. Each key's id is matched against the id pattern once (null: invalid).
   const ids = keys.map((key) => {
@@ -232,7 +249,7 @@ export function jobGetItems(
   });
   const valid = new Set<string>();
   for (const id of ids) if (id !== null) valid.add(id);
-  const rows = control.getMany([...valid], authority, format === "detailed" ? "all" : "concise");
+  const rows = control.getMany([...valid], authority, { columns: format === "detailed" ? "all" : "concise" });
   const guidance = control.guidanceFor(rows.values());
   return keys.map((key, i) => {
     const id = ids[i] as string | null; // one per key
@@ -241,23 +258,26 @@ export function jobGetItems(
     if (row === undefined) {
       return { key, item_status: "unavailable", reason: "not_found", message: `No job ${id} is visible here` };
     }
-    return completeItem(key, jobItem(row, format, guidance(row)));
+    return completeItem(key, jobItem(row, { format, pollMs: guidance(row) }));
   });
 }
 
-/** `jobs.cancel` for many keys, in input order, each persisted on its own. */
+/** `jobs.cancel` for many keys, in input order, each persisted on its own, as `options.authority`. */
 export async function jobCancelItems(
   control: JobControl,
   keys: readonly string[],
-  authority: Authority,
+  options: { authority: Authority },
 ): Promise<JobBatchItem[]> {
+  const { authority } = options;
   const items: JobBatchItem[] = [];
   // After its effect no row is queued (a queued job is cancelled at once), so the batch has no queued
   // rows to read positions for; each kind's recent run time is read once for the batch.
   const pollMs = control.guidanceFor([]);
   for (const key of keys) {
     const id = idOf(key);
-    items.push(isJobId(id) ? { ...cancelItem(id, await control.cancel(id, authority), pollMs), key } : INVALID(key));
+    items.push(
+      isJobId(id) ? { ...cancelItem(id, await control.cancel(id, authority), { pollMs }), key } : INVALID(key),
+    );
   }
   return items;
 }

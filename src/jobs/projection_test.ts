@@ -120,7 +120,7 @@ Deno.test("jobHandle: id, kind, status, summary, the given guidance and ISO time
 // ---------------------------------------------------------------- jobItem
 
 Deno.test("jobItem concise: a queued job shows only what is set; its guidance is retry_after_ms", () => {
-  assert.deepEqual(jobItem(row(), "concise", 1_000), {
+  assert.deepEqual(jobItem(row(), { format: "concise", pollMs: 1_000 }), {
     id: ID,
     kind: "test.kind",
     execution_state: "queued",
@@ -130,12 +130,15 @@ Deno.test("jobItem concise: a queued job shows only what is set; its guidance is
     created_at: iso(T0),
     cancellation_requested: false,
   });
-  assert.equal("retry_after_ms" in jobItem(row(), "concise", undefined), false);
+  assert.equal("retry_after_ms" in jobItem(row(), { format: "concise", pollMs: undefined }), false);
 });
 
 Deno.test("jobItem: progress_percent from the counts (rounded, at most 100), none for a total of zero", () => {
   const running = (completed: number, total: number | null) =>
-    jobItem(row({ status: "running", completed_items: completed, total_items: total }), "concise", 500);
+    jobItem(row({ status: "running", completed_items: completed, total_items: total }), {
+      format: "concise",
+      pollMs: 500,
+    });
   assert.equal(running(1, 3).progress_percent, 33);
   assert.equal(running(2, 3).progress_percent, 67);
   assert.equal(running(3, 3).progress_percent, 100);
@@ -146,7 +149,10 @@ Deno.test("jobItem: progress_percent from the counts (rounded, at most 100), non
 });
 
 Deno.test("jobItem: an ended job is terminal with its outcome, times, expiry and error; a running one has no outcome", () => {
-  const failed = jobItem(row({ status: "failed", outcome: "failed", error: ERROR, ...ENDED }), "concise", undefined);
+  const failed = jobItem(row({ status: "failed", outcome: "failed", error: ERROR, ...ENDED }), {
+    format: "concise",
+    pollMs: undefined,
+  });
   assert.equal(failed.execution_state, "terminal");
   assert.equal(failed.outcome, "failed");
   assert.deepEqual(failed.error, ERROR);
@@ -155,8 +161,7 @@ Deno.test("jobItem: an ended job is terminal with its outcome, times, expiry and
   assert.equal(failed.expires_at, iso(ENDED.expires_at));
   const running = jobItem(
     row({ status: "running", outcome: "partial", phase: "p", cancel_requested_at: T0 }),
-    "concise",
-    1,
+    { format: "concise", pollMs: 1 },
   );
   assert.equal(running.execution_state, "running");
   assert.equal("outcome" in running, false, "an outcome is shown only once the job ended");
@@ -166,16 +171,16 @@ Deno.test("jobItem: an ended job is terminal with its outcome, times, expiry and
 
 Deno.test("jobItem concise vs detailed: only detailed carries request and (for a success) the bounded result", () => {
   const done = row({ status: "succeeded", outcome: "succeeded", result: { n: 1 }, ...ENDED });
-  const concise = jobItem(done, "concise", undefined);
+  const concise = jobItem(done, { format: "concise", pollMs: undefined });
   for (const key of ["request", "result", "result_truncated", "result_omitted_bytes"]) {
     assert.equal(key in concise, false, key);
   }
-  const detailed = jobItem(done, "detailed", undefined);
+  const detailed = jobItem(done, { format: "detailed", pollMs: undefined });
   assert.deepEqual(detailed.request, { a: 1 });
   assert.deepEqual(detailed.result, { n: 1 });
   assert.equal(detailed.result_truncated, false);
   assert.equal("result_omitted_bytes" in detailed, false);
-  const failed = jobItem(row({ status: "failed", error: ERROR, ...ENDED }), "detailed", undefined);
+  const failed = jobItem(row({ status: "failed", error: ERROR, ...ENDED }), { format: "detailed", pollMs: undefined });
   assert.deepEqual(failed.request, { a: 1 });
   assert.equal("result" in failed, false, "no result for a job that did not succeed");
 });
@@ -184,8 +189,7 @@ Deno.test("jobItem detailed: a result past JOB_RESULT_VIEW_BYTES_MAX is truncate
   const big = { text: "y".repeat(JOB_RESULT_VIEW_BYTES_MAX) };
   const item = jobItem(
     row({ status: "succeeded", outcome: "succeeded", result: big, ...ENDED }),
-    "detailed",
-    undefined,
+    { format: "detailed", pollMs: undefined },
   );
   assert.equal(item.result_truncated, true);
   assert.ok(jsonBytes(item.result) <= JOB_RESULT_VIEW_BYTES_MAX);
@@ -196,27 +200,27 @@ Deno.test("jobItem detailed: a result past JOB_RESULT_VIEW_BYTES_MAX is truncate
 
 Deno.test("cancelItem: not_found and already_ended are unavailable (the latter with the job); others complete", () => {
   const pollMs = (r: JobRow) => r.status === "running" ? 600 : undefined;
-  assert.deepEqual(cancelItem(ID, { effect: "not_found" }, pollMs), {
+  assert.deepEqual(cancelItem(ID, { effect: "not_found" }, { pollMs }), {
     key: ID,
     item_status: "unavailable",
     reason: "not_found",
     message: `No job ${ID} is visible here`,
   });
   const ended = row({ status: "succeeded", outcome: "succeeded", ...ENDED });
-  const already = cancelItem(ID, { effect: "already_ended", row: ended }, pollMs);
+  const already = cancelItem(ID, { effect: "already_ended", row: ended }, { pollMs });
   assert.equal(already.item_status, "unavailable");
   assert.equal(already.reason, "terminal");
   assert.equal(already.message, `Job ${ID} already succeeded; nothing to cancel`);
-  assert.deepEqual(already.value, jobItem(ended, "concise", undefined));
+  assert.deepEqual(already.value, jobItem(ended, { format: "concise", pollMs: undefined }));
   const requested = row({ status: "running", cancel_requested_at: T0 });
   for (const effect of ["requested", "already_requested"] as const) {
-    const item = cancelItem(ID, { effect, row: requested }, pollMs);
+    const item = cancelItem(ID, { effect, row: requested }, { pollMs });
     assert.equal(item.item_status, "complete", effect);
-    assert.deepEqual(item.value, jobItem(requested, "concise", 600));
+    assert.deepEqual(item.value, jobItem(requested, { format: "concise", pollMs: 600 }));
   }
   const cancelled = row({ status: "cancelled", ...ENDED });
   for (const effect of ["cancelled", "already_cancelled"] as const) {
-    assert.equal(cancelItem(ID, { effect, row: cancelled }, pollMs).item_status, "complete", effect);
+    assert.equal(cancelItem(ID, { effect, row: cancelled }, { pollMs }).item_status, "complete", effect);
   }
 });
 
@@ -248,15 +252,19 @@ async function openControl(): Promise<{ store: Store; control: JobControl; clock
 
 /** Claims the oldest queued job as a live owner and ends it with `result`. */
 async function succeed(store: Store, clock: ManualClock, result: unknown): Promise<JobRow> {
-  await store.rows.ownerRegister("owner-1", 1, clock.now(), 60_000);
-  const claimed = await store.rows.jobClaimNextIfOwnerLive("owner-1", [KIND], clock.now());
+  await store.rows.ownerRegister({ ownerId: "owner-1", pid: 1, leaseMs: 60_000 }, clock.now());
+  const claimed = await store.rows.jobClaimNextIfOwnerLive({ ownerId: "owner-1", kinds: [KIND] }, clock.now());
   assert.ok(claimed !== undefined);
-  const ended = await store.rows.jobSetTerminalIfOwned(claimed.id, "owner-1", claimed.attempt, {
-    status: "succeeded",
-    outcome: "succeeded",
-    resultJson: JSON.stringify(result),
-    error: null,
-  }, clock.now());
+  const ended = await store.rows.jobSetTerminalIfOwned(
+    { id: claimed.id, ownerId: "owner-1", attempt: claimed.attempt },
+    {
+      status: "succeeded",
+      outcome: "succeeded",
+      resultJson: JSON.stringify(result),
+      error: null,
+    },
+    { now: clock.now() },
+  );
   assert.ok(ended !== undefined);
   return ended;
 }
@@ -265,14 +273,17 @@ Deno.test("jobGetItems: one item per key in input order: complete (with guidance
   await using t = await openControl();
   const queued = await t.control.submit(KIND, { q: 1 });
   const other = "1c9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8";
-  const items = jobGetItems(t.control, [queued.id, "nope", other, `job:${queued.id}`], null, "concise");
+  const items = jobGetItems(t.control, [queued.id, "nope", other, `job:${queued.id}`], {
+    authority: null,
+    format: "concise",
+  });
   assert.equal(items.length, 4);
   const pollMs = t.control.guidance(queued).pollMs;
   assert.ok(pollMs !== undefined);
   assert.deepEqual(items[0], {
     key: queued.id,
     item_status: "complete",
-    value: jobItem(queued, "concise", pollMs),
+    value: jobItem(queued, { format: "concise", pollMs }),
     retry_after_ms: pollMs,
   });
   assert.deepEqual(items[1], {
@@ -294,11 +305,11 @@ Deno.test("jobGetItems: one item per key in input order: complete (with guidance
 Deno.test("jobGetItems: another authority's job is not_found; detailed shows request and result, no guidance once ended", async () => {
   await using t = await openControl();
   const mine = await t.control.submit(KIND, { q: 1 }, { authority: "token-a" });
-  const [hidden] = jobGetItems(t.control, [mine.id], "token-b", "concise");
+  const [hidden] = jobGetItems(t.control, [mine.id], { authority: "token-b", format: "concise" });
   assert.equal(hidden?.item_status, "unavailable");
   assert.equal(hidden?.reason, "not_found");
   const ended = await succeed(t.store, t.clock, { answer: 42 });
-  const [item] = jobGetItems(t.control, [ended.id], "token-a", "detailed");
+  const [item] = jobGetItems(t.control, [ended.id], { authority: "token-a", format: "detailed" });
   assert.equal(item?.item_status, "complete");
   assert.equal("retry_after_ms" in (item ?? {}), false, "a terminal job has no guidance");
   assert.deepEqual(item?.value?.request, { q: 1 });
@@ -312,7 +323,7 @@ Deno.test("jobCancelItems: queued -> cancelled; already ended -> terminal with t
   await succeed(t.store, t.clock, null);
   const queued = await t.control.submit(KIND, {});
   const unknown = "1c9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8";
-  const items = await jobCancelItems(t.control, [`job:${queued.id}`, done.id, unknown, "bad"], null);
+  const items = await jobCancelItems(t.control, [`job:${queued.id}`, done.id, unknown, "bad"], { authority: null });
   assert.equal(items.length, 4);
   assert.equal(items[0]?.key, `job:${queued.id}`);
   assert.equal(items[0]?.item_status, "complete");

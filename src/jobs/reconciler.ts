@@ -12,6 +12,21 @@ import type { Clock } from "../base/clock.ts";
 import type { Logger } from "../base/log.ts";
 import type { JobRows, ReconcileRelease } from "../store/job_rows.ts";
 
+/** What a {@linkcode Reconciler} reads the time from, logs to, releases, and tells about each job it records. */
+export interface ReconcilerOptions {
+  clock: Clock;
+  log: Logger;
+  /**
+   * Names this executor's own jobs stored as running that no local handler runs any more (their end
+   * could not be written), or undefined to release none; it is called inside the write transaction,
+   * so it decides on the executor's state when the write runs (a busy store may run it later, after
+   * a claim started jobs).
+   */
+  release: () => ReconcileRelease | undefined;
+  /** Called with the id of each job recorded. */
+  onTerminal?: ((id: string) => void) | undefined;
+}
+
 /** Records the jobs of lost owners and tells the executor's listener about each. */
 export class Reconciler {
   readonly #rows: JobRows;
@@ -20,24 +35,13 @@ export class Reconciler {
   readonly #release: () => ReconcileRelease | undefined;
   readonly #onTerminal: ((id: string) => void) | undefined;
 
-  /**
-   * `release` names this executor's own jobs stored as running that no local handler runs any
-   * more (their end could not be written), or undefined to release none; it is called inside the
-   * write transaction, so it decides on the executor's state when the write runs (a busy store may
-   * run it later, after a claim started jobs).
-   */
-  constructor(
-    rows: JobRows,
-    clock: Clock,
-    log: Logger,
-    release: () => ReconcileRelease | undefined,
-    onTerminal: ((id: string) => void) | undefined,
-  ) {
+  /** Reconciles through `rows`; `options.release` says which of this executor's own jobs to release. */
+  constructor(rows: JobRows, options: ReconcilerOptions) {
     this.#rows = rows;
-    this.#clock = clock;
-    this.#log = log;
-    this.#release = release;
-    this.#onTerminal = onTerminal;
+    this.#clock = options.clock;
+    this.#log = options.log;
+    this.#release = options.release;
+    this.#onTerminal = options.onTerminal;
   }
 
   /** One reconciliation; resolves with the ids it recorded. */

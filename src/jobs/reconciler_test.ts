@@ -18,7 +18,7 @@ const LEASE_MS = 3_000;
 async function running(n: number) {
   const store = openStore(":memory:");
   const clock = new ManualClock();
-  await store.rows.ownerRegister("owner", 1, clock.now(), LEASE_MS);
+  await store.rows.ownerRegister({ ownerId: "owner", pid: 1, leaseMs: LEASE_MS }, clock.now());
   for (let i = 0; i < n; i++) {
     await store.rows.jobInsertIfAdmitted({
       id: crypto.randomUUID(),
@@ -30,7 +30,7 @@ async function running(n: number) {
       admittedMax: 100,
     });
   }
-  const claimed = await store.rows.jobClaimBatchIfOwnerLive("owner", ["test"], clock.now(), n);
+  const claimed = await store.rows.jobClaimBatchIfOwnerLive({ ownerId: "owner", kinds: ["test"], max: n }, clock.now());
   assert.equal(claimed.length, n);
   return { store, clock, ids: claimed.map((c) => c.id) };
 }
@@ -40,13 +40,12 @@ Deno.test("Reconciler.run: records the jobs of a lapsed owner as process_lost, r
   try {
     const lines: string[] = [];
     const ended: string[] = [];
-    const reconciler = new Reconciler(
-      store.rows,
+    const reconciler = new Reconciler(store.rows, {
       clock,
-      createLogger("warn", "test", (l) => lines.push(l)),
-      () => undefined,
-      (id) => ended.push(id),
-    );
+      log: createLogger("warn", { scope: "test", write: (l) => lines.push(l) }),
+      release: () => undefined,
+      onTerminal: (id) => ended.push(id),
+    });
     assert.deepEqual(await reconciler.run(), [], "within the lease nothing is lost");
     assert.deepEqual(lines, [], "nothing recorded: nothing logged");
     clock.advance(LEASE_MS);
@@ -70,7 +69,7 @@ Deno.test("Reconciler.run: a live owner's job outside `keep` is released and rec
       asked++;
       return { ownerId: "owner", keep: [kept] };
     };
-    const reconciler = new Reconciler(store.rows, clock, createLogger("silent"), release, undefined);
+    const reconciler = new Reconciler(store.rows, { clock, log: createLogger("silent"), release });
     assert.deepEqual(await reconciler.run(), [lostEnd]);
     assert.equal(asked, 1, "release is asked once per run");
     assert.equal(store.rows.jobGet(kept)?.status, "running");

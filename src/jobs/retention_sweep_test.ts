@@ -33,7 +33,11 @@ Deno.test("retentionSweep: deletes expired ended jobs in batches until a short b
   try {
     const clock = new ManualClock();
     await seed(store, clock, 7);
-    assert.equal(await retentionSweep(store.rows, clock, () => true, 3), 0, "nothing has expired yet");
+    assert.equal(
+      await retentionSweep(store.rows, { clock, keepGoing: () => true, batchMax: 3 }),
+      0,
+      "nothing has expired yet",
+    );
     clock.advance(RETENTION_MS);
     const batches: number[] = [];
     const rows = {
@@ -43,7 +47,7 @@ Deno.test("retentionSweep: deletes expired ended jobs in batches until a short b
         return n;
       },
     };
-    assert.equal(await retentionSweep(rows, clock, () => true, 3), 7);
+    assert.equal(await retentionSweep(rows, { clock, keepGoing: () => true, batchMax: 3 }), 7);
     assert.deepEqual(batches, [3, 3, 1]);
     assert.equal(store.rows.jobList({ status: "queued", limit: 10 }).length, 1, "a queued job never expires");
   } finally {
@@ -65,7 +69,7 @@ Deno.test("retentionSweep: a batch of exactly batchMax asks once more (and gets 
         return n;
       },
     };
-    assert.equal(await retentionSweep(rows, clock, () => true, 3), 3);
+    assert.equal(await retentionSweep(rows, { clock, keepGoing: () => true, batchMax: 3 }), 3);
     assert.deepEqual(batches, [3, 0]);
   } finally {
     store.close();
@@ -85,8 +89,8 @@ Deno.test("retentionSweep: stops between batches once keepGoing() is false", asy
         return store.rows.jobDeleteExpired(now, batch);
       },
     };
-    assert.equal(await retentionSweep(rows, clock, () => batches < 1, 2), 2);
-    assert.equal(await retentionSweep(rows, clock, () => false, 2), 0, "not started at all");
+    assert.equal(await retentionSweep(rows, { clock, keepGoing: () => batches < 1, batchMax: 2 }), 2);
+    assert.equal(await retentionSweep(rows, { clock, keepGoing: () => false, batchMax: 2 }), 0, "not started at all");
     assert.equal(batches, 1);
   } finally {
     store.close();
@@ -98,7 +102,7 @@ Deno.test("retentionSweep: refuses a batchMax of 0 or a fraction (which would ne
   try {
     for (const bad of [0, -1, 1.5]) {
       await assert.rejects(
-        retentionSweep(store.rows, new ManualClock(), () => true, bad),
+        retentionSweep(store.rows, { clock: new ManualClock(), keepGoing: () => true, batchMax: bad }),
         (err: unknown) => err instanceof RangeError && err.message.includes(`current value is ${bad}`),
       );
     }

@@ -96,11 +96,12 @@ export class JobWaits {
   }
 
   /**
-   * Waits up to `ms` until `check` reports a change or the end, `signal` aborts, or the waits
-   * close. The change stamp is taken here before `check` first runs, so a commit between the
+   * Waits up to `ms` until `check` reports a change or the end, `options.signal` aborts, or the
+   * waits close. The change stamp is taken here before `check` first runs, so a commit between the
    * caller's reads and the wait is never missed.
    */
-  async wait(ms: number, check: WaitCheck, signal?: AbortSignal): Promise<WaitEnd> {
+  async wait(ms: number, check: WaitCheck, options: { signal?: AbortSignal | undefined } = {}): Promise<WaitEnd> {
+    const { signal } = options;
     if (!Number.isInteger(ms) || ms < 0) {
       throw new RangeError(`Cannot wait: ms must be an integer >= 0, current value is ${ms}`);
     }

@@ -107,7 +107,7 @@ Deno.test("JobWaits.wait: a signal aborted while parked ends it as cancelled and
   const clock = new ManualClock();
   const waits = new JobWaits({ probe: () => "s", clock, probeClock: new ManualClock(), waitersMax: 1 });
   const controller = new AbortController();
-  const w = waits.wait(1_000, () => undefined, controller.signal);
+  const w = waits.wait(1_000, () => undefined, { signal: controller.signal });
   await tick();
   assert.equal(waits.waiting, 1);
   assert.equal(clock.pendingSleeps, 1, "the deadline is parked on the injected clock");
@@ -157,7 +157,7 @@ Deno.test("JobWaits.wait: at JOB_WAITERS_MAX waiters the next answers waiters_fu
   const clock = new ManualClock();
   const waits = new JobWaits({ probe: () => "same", clock, probeClock: new ManualClock() });
   const aborts = Array.from({ length: JOB_WAITERS_MAX }, () => new AbortController());
-  const parked = aborts.map((a) => track(waits.wait(10_000, never, a.signal)));
+  const parked = aborts.map((a) => track(waits.wait(10_000, never, { signal: a.signal })));
   await tick();
   assert.equal(waits.waiting, JOB_WAITERS_MAX, "every waiter up to the bound is parked");
   assert.ok(parked.every((p) => !p.settled));
@@ -235,7 +235,7 @@ Deno.test("JobWaits.close: ends every waiter with shutdown; later waits answer s
   assert.deepEqual(await Promise.all([a, b]), ["shutdown", "shutdown"]);
   assert.equal(await waits.wait(JOB_WAIT_MS_MAX, never), "shutdown");
   const aborted = new JobWaits({ probe: () => "s", clock: new ManualClock() });
-  assert.equal(await aborted.wait(JOB_WAIT_MS_MAX, never, AbortSignal.abort()), "cancelled");
+  assert.equal(await aborted.wait(JOB_WAIT_MS_MAX, never, { signal: AbortSignal.abort() }), "cancelled");
 });
 
 Deno.test("materialKey: without the kind's materialProgress a progress message is not material; with it, its part is", () => {

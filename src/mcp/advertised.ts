@@ -53,8 +53,16 @@ export interface AdvertisedTool {
 /** Conversions keyed as {@linkcode advertised} looks them up ({@linkcode schemaKey}). */
 export type PrecomputedSchemas = Readonly<Record<string, Record<string, unknown>>>;
 
-/** The key of one conversion: the tool, which of its schemas, the direction and the SDK's options. */
-export function schemaKey(tool: string, slot: SchemaSlot, io: Io, options: Record<string, unknown>): string {
+/** One conversion of a tool's schema: the tool, which of its schemas, and the direction. */
+export interface SchemaConversion {
+  tool: string;
+  slot: SchemaSlot;
+  io: Io;
+}
+
+/** The key of one conversion: the tool, which of its schemas, the direction and the SDK's `options`. */
+export function schemaKey(conversion: SchemaConversion, options: Record<string, unknown>): string {
+  const { tool, slot, io } = conversion;
   return `${tool}\u0000${slot}\u0000${io}\u0000${JSON.stringify(options)}`;
 }
 
@@ -91,20 +99,26 @@ interface Verifiable {
 }
 const verifiable = new WeakMap<object, Verifiable>();
 
+/** Where {@linkcode advertised} advertises a schema, and the conversions it may answer from. */
+export interface AdvertisedOptions {
+  /** The tool whose schema it is. */
+  tool: string;
+  /** Which of the tool's schemas. */
+  slot: SchemaSlot;
+  /** Precomputed conversions (none: every conversion is run). */
+  precomputed?: PrecomputedSource | undefined;
+}
+
 /**
- * `schema` as advertised for `tool`'s `slot`: the SDK's own validation lets every value through
- * (longcall validates inside the handler, where it can answer with a typed error, and a task result
+ * `schema` as advertised for `options.tool`'s `options.slot`: the SDK's own validation lets every value
+ * through (longcall validates inside the handler, where it can answer with a typed error, and a task result
  * is not rejected by an output schema meant for JobReferences); its JSON Schema is converted at most
- * once per target, or taken from `precomputed`. `schema` may be a function that builds it: it is
+ * once per target, or taken from `options.precomputed`. `schema` may be a function that builds it: it is
  * then called only when a conversion is needed (in the bundle never), so building it is off the
  * start-up path.
  */
-export function advertised(
-  schema: z.ZodType | (() => z.ZodType),
-  tool: string,
-  slot: SchemaSlot,
-  precomputed?: PrecomputedSource,
-): z.ZodType {
+export function advertised(schema: z.ZodType | (() => z.ZodType), options: AdvertisedOptions): z.ZodType {
+  const { tool, slot, precomputed } = options;
   let std: StandardJsonSchema | undefined;
   const standard = () =>
     std ??= (typeof schema === "function" ? schema() : schema)["~standard"] as unknown as StandardJsonSchema;
@@ -112,7 +126,7 @@ export function advertised(
   // Keys answered from `precomputed`, with how to convert each for real.
   const unverified = new Map<string, () => Record<string, unknown>>();
   const convert = (io: Io): Convert => (options) => {
-    const key = schemaKey(tool, slot, io, options);
+    const key = schemaKey({ tool, slot, io }, options);
     let json = memo.get(key);
     if (json === undefined) {
       json = precomputed?.schemas[key];
@@ -206,10 +220,10 @@ export function precomputeToolSchemas(tools: readonly AdvertisedTool[]): Record<
   const options = { target: ADVERTISED_TARGET };
   for (const t of tools) {
     const input = (t.inputSchema["~standard"] as unknown as StandardJsonSchema).jsonSchema.input(options);
-    out[schemaKey(t.name, "input", "input", options)] = input;
+    out[schemaKey({ tool: t.name, slot: "input", io: "input" }, options)] = input;
     if (t.outputSchema !== undefined) {
       const output = (t.outputSchema["~standard"] as unknown as StandardJsonSchema).jsonSchema.output(options);
-      out[schemaKey(t.name, "output", "output", options)] = output;
+      out[schemaKey({ tool: t.name, slot: "output", io: "output" }, options)] = output;
     }
   }
   return out;

@@ -34,12 +34,16 @@ function firstObjectMember(answer: Readonly<Record<string, unknown>>): object | 
   return undefined;
 }
 
-/** Records `text` (`JSON.stringify(answer)`) as the JSON of `answer`, carried by the tool result `result`. */
+/**
+ * Records `text` (`JSON.stringify(answer)`) as the JSON of `answer`, carried by the tool result
+ * `options.result`.
+ */
 export function recordAnswerText(
   answer: Readonly<Record<string, unknown>>,
   text: string,
-  result?: { content: unknown[]; structuredContent?: unknown },
+  options: { result?: { content: unknown[]; structuredContent?: unknown } } = {},
 ): void {
+  const { result } = options;
   if (text.length < ANSWER_TEXT_RECORDED_CHARS_MIN) return;
   const key = firstObjectMember(answer);
   if (key === undefined) return;

@@ -47,9 +47,9 @@ export class RequestCancels {
     };
   }
 
-  /** A client cancelled `requestId`: aborts the calls registered under it. */
-  cancel(authority: Authority, requestId: string | number, reason?: unknown): void {
-    for (const c of this.#live.get(RequestCancels.#key(authority, requestId)) ?? []) c.abort(reason);
+  /** A client cancelled `requestId`: aborts the calls registered under it (with `options.reason`). */
+  cancel(authority: Authority, requestId: string | number, options: { reason?: unknown } = {}): void {
+    for (const c of this.#live.get(RequestCancels.#key(authority, requestId)) ?? []) c.abort(options.reason);
   }
 }
 
@@ -59,17 +59,22 @@ interface CancelHook {
 }
 
 /**
- * Makes `server`'s `notifications/cancelled` also reach `cancels`. Wraps the SDK's private
- * `_oncancel` (its notification handler calls it by name); without that method (another SDK
- * version) nothing changes and only the SDK's per-instance abort applies.
+ * Makes `server`'s `notifications/cancelled` also reach `into.cancels`, under `into.authority` (the
+ * authority of the server instance's requests). Wraps the SDK's private `_oncancel` (its notification
+ * handler calls it by name); without that method (another SDK version) nothing changes and only the
+ * SDK's per-instance abort applies.
  */
-export function forwardCancellations(server: object, cancels: RequestCancels, authority: Authority): void {
+export function forwardCancellations(
+  server: object,
+  into: { cancels: RequestCancels; authority: Authority },
+): void {
+  const { cancels, authority } = into;
   const hook = server as CancelHook;
   const sdk = hook._oncancel?.bind(server);
   if (sdk === undefined) return;
   hook._oncancel = async (notification) => {
     const id = notification.params.requestId;
-    if (id !== undefined) cancels.cancel(authority, id, notification.params.reason);
+    if (id !== undefined) cancels.cancel(authority, id, { reason: notification.params.reason });
     await sdk(notification);
   };
 }

@@ -9,7 +9,7 @@ Deno.test("RequestCancels.cancel() aborts every call under (authority, request i
   const stringId = cancels.open("token-a", "7");
   const anonymous = cancels.open(null, 7);
   assert.equal(cancels.size, 4, "one key per (authority, id), two calls under one of them");
-  cancels.cancel("token-a", 7, "client said so");
+  cancels.cancel("token-a", 7, { reason: "client said so" });
   assert.equal(a.signal.aborted, true);
   assert.equal(a.signal.reason, "client said so");
   assert.equal(twin.signal.aborted, true, "a colliding id of the same authority ends too");
@@ -42,7 +42,7 @@ Deno.test("forwardCancellations() routes the SDK's _oncancel to the registry and
       return Promise.resolve();
     },
   };
-  forwardCancellations(server, cancels, "tok");
+  forwardCancellations(server, { cancels, authority: "tok" });
   const call = cancels.open("tok", "r1");
   await server._oncancel({ params: { requestId: "r1", reason: "bye" } });
   assert.equal(call.signal.aborted, true);
@@ -53,6 +53,6 @@ Deno.test("forwardCancellations() routes the SDK's _oncancel to the registry and
 
 Deno.test("forwardCancellations() leaves a server without _oncancel (another SDK version) unchanged", () => {
   const server = {};
-  forwardCancellations(server, new RequestCancels(), null);
+  forwardCancellations(server, { cancels: new RequestCancels(), authority: null });
   assert.deepEqual(Object.keys(server), []);
 });

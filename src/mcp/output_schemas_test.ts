@@ -73,12 +73,11 @@ Deno.test("jobResultOutputs: a whole result outside resultSchema, another kind, 
 
 Deno.test("jobItemOutput(): accepts jobItem in both views and refuses a percent past 100 or a negative count", () => {
   for (const format of ["concise", "detailed"] as const) {
-    assert.equal(jobItemOutput().safeParse(jobItem(row(), format, undefined)).success, true, format);
+    assert.equal(jobItemOutput().safeParse(jobItem(row(), { format, pollMs: undefined })).success, true, format);
   }
   const running = jobItem(
     row({ status: "running", outcome: null, completed_at: null, expires_at: null }),
-    "concise",
-    250,
+    { format: "concise", pollMs: 250 },
   );
   assert.equal(jobItemOutput().safeParse(running).success, true);
   assert.equal(jobItemOutput().safeParse({ ...running, progress_percent: 100 }).success, true);

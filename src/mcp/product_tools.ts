@@ -52,7 +52,9 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       annotations: { title: "Read threads from the corpus", ...LOCAL_READ },
       call: (args) =>
         Promise.resolve(
-          okResult({ ...getThreads(corpus, parseArgs(GetThreadsArgs, args, { threads: [EXAMPLE_THREAD_REF] })) }),
+          okResult({
+            ...getThreads(corpus, parseArgs(GetThreadsArgs, args, { example: { threads: [EXAMPLE_THREAD_REF] } })),
+          }),
         ),
     },
     {
@@ -64,7 +66,10 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
       call: (args) =>
         Promise.resolve(
           okResult({
-            ...getRepositories(corpus, parseArgs(GetRepositoriesArgs, args, { repositories: [EXAMPLE_REPOSITORY] })),
+            ...getRepositories(
+              corpus,
+              parseArgs(GetRepositoriesArgs, args, { example: { repositories: [EXAMPLE_REPOSITORY] } }),
+            ),
           }),
         ),
     },
@@ -80,7 +85,7 @@ export function productTools(control: JobControl, store: Store): ToolDef[] {
           okResult({
             ...getPullRequestChecks(
               corpus,
-              parseArgs(GetPullRequestChecksArgs, args, { pull_requests: [EXAMPLE_THREAD_REF] }),
+              parseArgs(GetPullRequestChecksArgs, args, { example: { pull_requests: [EXAMPLE_THREAD_REF] } }),
             ),
           }),
         ),

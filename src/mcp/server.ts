@@ -94,10 +94,14 @@ export function authorityOf(authInfo: AuthInfo | undefined): Authority {
 export function advertiseTools(tools: readonly ToolDef[], precomputed?: PrecomputedSource): AdvertisedTool[] {
   return tools.map((tool) => ({
     name: tool.name,
-    inputSchema: advertised(tool.inputSchema, tool.name, "input", precomputed),
+    inputSchema: advertised(tool.inputSchema, { tool: tool.name, slot: "input", precomputed }),
     outputSchema: tool.outputSchema === undefined
       ? undefined
-      : advertised(() => withErrorOutput((tool.outputSchema as () => z.ZodType)()), tool.name, "output", precomputed),
+      : advertised(() => withErrorOutput((tool.outputSchema as () => z.ZodType)()), {
+        tool: tool.name,
+        slot: "output",
+        precomputed,
+      }),
   }));
 }
 
@@ -194,7 +198,7 @@ export function createServerFactory(deps: ServerDeps): McpServerFactory {
       { name: "longcall", version: VERSION },
       { capabilities: { tools: {} }, instructions: deps.instructions ?? INSTRUCTIONS },
     );
-    forwardCancellations(mcp.server, cancels, authority);
+    forwardCancellations(mcp.server, { cancels, authority });
     serving(mcp);
     tools.forEach((tool, i) => {
       const schema = schemas[i] as AdvertisedTool;

@@ -153,9 +153,22 @@ export function probeId(head: string, tail: string): Id | null {
   }
 }
 
+/** The bounds and the clock of a {@link LineTransport}; each has a default. */
+export interface LineTransportOptions {
+  /** The longest line, in bytes, newline included (default {@linkcode MCP_MESSAGE_BYTES_MAX}; at least 2). */
+  lineBytesMax?: number;
+  /**
+   * How long the requests read before the end of input may take to be answered (default
+   * {@linkcode STDIO_DRAIN_AFTER_EOF_MS}).
+   */
+  drainAfterEofMs?: number;
+  /** Time of the drain bound (default the system clock; tests inject a ManualClock). */
+  clock?: Clock;
+}
+
 /**
  * A newline-delimited JSON-RPC transport that answers what it cannot deliver (see the module
- * documentation). `lineBytesMax` counts the newline.
+ * documentation). `options.lineBytesMax` counts the newline.
  */
 export class LineTransport implements Transport {
   onclose?: (() => void) | undefined;
@@ -182,12 +195,12 @@ export class LineTransport implements Transport {
   /** Time of the drain bound (real time; tests inject a ManualClock). */
   readonly #clock: Clock;
 
-  constructor(
-    io: LineIo = processStdio(),
-    lineBytesMax = MCP_MESSAGE_BYTES_MAX,
-    drainAfterEofMs = STDIO_DRAIN_AFTER_EOF_MS,
-    clock: Clock = systemClock,
-  ) {
+  constructor(io: LineIo = processStdio(), options: LineTransportOptions = {}) {
+    const {
+      lineBytesMax = MCP_MESSAGE_BYTES_MAX,
+      drainAfterEofMs = STDIO_DRAIN_AFTER_EOF_MS,
+      clock = systemClock,
+    } = options;
     if (!Number.isSafeInteger(lineBytesMax) || lineBytesMax < 2) {
       throw new RangeError(
         `Cannot frame stdio: lineBytesMax must be an integer >= 2, current value is ${lineBytesMax}`,
@@ -247,7 +260,7 @@ export class LineTransport implements Transport {
           if (nl < 0) break;
           // A newline ends the line.
           if (skipping) {
-            this.#answerOversized(skipped + 1, head, tail);
+            this.#answerOversized(skipped + 1, { head, tail });
             skipping = false;
             skipped = 0;
           } else {
@@ -286,7 +299,7 @@ export class LineTransport implements Transport {
     try {
       text = this.#decoder.decode(bytes);
     } catch {
-      this.#answer(null, JSONRPC_PARSE_ERROR, "Parse error: the line is not valid UTF-8");
+      this.#answer(null, { code: JSONRPC_PARSE_ERROR, message: "Parse error: the line is not valid UTF-8" });
       return;
     }
     if (text.trim() === "") return;
@@ -294,15 +307,15 @@ export class LineTransport implements Transport {
     try {
       value = JSON.parse(text);
     } catch {
-      this.#answer(null, JSONRPC_PARSE_ERROR, "Parse error: the line is not valid JSON");
+      this.#answer(null, { code: JSONRPC_PARSE_ERROR, message: "Parse error: the line is not valid JSON" });
       return;
     }
     if (Array.isArray(value)) {
       const ids = value.map((e) => (e !== null && typeof e === "object" ? (e as { id?: unknown }).id : undefined))
         .filter(isId);
       const message = "Invalid Request: JSON-RPC batches are not supported; send one message per line";
-      if (ids.length === 0) this.#answer(null, JSONRPC_INVALID_REQUEST, message);
-      for (const id of new Set(ids)) this.#answer(id, JSONRPC_INVALID_REQUEST, message);
+      if (ids.length === 0) this.#answer(null, { code: JSONRPC_INVALID_REQUEST, message });
+      for (const id of new Set(ids)) this.#answer(id, { code: JSONRPC_INVALID_REQUEST, message });
       return;
     }
     let message: JSONRPCMessage;
@@ -315,7 +328,7 @@ export class LineTransport implements Transport {
         return;
       }
       const id = (value as { id?: unknown }).id;
-      this.#answer(isId(id) ? id : null, JSONRPC_INVALID_REQUEST, `Invalid Request: ${reason}`);
+      this.#answer(isId(id) ? id : null, { code: JSONRPC_INVALID_REQUEST, message: `Invalid Request: ${reason}` });
       return;
     }
     // A request (method and id): answered before the transport closes at the end of input.
@@ -330,22 +343,24 @@ export class LineTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  #answerOversized(bytes: number, head: Uint8Array, tail: Uint8Array): void {
+  /** Answers a skipped line of `bytes` bytes, its id looked for in its kept first and last bytes (`ends`). */
+  #answerOversized(bytes: number, ends: { head: Uint8Array; tail: Uint8Array }): void {
     const text = (b: Uint8Array) => new TextDecoder().decode(b);
-    const id = probeId(text(head), text(tail));
-    this.#answer(
-      id,
-      JSONRPC_INVALID_REQUEST,
-      `Request too large: a message line is at most ${this.#lineBytesMax} bytes (newline included); this one ` +
-        `(${bytes} bytes) was skipped`,
-    );
+    const id = probeId(text(ends.head), text(ends.tail));
+    this.#answer(id, {
+      code: JSONRPC_INVALID_REQUEST,
+      message: `Request too large: a message line is at most ${this.#lineBytesMax} bytes (newline included); ` +
+        `this one (${bytes} bytes) was skipped`,
+    });
   }
 
-  #answer(id: Id | null, code: number, message: string): void {
+  /** Answers `id` (null when unreadable) with the JSON-RPC `error`, and reports it. */
+  #answer(id: Id | null, error: { code: number; message: string }): void {
+    const { code, message } = error;
     this.#report(new Error(`answered ${code}: ${message}`));
     // A JSON-RPC error with id null is valid on the wire but not in the SDK's message type.
-    const error = { jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage;
-    this.send(error).catch((err) => this.#report(err instanceof Error ? err : new Error(String(err))));
+    const answer = { jsonrpc: "2.0", id, error: { code, message } } as unknown as JSONRPCMessage;
+    this.send(answer).catch((err) => this.#report(err instanceof Error ? err : new Error(String(err))));
   }
 
   #report(error: Error): void {

@@ -26,18 +26,17 @@ function chunkTransport(chunks: readonly (string | Uint8Array)[], lineBytesMax =
       c.close();
     },
   });
-  const transport = new LineTransport(
-    {
-      input,
-      write: (bytes) => {
-        written.push(JSON.parse(new TextDecoder().decode(bytes)) as Json);
-        return Promise.resolve();
-      },
+  const transport = new LineTransport({
+    input,
+    write: (bytes) => {
+      written.push(JSON.parse(new TextDecoder().decode(bytes)) as Json);
+      return Promise.resolve();
     },
+  }, {
     lineBytesMax,
-    60_000,
-    new ManualClock(), // a delivered request is never answered here: its drain wait never ends nor leaks a timer
-  );
+    drainAfterEofMs: 60_000,
+    clock: new ManualClock(), // a delivered request is never answered here: its drain wait never ends nor leaks a timer
+  });
   transport.onmessage = (m) => void delivered.push(m);
   transport.onerror = (e) => void errors.push(e.message);
   return { transport, written, delivered, errors };
@@ -67,12 +66,11 @@ Deno.test("LineTransport: io.onChunk hears each chunk as it is read, whatever it
     },
   });
   let delivered = 0;
-  const transport = new LineTransport(
-    { input, write: () => Promise.resolve(), onChunk: () => void heard.push(delivered) },
-    64,
-    60_000,
-    new ManualClock(),
-  );
+  const transport = new LineTransport({
+    input,
+    write: () => Promise.resolve(),
+    onChunk: () => void heard.push(delivered),
+  }, { lineBytesMax: 64, drainAfterEofMs: 60_000, clock: new ManualClock() });
   transport.onmessage = () => void delivered++;
   await transport.start();
   await transport.inputEnded;
@@ -178,10 +176,10 @@ Deno.test("LineTransport: an invalid response is reported, never answered; a par
 
 Deno.test("LineTransport: lineBytesMax 2 is accepted; 1 and 1.5 are refused with RangeError", () => {
   const io = { input: new ReadableStream<Uint8Array>(), write: () => Promise.resolve() };
-  new LineTransport(io, 2);
+  new LineTransport(io, { lineBytesMax: 2 });
   for (const bad of [1, 1.5]) {
     assert.throws(
-      () => new LineTransport(io, bad),
+      () => new LineTransport(io, { lineBytesMax: bad }),
       (err: unknown) =>
         err instanceof RangeError &&
         err.message === `Cannot frame stdio: lineBytesMax must be an integer >= 2, current value is ${bad}`,
@@ -220,18 +218,13 @@ function memoryTransport(lines: string[], drainMs: number, clock: ManualClock) {
       c.close();
     },
   });
-  const transport = new LineTransport(
-    {
-      input,
-      write: (bytes) => {
-        written.push(new TextDecoder().decode(bytes));
-        return Promise.resolve();
-      },
+  const transport = new LineTransport({
+    input,
+    write: (bytes) => {
+      written.push(new TextDecoder().decode(bytes));
+      return Promise.resolve();
     },
-    MCP_MESSAGE_BYTES_MAX,
-    drainMs,
-    clock,
-  );
+  }, { lineBytesMax: MCP_MESSAGE_BYTES_MAX, drainAfterEofMs: drainMs, clock });
   let closed = false;
   transport.onclose = () => closed = true;
   return { transport, written, isClosed: () => closed };

@@ -52,7 +52,7 @@ export function okResult(structured: Record<string, unknown>): ToolResult {
   }
   // The stdio transport writes this text for the structuredContent too (src/mcp/answer_text.ts).
   const result: ToolResult = { content: [{ type: "text", text }], structuredContent: answer };
-  recordAnswerText(answer, text, result);
+  recordAnswerText(answer, text, { result });
   return result;
 }
 
@@ -121,8 +121,16 @@ export function errorResult(thrown: unknown): ToolResult {
   };
 }
 
-/** Validates `input` with `schema`, throwing the typed `invalid_argument` AppError. */
-export function parseArgs<S extends z.ZodType>(schema: S, input: unknown, example?: unknown): z.output<S> {
+/**
+ * Validates `input` with `schema`, throwing the typed `invalid_argument` AppError (with `options.example`, a
+ * valid input, in its data).
+ */
+export function parseArgs<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  options: { example?: unknown } = {},
+): z.output<S> {
+  const { example } = options;
   const parsed = schema.safeParse(input ?? {});
   if (!parsed.success) throw zodToInvalidArgument(parsed.error, example);
   return parsed.data;

@@ -162,7 +162,7 @@ Deno.test("parseArgs: at the array bound accepted, past it the typed invalid_arg
   assert.deepEqual(parseArgs(schema, { ids: ["a", "b"] }).ids, ["a", "b"]);
   const example = { ids: ["a"] };
   assert.throws(
-    () => parseArgs(schema, { ids: ["a", "b", "c"] }, example),
+    () => parseArgs(schema, { ids: ["a", "b", "c"] }, { example: example }),
     (err: unknown) =>
       err instanceof AppError && err.code === "invalid_argument" && err.data?.["path"] === "$.ids" &&
       err.data?.["example"] === example,

@@ -164,13 +164,15 @@ export function jobsTools(control: JobControl): ToolDef[] {
       annotations: { title: "Read jobs", ...LOCAL_READ },
       _meta: { ...ALWAYS_LOAD_META },
       async call(args, ctx) {
-        const input = parseArgs(JobsGetInput, args, { ids: [EXAMPLE_ID], response_format: "concise", wait_ms: 0 });
+        const input = parseArgs(JobsGetInput, args, {
+          example: { ids: [EXAMPLE_ID], response_format: "concise", wait_ms: 0 },
+        });
         const wait = input.wait_ms === 0 ? undefined : await control.wait(jobIdsOf(input.ids), ctx.authority, {
           ms: input.wait_ms,
           until: input.until,
           ...(ctx.signal === undefined ? {} : { signal: ctx.signal }),
         });
-        const items = jobGetItems(control, input.ids, ctx.authority, input.response_format);
+        const items = jobGetItems(control, input.ids, { authority: ctx.authority, format: input.response_format });
         const batch = wait === undefined ? batchOf(items) : { ...batchOf(items), wait };
         return okResult(batch as unknown as Record<string, unknown>);
       },
@@ -190,8 +192,8 @@ export function jobsTools(control: JobControl): ToolDef[] {
         openWorldHint: false,
       },
       async call(args, ctx) {
-        const input = parseArgs(JobsCancelInput, args, { ids: [EXAMPLE_ID] });
-        const items = await jobCancelItems(control, input.ids, ctx.authority);
+        const input = parseArgs(JobsCancelInput, args, { example: { ids: [EXAMPLE_ID] } });
+        const items = await jobCancelItems(control, input.ids, { authority: ctx.authority });
         return okResult(batchOf(items) as unknown as Record<string, unknown>);
       },
     },

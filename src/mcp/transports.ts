@@ -40,20 +40,27 @@ export interface Serving {
   close(): Promise<void>;
 }
 
+/** How {@linkcode serveOnStdio} serves. */
+export interface StdioOptions {
+  log: Logger;
+  /** Hears every chunk read and every line written (the idle collection's activity, src/base/idle_collect.ts). */
+  onActivity?: (() => void) | undefined;
+}
+
 /**
  * Serves MCP on stdin/stdout through longcall's own line framing (src/mcp/stdio_framing.ts):
  * every line that is not valid JSON-RPC is answered (-32700 / -32600) and an over-long line is
  * skipped with an answer, never closing the session. stdout carries only protocol messages.
  * `inputEnded` resolves when stdin ends; `closed` when the transport has closed (it closes itself
- * right after the end of input). `onActivity` hears every chunk read and every line written (the
- * idle collection's activity, src/base/idle_collect.ts).
+ * right after the end of input). `options.onActivity` hears every chunk read and every line written
+ * (the idle collection's activity, src/base/idle_collect.ts).
  */
 export function serveOnStdio(
   factory: McpServerFactory,
-  log: Logger,
-  onActivity?: () => void,
+  options: StdioOptions,
 ): Serving & { inputEnded: Promise<void> } {
-  const transport = new LineTransport(observedStdio(onActivity), MCP_MESSAGE_BYTES_MAX);
+  const { log, onActivity } = options;
+  const transport = new LineTransport(observedStdio(onActivity), { lineBytesMax: MCP_MESSAGE_BYTES_MAX });
   const handle = serveStdio(factory, {
     transport,
     onerror: (error) => log.warn("stdio transport error", { error: firstLine(error.message) }),
@@ -129,7 +136,14 @@ function timingSafeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-function jsonError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+/** A JSON-RPC `error` (id null) as an HTTP response with `status`, and `options.headers` beside the content type. */
+function jsonError(
+  status: number,
+  error: { code: number; message: string },
+  options: { headers?: Record<string, string> } = {},
+): Response {
+  const { code, message } = error;
+  const { headers = {} } = options;
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
     headers: { "content-type": "application/json", ...headers },
@@ -195,36 +209,39 @@ class BodyReader {
         length += value.length;
         if (length > MCP_MESSAGE_BYTES_MAX) {
           reader.cancel().catch(() => {});
-          return jsonError(413, -32000, `Payload too large: a request body is at most ${MCP_MESSAGE_BYTES_MAX} bytes`, {
-            connection: "close",
+          return jsonError(413, {
+            code: -32000,
+            message: `Payload too large: a request body is at most ${MCP_MESSAGE_BYTES_MAX} bytes`,
+          }, {
+            headers: {
+              connection: "close",
+            },
           });
         }
         chunks.push(value);
       }
     } catch {
-      if (reason === undefined) return jsonError(400, -32000, "Bad request: the request body could not be read");
+      if (reason === undefined) {
+        return jsonError(400, { code: -32000, message: "Bad request: the request body could not be read" });
+      }
     } finally {
       clearTimeout(timer);
       this.#remove(entry);
     }
     if (reason === "timeout") {
       this.stats.timedOut++;
-      return jsonError(
-        408,
-        -32000,
-        `Request Timeout: the request body did not arrive within ${this.#bounds.bodyTimeoutMs} ms`,
-        { connection: "close" },
-      );
+      return jsonError(408, {
+        code: -32000,
+        message: `Request Timeout: the request body did not arrive within ${this.#bounds.bodyTimeoutMs} ms`,
+      }, { headers: { connection: "close" } });
     }
     if (reason === "evicted") {
       this.stats.evicted++;
       this.#log.warn("http: a slow request body was dropped for a newer request", { client_pending: client });
-      return jsonError(
-        408,
-        -32000,
-        "Request Timeout: too many requests were still sending their bodies; this one had waited longest",
-        { connection: "close" },
-      );
+      return jsonError(408, {
+        code: -32000,
+        message: "Request Timeout: too many requests were still sending their bodies; this one had waited longest",
+      }, { headers: { connection: "close" } });
     }
     const out = new Uint8Array(length);
     let offset = 0;
@@ -301,7 +318,7 @@ export function serveOnHttp(
   async function serveRequest(req: Request, info: Deno.ServeHandlerInfo<Deno.NetAddr>): Promise<Response> {
     if (options.gate !== undefined) await options.gate;
     const url = new URL(req.url);
-    if (url.pathname !== "/mcp") return jsonError(404, -32000, "Not found: MCP is served at /mcp");
+    if (url.pathname !== "/mcp") return jsonError(404, { code: -32000, message: "Not found: MCP is served at /mcp" });
     const badHost = hostHeaderValidationResponse(req, allowedHosts);
     if (badHost !== undefined) return badHost;
     const badOrigin = originValidationResponse(req, allowedOrigins);
@@ -311,8 +328,10 @@ export function serveOnHttp(
       // The scheme is case-insensitive (RFC 7235); the token is compared in constant time.
       const presented = /^bearer +(.+)$/i.exec(header)?.[1] ?? "";
       if (!timingSafeEqual(presented, token)) {
-        return jsonError(401, -32001, "Unauthorized: a valid bearer token is required", {
-          "www-authenticate": 'Bearer realm="longcall"',
+        return jsonError(401, { code: -32001, message: "Unauthorized: a valid bearer token is required" }, {
+          headers: {
+            "www-authenticate": 'Bearer realm="longcall"',
+          },
         });
       }
     }
@@ -321,8 +340,13 @@ export function serveOnHttp(
     if (req.body !== null) {
       const declared = Number(req.headers.get("content-length") ?? "0");
       if (declared > MCP_MESSAGE_BYTES_MAX) {
-        return jsonError(413, -32000, `Payload too large: a request body is at most ${MCP_MESSAGE_BYTES_MAX} bytes`, {
-          connection: "close",
+        return jsonError(413, {
+          code: -32000,
+          message: `Payload too large: a request body is at most ${MCP_MESSAGE_BYTES_MAX} bytes`,
+        }, {
+          headers: {
+            connection: "close",
+          },
         });
       }
       const body = await bodies.read(req.body, `${authority}@${info.remoteAddr.hostname}`);
@@ -332,7 +356,9 @@ export function serveOnHttp(
       forwarded = new Request(req.url, { method: req.method, headers: req.headers, body, signal: req.signal });
     }
     if (inFlight >= HTTP_CONCURRENT_REQUESTS_MAX) {
-      return jsonError(503, -32000, "Server busy: too many concurrent requests", { "retry-after": "1" });
+      return jsonError(503, { code: -32000, message: "Server busy: too many concurrent requests" }, {
+        headers: { "retry-after": "1" },
+      });
     }
     inFlight++;
     try {

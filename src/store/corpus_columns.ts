@@ -20,17 +20,24 @@ export function requireRepository(value: string, what: string): void {
   }
 }
 
-/** Throws unless `value` is a safe integer of at least `min`. */
-export function requireCount(value: number, name: string, what: string, min: number): void {
+/**
+ * Throws unless `value` (the column `name`) is a safe integer of at least `options.min`; the error says it cannot
+ * `options.what`.
+ */
+export function requireCount(value: number, name: string, options: { what: string; min: number }): void {
+  const { what, min } = options;
   if (!Number.isSafeInteger(value) || value < min) {
     throw new RangeError(`Cannot ${what}: ${name} must be an integer >= ${min}; current value is ${value}`);
   }
 }
 
-/** Throws unless `value` is `null` or non-negative integer epoch milliseconds. */
-export function requireTime(value: number | null, name: string, what: string): void {
+/**
+ * Throws unless `value` (the column `name`) is `null` or non-negative integer epoch milliseconds; the error says it
+ * cannot `options.what`.
+ */
+export function requireTime(value: number | null, name: string, options: { what: string }): void {
   if (value !== null && (!Number.isSafeInteger(value) || value < 0)) {
-    throw new RangeError(`Cannot ${what}: ${name} must be epoch milliseconds; current value is ${value}`);
+    throw new RangeError(`Cannot ${options.what}: ${name} must be epoch milliseconds; current value is ${value}`);
   }
 }
 

@@ -26,12 +26,12 @@ Deno.test("requireRepository: owner/name by GitHub's rules, else a TypeError nam
 });
 
 Deno.test("requireCount: safe integers at or above the minimum, else a RangeError", () => {
-  requireCount(0, "n", "store x", 0);
-  requireCount(1, "n", "store x", 1);
-  requireCount(Number.MAX_SAFE_INTEGER, "n", "store x", 1);
+  requireCount(0, "n", { what: "store x", min: 0 });
+  requireCount(1, "n", { what: "store x", min: 1 });
+  requireCount(Number.MAX_SAFE_INTEGER, "n", { what: "store x", min: 1 });
   for (const bad of [0, -1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER + 1, Infinity]) {
     assert.throws(
-      () => requireCount(bad, "n", "store x", 1),
+      () => requireCount(bad, "n", { what: "store x", min: 1 }),
       (err: unknown) =>
         err instanceof RangeError &&
         err.message === `Cannot store x: n must be an integer >= 1; current value is ${bad}`,
@@ -41,12 +41,12 @@ Deno.test("requireCount: safe integers at or above the minimum, else a RangeErro
 });
 
 Deno.test("requireTime: null or non-negative integer milliseconds, else a RangeError", () => {
-  requireTime(null, "at", "store x");
-  requireTime(0, "at", "store x");
-  requireTime(Date.UTC(2026, 0, 1), "at", "store x");
+  requireTime(null, "at", { what: "store x" });
+  requireTime(0, "at", { what: "store x" });
+  requireTime(Date.UTC(2026, 0, 1), "at", { what: "store x" });
   for (const bad of [-1, 0.5, Number.NaN, Infinity]) {
     assert.throws(
-      () => requireTime(bad, "at", "store x"),
+      () => requireTime(bad, "at", { what: "store x" }),
       (err: unknown) =>
         err instanceof RangeError &&
         err.message === `Cannot store x: at must be epoch milliseconds; current value is ${bad}`,

@@ -58,9 +58,9 @@ export class CorpusRows {
   threadsUpsert(
     repository: string,
     threads: readonly ThreadObservation[],
-    observedAt: number,
+    options: { observedAt: number },
   ): Promise<ThreadsUpsertResult> {
-    return this.#threads.threadsUpsert(repository, threads, observedAt);
+    return this.#threads.threadsUpsert(repository, threads, options);
   }
 
   /** See {@linkcode ThreadRows.threadsGet}. */

@@ -67,13 +67,14 @@ export class EtagRows {
   }
 
   /**
-   * Stores (or replaces) the representation of `url` and prunes the oldest rows beyond
+   * Stores (or replaces) `row`, the representation of `row.url`, and prunes the oldest rows beyond
    * the row bound, in one transaction. A body over the byte bound is not stored and any
    * older row for the URL is deleted (it would be stale).
    *
    * @returns whether the row was stored.
    */
-  async etagPut(url: string, etag: string, body: string, storedAt: number): Promise<boolean> {
+  async etagPut(row: EtagRow): Promise<boolean> {
+    const { url, etag, body, stored_at: storedAt } = row;
     const fits = utf8Length(body) <= this.#bodyBytesMax;
     return await this.#conn.write(() => {
       if (!fits) {

@@ -66,7 +66,7 @@ export class JobAdmission {
           const overloadRetryMs = (now: number) => retryMs ??= this.#overloadRetryMs(now);
           return batch.map(({ input }): JobRow | AppError => {
             try {
-              const row = this.#insertOne(input, admitted, overloadRetryMs);
+              const row = this.#insertOne(input, { admitted, overloadRetryMs });
               admitted++;
               return row;
             } catch (err) {
@@ -82,7 +82,12 @@ export class JobAdmission {
     }
   }
 
-  #insertOne(input: JobInsert, admitted: number, overloadRetryMs: (now: number) => number): JobRow {
+  /**
+   * Inserts `input`, or throws the `overloaded` refusal when `admission.admitted` jobs (the transaction's own
+   * included) already fill its bound; the refusal's retry hint is `admission.overloadRetryMs(input.now)`.
+   */
+  #insertOne(input: JobInsert, admission: { admitted: number; overloadRetryMs: (now: number) => number }): JobRow {
+    const { admitted, overloadRetryMs } = admission;
     if (admitted >= input.admittedMax) {
       throw new AppError(
         "overloaded",
@@ -154,7 +159,8 @@ export class JobAdmission {
   #overloadRetryMs(now: number): number {
     const kinds = this.#conn.stmt(ENDED_KINDS_SQL).all(OVERLOAD_GUIDANCE_KINDS_MAX) as { kind: string }[];
     const runs: RecentRun[] = [];
-    for (const { kind } of kinds) runs.push(...recentRuns(this.#conn, kind, now - OVERLOAD_RECENT_RUNS_WINDOW_MS));
+    const inWindow = { endedAfter: now - OVERLOAD_RECENT_RUNS_WINDOW_MS };
+    for (const { kind } of kinds) runs.push(...recentRuns(this.#conn, kind, inWindow));
     const sample = runs.sort((x, y) => y.at - x.at).slice(0, JOB_RECENT_RUNS_SAMPLE);
     const mean = sample.length === 0 ? OVERLOAD_RETRY_MS_MIN : sample.reduce((sum, r) => sum + r.ms, 0) / sample.length;
     return Math.min(OVERLOAD_RETRY_MS_MAX, Math.max(OVERLOAD_RETRY_MS_MIN, Math.round(mean)));

@@ -45,28 +45,23 @@ export class JobClaims {
   }
 
   /**
-   * Claims the oldest queued job of the given kinds for a live owner (FIFO), or returns
-   * undefined. The claim fails if the owner's own lease lapsed.
+   * Claims the oldest queued job of `claim.kinds` for the live owner `claim.ownerId` (FIFO) at `now`, or
+   * returns undefined. The claim fails if the owner's own lease lapsed.
    */
   async jobClaimNextIfOwnerLive(
-    ownerId: string,
-    kinds: readonly string[],
+    claim: Omit<ClaimRequest, "max">,
     now: number,
   ): Promise<ClaimedJob | undefined> {
-    return (await this.jobClaimBatchIfOwnerLive(ownerId, kinds, now, 1))[0];
+    return (await this.jobClaimBatchIfOwnerLive({ ownerId: claim.ownerId, kinds: claim.kinds, max: 1 }, now))[0];
   }
 
   /**
-   * Claims up to `max` of the oldest queued jobs (FIFO order) in one transaction: one commit
-   * for the batch instead of one per job. Empty if the owner's lease lapsed.
+   * Claims up to `claim.max` of the oldest queued jobs of `claim.kinds` (FIFO order) for the owner
+   * `claim.ownerId` at `now`, in one transaction: one commit for the batch instead of one per job.
+   * Empty if the owner's lease lapsed.
    */
-  jobClaimBatchIfOwnerLive(
-    ownerId: string,
-    kinds: readonly string[],
-    now: number,
-    max: number,
-  ): Promise<ClaimedJob[]> {
-    return this.#conn.write(() => this.jobClaimBatchInWrite({ ownerId, kinds, max }, now));
+  jobClaimBatchIfOwnerLive(claim: ClaimRequest, now: number): Promise<ClaimedJob[]> {
+    return this.#conn.write(() => this.jobClaimBatchInWrite(claim, now));
   }
 
   /**

@@ -54,13 +54,14 @@ export const RECENT_ENDED_DEEP_SQL = recentEndedSql(JOB_RECENT_ENDED_SCAN_MAX);
 type EndedRow = { ok: number; at: number; ms: number };
 
 /**
- * The newest {@linkcode JOB_RECENT_RUNS_SAMPLE} succeeded runs of `kind` that ended after `endedAfter`, newest
- * first, found among its newest {@linkcode JOB_RECENT_ENDED_SCAN_MAX} ended jobs. When a kind's newest jobs all
- * count, one read of the sample's size finds them; only when it holds a failed or cancelled job, and its oldest row
- * ended after `endedAfter`, is the kind read deeper. (Rows are read whole with
+ * The newest {@linkcode JOB_RECENT_RUNS_SAMPLE} succeeded runs of `kind` that ended after `options.endedAfter` (by
+ * default any time), newest first, found among its newest {@linkcode JOB_RECENT_ENDED_SCAN_MAX} ended jobs. When a
+ * kind's newest jobs all count, one read of the sample's size finds them; only when it holds a failed or cancelled
+ * job, and its oldest row ended after `endedAfter`, is the kind read deeper. (Rows are read whole with
  * `all`: stepping through them with `iterate` took three times as long for a sample of 20.)
  */
-export function recentRuns(conn: Connection, kind: string, endedAfter = -Infinity): RecentRun[] {
+export function recentRuns(conn: Connection, kind: string, options?: { endedAfter?: number }): RecentRun[] {
+  const endedAfter = options?.endedAfter ?? -Infinity;
   const counted = (rows: EndedRow[]) =>
     rows.filter((r) => r.ok === 1 && r.at > endedAfter).slice(0, JOB_RECENT_RUNS_SAMPLE)
       .map((r) => ({ at: r.at, ms: r.ms }));

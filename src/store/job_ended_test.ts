@@ -72,8 +72,16 @@ Deno.test(
     ended({ kind: "a", ms: 3_000, end: NOW + 10, status: "failed" });
     ended({ kind: "a", ms: 4_000, end: NOW + 20, status: "cancelled" });
     assert.deepEqual(recentRuns(conn, "a").map((r) => r.ms), [2_000, 1_000]);
-    assert.deepEqual(recentRuns(conn, "a", NOW - 10).map((r) => r.ms), [2_000], "ended exactly at the edge: out");
-    assert.deepEqual(recentRuns(conn, "a", NOW - 11).map((r) => r.ms), [2_000, 1_000], "one ms inside: in");
+    assert.deepEqual(
+      recentRuns(conn, "a", { endedAfter: NOW - 10 }).map((r) => r.ms),
+      [2_000],
+      "ended exactly at the edge: out",
+    );
+    assert.deepEqual(
+      recentRuns(conn, "a", { endedAfter: NOW - 11 }).map((r) => r.ms),
+      [2_000, 1_000],
+      "one ms inside: in",
+    );
   }),
 );
 
@@ -103,10 +111,14 @@ Deno.test(
       ended({ kind: "a", ms: 5, end: NOW - 60_000 + i, retentionMs: 10 * RETENTION_MS });
     }
     ended({ kind: "a", ms: 777, end: NOW, retentionMs: RETENTION_MS });
-    assert.deepEqual(recentRuns(conn, "a", NOW - 1_000), [], "the first read's oldest row is outside: no deeper read");
+    assert.deepEqual(
+      recentRuns(conn, "a", { endedAfter: NOW - 1_000 }),
+      [],
+      "the first read's oldest row is outside: no deeper read",
+    );
     ended({ kind: "a", ms: 9, end: NOW - 1, status: "failed", retentionMs: 10 * RETENTION_MS });
     assert.deepEqual(
-      recentRuns(conn, "a", NOW - 1_000_000).map((r) => r.ms),
+      recentRuns(conn, "a", { endedAfter: NOW - 1_000_000 }).map((r) => r.ms),
       Array(JOB_RECENT_RUNS_SAMPLE).fill(5),
       "a failed row in a first read that is all inside the window: read deeper (the first read held one 5 ms run less)",
     );

@@ -23,12 +23,18 @@ import { type ClaimedJob, type ClaimRequest, JobClaims } from "./job_claims.ts";
 import { JobMaintenance, type ReconcileRelease } from "./job_maintenance.ts";
 import { JobReads } from "./job_reads.ts";
 import type { JobEvent, JobRow, JobStatus } from "./job_row.ts";
-import { JobRunWrites, type ProgressWrite, type TerminalWrite } from "./job_run_writes.ts";
-import { OwnerRows } from "./owner_rows.ts";
+import {
+  type FencedTerminalWrite,
+  type JobFence,
+  JobRunWrites,
+  type ProgressWrite,
+  type TerminalWrite,
+} from "./job_run_writes.ts";
+import { type OwnerRegistration, OwnerRows } from "./owner_rows.ts";
 import type { Connection } from "./tx.ts";
 
 export type { CancelEffect, ClaimedJob, ClaimRequest, JobEvent, JobInsert, JobRow, JobStatus, ProgressWrite };
-export type { ReconcileRelease, TerminalWrite };
+export type { FencedTerminalWrite, JobFence, OwnerRegistration, ReconcileRelease, TerminalWrite };
 export { TERMINAL_STATUSES } from "./job_row.ts";
 
 /** SQL access to jobs, events and owners over one connection. */
@@ -114,8 +120,8 @@ export class JobRows {
   // ------------------------------------------------------------ execution side
 
   /** See {@linkcode OwnerRows.ownerRegister}. */
-  ownerRegister(ownerId: string, pid: number, now: number, leaseMs: number): Promise<void> {
-    return this.#owners.ownerRegister(ownerId, pid, now, leaseMs);
+  ownerRegister(owner: OwnerRegistration, now: number): Promise<void> {
+    return this.#owners.ownerRegister(owner, now);
   }
 
   /** See {@linkcode OwnerRows.ownerHeartbeatIfLive}. */
@@ -134,56 +140,47 @@ export class JobRows {
   }
 
   /** See {@linkcode JobClaims.jobClaimNextIfOwnerLive}. */
-  jobClaimNextIfOwnerLive(ownerId: string, kinds: readonly string[], now: number): Promise<ClaimedJob | undefined> {
-    return this.#claims.jobClaimNextIfOwnerLive(ownerId, kinds, now);
+  jobClaimNextIfOwnerLive(claim: Omit<ClaimRequest, "max">, now: number): Promise<ClaimedJob | undefined> {
+    return this.#claims.jobClaimNextIfOwnerLive(claim, now);
   }
 
   /** See {@linkcode JobClaims.jobClaimBatchIfOwnerLive}. */
-  jobClaimBatchIfOwnerLive(ownerId: string, kinds: readonly string[], now: number, max: number): Promise<ClaimedJob[]> {
-    return this.#claims.jobClaimBatchIfOwnerLive(ownerId, kinds, now, max);
+  jobClaimBatchIfOwnerLive(claim: ClaimRequest, now: number): Promise<ClaimedJob[]> {
+    return this.#claims.jobClaimBatchIfOwnerLive(claim, now);
   }
 
   /** See {@linkcode JobRunWrites.jobSetProgressIfOwned}. */
-  jobSetProgressIfOwned(id: string, ownerId: string, attempt: number, p: ProgressWrite, now: number): Promise<boolean> {
-    return this.#runWrites.jobSetProgressIfOwned(id, ownerId, attempt, p, now);
+  jobSetProgressIfOwned(fence: JobFence, p: ProgressWrite, options: { now: number }): Promise<boolean> {
+    return this.#runWrites.jobSetProgressIfOwned(fence, p, options);
   }
 
   /** See {@linkcode JobRunWrites.jobEventAppend}. */
-  jobEventAppend(id: string, level: JobEvent["level"], message: string, now: number): Promise<void> {
-    return this.#runWrites.jobEventAppend(id, level, message, now);
+  jobEventAppend(id: string, event: Omit<JobEvent, "seq">): Promise<void> {
+    return this.#runWrites.jobEventAppend(id, event);
   }
 
   /** See {@linkcode JobRunWrites.jobSetTerminalIfOwned}. */
-  jobSetTerminalIfOwned(
-    id: string,
-    ownerId: string,
-    attempt: number,
-    t: TerminalWrite,
-    now: number,
-  ): Promise<JobRow | undefined> {
-    return this.#runWrites.jobSetTerminalIfOwned(id, ownerId, attempt, t, now);
+  jobSetTerminalIfOwned(fence: JobFence, t: TerminalWrite, options: { now: number }): Promise<JobRow | undefined> {
+    return this.#runWrites.jobSetTerminalIfOwned(fence, t, options);
   }
 
   /** See {@linkcode JobRunWrites.jobSetTerminalManyIfOwned}. */
-  jobSetTerminalManyIfOwned(
-    items: readonly { id: string; ownerId: string; attempt: number; terminal: TerminalWrite }[],
-    now: number,
-  ): Promise<boolean[]> {
+  jobSetTerminalManyIfOwned(items: readonly FencedTerminalWrite[], now: number): Promise<boolean[]> {
     return this.#runWrites.jobSetTerminalManyIfOwned(items, now);
   }
 
   /** See {@linkcode JobRunWrites.jobSetTerminalManyAndClaimIfOwned}. */
   jobSetTerminalManyAndClaimIfOwned(
-    items: readonly { id: string; ownerId: string; attempt: number; terminal: TerminalWrite }[],
+    items: readonly FencedTerminalWrite[],
     claim: ClaimRequest,
-    now: number,
+    options: { now: number },
   ): Promise<{ landed: boolean[]; claimed: ClaimedJob[] }> {
-    return this.#runWrites.jobSetTerminalManyAndClaimIfOwned(items, claim, now);
+    return this.#runWrites.jobSetTerminalManyAndClaimIfOwned(items, claim, options);
   }
 
   /** See {@linkcode JobRunWrites.jobSetInterruptedIfOwned}. */
-  jobSetInterruptedIfOwned(id: string, ownerId: string, attempt: number, now: number): Promise<JobRow | undefined> {
-    return this.#runWrites.jobSetInterruptedIfOwned(id, ownerId, attempt, now);
+  jobSetInterruptedIfOwned(fence: JobFence, now: number): Promise<JobRow | undefined> {
+    return this.#runWrites.jobSetInterruptedIfOwned(fence, now);
   }
 
   /** See {@linkcode JobCancellation.jobListCancelRequested}. */

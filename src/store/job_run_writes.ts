@@ -13,6 +13,16 @@ import type { ClaimedJob, ClaimRequest, JobClaims } from "./job_claims.ts";
 import { COLUMNS, type JobEvent, type JobRow, parseRow, type Raw } from "./job_row.ts";
 import type { Connection } from "./tx.ts";
 
+/**
+ * The fence of every write an owner makes to a running job: the job, the owner it was claimed under and
+ * the attempt of that claim. A write lands only while the job is still `running` under that owner and attempt.
+ */
+export interface JobFence {
+  id: string;
+  ownerId: string;
+  attempt: number;
+}
+
 export interface ProgressWrite {
   phase?: string | null;
   message?: string | null;
@@ -28,6 +38,11 @@ export interface TerminalWrite {
   error: JobError | null;
   /** Progress the job reported that no progress write could store (a storage fault): written with the end. */
   progress?: ProgressWrite;
+}
+
+/** One terminal write of several in a transaction (see {@linkcode JobRunWrites.jobSetTerminalManyIfOwned}). */
+export interface FencedTerminalWrite extends JobFence {
+  terminal: TerminalWrite;
 }
 
 /** The fenced terminal write (see {@linkcode JobRunWrites.jobSetTerminalIfOwned}); parameters from `#terminalParams`. */
@@ -54,14 +69,9 @@ export class JobRunWrites {
     this.#claims = claims;
   }
 
-  /** Writes progress of a running job owned by `ownerId`; false if no longer owned. */
-  jobSetProgressIfOwned(
-    id: string,
-    ownerId: string,
-    attempt: number,
-    p: ProgressWrite,
-    now: number,
-  ): Promise<boolean> {
+  /** Writes progress `p` of the running job `fence` names, at `options.now`; false if no longer owned. */
+  jobSetProgressIfOwned(fence: JobFence, p: ProgressWrite, options: { now: number }): Promise<boolean> {
+    const { now } = options;
     return this.#conn.write(() => {
       const r = this.#conn.stmt(
         `UPDATE jobs SET
@@ -83,26 +93,22 @@ export class JobRunWrites {
         p.nextPollAt !== undefined ? 1 : 0,
         p.nextPollAt ?? null,
         now,
-        id,
-        ownerId,
-        attempt,
+        fence.id,
+        fence.ownerId,
+        fence.attempt,
       );
       return Number(r.changes) === 1;
     }, { faultRetryMs: STORE_FAULT_RETRY_MS_EXECUTION });
   }
 
-  /** Appends an event, keeping at most {@linkcode JOB_EVENTS_MAX} per job. */
-  jobEventAppend(
-    id: string,
-    level: JobEvent["level"],
-    message: string,
-    now: number,
-  ): Promise<void> {
+  /** Appends `event` to job `id` (as its next `seq`), keeping at most {@linkcode JOB_EVENTS_MAX} per job. */
+  jobEventAppend(id: string, event: Omit<JobEvent, "seq">): Promise<void> {
+    const { at, level, message } = event;
     return this.#conn.write(() => {
       const r = this.#conn.stmt(
         `INSERT INTO job_events (job_id, seq, at, level, message)
          SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4 FROM job_events WHERE job_id = ?1 RETURNING seq`,
-      ).get(id, now, level, message) as { seq: number };
+      ).get(id, at, level, message) as { seq: number };
       if (r.seq > JOB_EVENTS_MAX) {
         this.#conn.stmt("DELETE FROM job_events WHERE job_id = ? AND seq <= ?")
           .run(id, r.seq - JOB_EVENTS_MAX);
@@ -115,27 +121,23 @@ export class JobRunWrites {
    * running job whose owner lease is live. `succeeded`/`failed` also require that no
    * cancellation was persisted (a cancellation persisted first wins); `cancelled`
    * requires one. Result and error are written in the same statement as the status.
+   *
+   * @param fence the job, its owner and attempt.
+   * @param t the end written.
+   * @param options.now the time of the write (`completed_at`; the lease must be live at it).
    */
-  jobSetTerminalIfOwned(
-    id: string,
-    ownerId: string,
-    attempt: number,
-    t: TerminalWrite,
-    now: number,
-  ): Promise<JobRow | undefined> {
-    return this.#conn.write(() => this.#setTerminalIfOwned(id, ownerId, attempt, t, now));
+  jobSetTerminalIfOwned(fence: JobFence, t: TerminalWrite, options: { now: number }): Promise<JobRow | undefined> {
+    const end: FencedTerminalWrite = { id: fence.id, ownerId: fence.ownerId, attempt: fence.attempt, terminal: t };
+    return this.#conn.write(() => this.#setTerminalIfOwned(end, options.now));
   }
 
   /**
    * Several fenced terminal writes in one transaction (one commit); each is decided on its
    * own exactly as by {@linkcode jobSetTerminalIfOwned}. Results are in input order.
    */
-  async jobSetTerminalManyIfOwned(
-    items: readonly { id: string; ownerId: string; attempt: number; terminal: TerminalWrite }[],
-    now: number,
-  ): Promise<boolean[]> {
+  async jobSetTerminalManyIfOwned(items: readonly FencedTerminalWrite[], now: number): Promise<boolean[]> {
     // The executor's hot path: it needs only whether each write landed, so nothing is read back.
-    return (await this.jobSetTerminalManyAndClaimIfOwned(items, { ownerId: "", kinds: [], max: 0 }, now)).landed;
+    return (await this.jobSetTerminalManyAndClaimIfOwned(items, { ownerId: "", kinds: [], max: 0 }, { now })).landed;
   }
 
   /**
@@ -143,17 +145,20 @@ export class JobRunWrites {
    * finished together (decided each on its own, as by {@linkcode jobSetTerminalIfOwned}), then
    * claims for the slots they free (as by {@linkcode JobClaims.jobClaimBatchIfOwnerLive}). One commit
    * instead of two, so a backlog of short jobs costs half the commits and WAL bytes.
+   *
+   * @param items the fenced terminal writes, each with its job, owner and attempt.
+   * @param claim the claims to make after them (none when `claim.max` is 0).
+   * @param options.now the time of the writes and the claims.
    */
   jobSetTerminalManyAndClaimIfOwned(
-    items: readonly { id: string; ownerId: string; attempt: number; terminal: TerminalWrite }[],
+    items: readonly FencedTerminalWrite[],
     claim: ClaimRequest,
-    now: number,
+    options: { now: number },
   ): Promise<{ landed: boolean[]; claimed: ClaimedJob[] }> {
+    const { now } = options;
     return this.#conn.write(() => {
       const landed = items.map((item) => {
-        const r = this.#terminalStmt("").run(
-          ...this.#terminalParams(item.id, item.ownerId, item.attempt, item.terminal, now),
-        );
+        const r = this.#terminalStmt("").run(...this.#terminalParams(item, now));
         return Number(r.changes) === 1;
       });
       return { landed, claimed: claim.max > 0 ? this.#claims.jobClaimBatchInWrite(claim, now) : [] };
@@ -166,7 +171,8 @@ export class JobRunWrites {
     return this.#conn.stmt(returning === "" ? TERMINAL_SQL : TERMINAL_SQL_RETURNING);
   }
 
-  #terminalParams(id: string, ownerId: string, attempt: number, t: TerminalWrite, now: number) {
+  #terminalParams(end: FencedTerminalWrite, now: number) {
+    const t = end.terminal;
     const p = t.progress;
     return [
       t.status,
@@ -174,9 +180,9 @@ export class JobRunWrites {
       t.resultJson,
       t.error === null ? null : JSON.stringify(t.error),
       now,
-      id,
-      ownerId,
-      attempt,
+      end.id,
+      end.ownerId,
+      end.attempt,
       p?.phase !== undefined ? 1 : 0,
       p?.phase ?? null,
       p?.message !== undefined ? 1 : 0,
@@ -187,26 +193,16 @@ export class JobRunWrites {
     ] as const;
   }
 
-  #setTerminalIfOwned(
-    id: string,
-    ownerId: string,
-    attempt: number,
-    t: TerminalWrite,
-    now: number,
-  ): JobRow | undefined {
-    const raw = this.#terminalStmt(TERMINAL_RETURNING).get(
-      ...this.#terminalParams(id, ownerId, attempt, t, now),
-    ) as
-      | Raw
-      | undefined;
+  #setTerminalIfOwned(end: FencedTerminalWrite, now: number): JobRow | undefined {
+    const raw = this.#terminalStmt(TERMINAL_RETURNING).get(...this.#terminalParams(end, now)) as Raw | undefined;
     return raw === undefined ? undefined : parseRow(raw);
   }
 
   /**
    * Shutdown: records an owned running job as `failed` with `interrupted` (retryable),
-   * or `cancelled` if a cancellation had been persisted. Fenced like every terminal write.
+   * or `cancelled` if a cancellation had been persisted, at `now`. Fenced like every terminal write.
    */
-  jobSetInterruptedIfOwned(id: string, ownerId: string, attempt: number, now: number): Promise<JobRow | undefined> {
+  jobSetInterruptedIfOwned(fence: JobFence, now: number): Promise<JobRow | undefined> {
     const interrupted: JobError = {
       code: "interrupted",
       message: "longcall shut down while this job was running; submit it again to rerun it",
@@ -221,7 +217,7 @@ export class JobRunWrites {
            completed_at = ?2, updated_at = ?2, expires_at = ?2 + retention_ms, next_poll_at = NULL
          WHERE id = ?3 AND status = 'running' AND owner_id = ?4 AND attempt = ?5
          RETURNING ${COLUMNS}`,
-      ).get(JSON.stringify(interrupted), now, id, ownerId, attempt) as Raw | undefined;
+      ).get(JSON.stringify(interrupted), now, fence.id, fence.ownerId, fence.attempt) as Raw | undefined;
       return raw === undefined ? undefined : parseRow(raw);
     });
   }

@@ -8,6 +8,13 @@
 
 import type { Connection } from "./tx.ts";
 
+/** An executor's owner row as it registers: its id, its process and how long a heartbeat keeps its lease. */
+export interface OwnerRegistration {
+  ownerId: string;
+  pid: number;
+  leaseMs: number;
+}
+
 /** SQL over `job_owners`. */
 export class OwnerRows {
   readonly #conn: Connection;
@@ -16,17 +23,12 @@ export class OwnerRows {
     this.#conn = conn;
   }
 
-  /** Registers an executor owner. */
-  ownerRegister(
-    ownerId: string,
-    pid: number,
-    now: number,
-    leaseMs: number,
-  ): Promise<void> {
+  /** Registers an executor owner, started and last heard from at `now`. */
+  ownerRegister(owner: OwnerRegistration, now: number): Promise<void> {
     return this.#conn.write(() => {
       this.#conn.stmt(
         "INSERT INTO job_owners (owner_id, pid, started_at, heartbeat_at, lease_ms) VALUES (?, ?, ?, ?, ?)",
-      ).run(ownerId, pid, now, now, leaseMs);
+      ).run(owner.ownerId, owner.pid, now, now, owner.leaseMs);
     });
   }
 

@@ -57,8 +57,8 @@ export class PullRequestChecksRows {
   async pullRequestChecksPut(obs: PullRequestChecksObservation): Promise<boolean> {
     const what = "store pull request checks";
     requireRepository(obs.repository, what);
-    requireCount(obs.number, "number", what, 1);
-    requireTime(obs.observed_at, "observed_at", what);
+    requireCount(obs.number, "number", { what, min: 1 });
+    requireTime(obs.observed_at, "observed_at", { what });
     if (!isCommitSha(obs.head_sha)) {
       throw new TypeError(`Cannot ${what}: head_sha must be 40 lowercase hex; current value is ${obs.head_sha}`);
     }

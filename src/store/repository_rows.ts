@@ -69,8 +69,8 @@ export class RepositoryRows {
     const what = "store repository";
     const fullName = `${obs.owner}/${obs.name}`;
     requireRepository(fullName, what);
-    requireTime(obs.observed_at, "observed_at", what);
-    if (obs.stargazers_count !== null) requireCount(obs.stargazers_count, "stargazers_count", what, 0);
+    requireTime(obs.observed_at, "observed_at", { what });
+    if (obs.stargazers_count !== null) requireCount(obs.stargazers_count, "stargazers_count", { what, min: 0 });
     const topics = JSON.stringify(obs.topics.map(String));
     return await this.#conn.write(() => {
       const result = this.#conn.stmt(UPSERT_SQL).run({

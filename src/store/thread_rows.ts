@@ -111,16 +111,17 @@ export class ThreadRows {
    * each append, only the newest {@linkcode THREAD_OBSERVATIONS_PER_THREAD_MAX} entries of that
    * thread are kept.
    *
-   * @param observedAt when the batch was read from GitHub (ms); becomes `synced_at`.
+   * @param options.observedAt when the batch was read from GitHub (ms); becomes `synced_at`.
    */
   async threadsUpsert(
     repository: string,
     threads: readonly ThreadObservation[],
-    observedAt: number,
+    options: { observedAt: number },
   ): Promise<ThreadsUpsertResult> {
+    const { observedAt } = options;
     const what = "store threads";
     requireRepository(repository, what);
-    requireTime(observedAt, "observedAt", what);
+    requireTime(observedAt, "observedAt", { what });
     const prepared = threads.map((t) => prepareThread(t, what));
     return await this.#conn.write(() => {
       const counts: ThreadsUpsertResult = { inserted: 0, updated: 0, unchanged: 0, stale: 0 };
@@ -218,11 +219,11 @@ interface PreparedThread {
 
 /** Checks one observation and shapes it into the row's parameters and its observation entry. */
 function prepareThread(t: ThreadObservation, what: string): PreparedThread {
-  requireCount(t.number, "number", what, 1);
-  requireCount(t.comments, "comments", what, 0);
-  requireTime(t.created_at, "created_at", what);
-  requireTime(t.updated_at, "updated_at", what);
-  requireTime(t.closed_at, "closed_at", what);
+  requireCount(t.number, "number", { what, min: 1 });
+  requireCount(t.comments, "comments", { what, min: 0 });
+  requireTime(t.created_at, "created_at", { what });
+  requireTime(t.updated_at, "updated_at", { what });
+  requireTime(t.closed_at, "closed_at", { what });
   if (t.kind !== "issue" && t.kind !== "pull_request") {
     throw new TypeError(`Cannot ${what}: kind must be issue or pull_request; current value is ${String(t.kind)}`);
   }

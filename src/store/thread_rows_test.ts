@@ -44,27 +44,27 @@ async function withRows(fn: (rows: ThreadRows) => Promise<void>): Promise<void> 
 Deno.test("ThreadRows.threadsUpsert: new, newer, same and older versions are counted and kept by updated_at", async () => {
   await withRows(async (rows) => {
     const key = { repository: "o/r", number: 1 };
-    assert.deepEqual(await rows.threadsUpsert("o/r", [thread(1)], T0), {
+    assert.deepEqual(await rows.threadsUpsert("o/r", [thread(1)], { observedAt: T0 }), {
       inserted: 1,
       updated: 0,
       unchanged: 0,
       stale: 0,
     });
     const newer = thread(1, { title: "newer", updated_at: T0 + 10 });
-    assert.deepEqual(await rows.threadsUpsert("o/r", [newer], T0 + 20), {
+    assert.deepEqual(await rows.threadsUpsert("o/r", [newer], { observedAt: T0 + 20 }), {
       inserted: 0,
       updated: 1,
       unchanged: 0,
       stale: 0,
     });
-    assert.deepEqual(await rows.threadsUpsert("o/r", [newer], T0 + 30), {
+    assert.deepEqual(await rows.threadsUpsert("o/r", [newer], { observedAt: T0 + 30 }), {
       inserted: 0,
       updated: 0,
       unchanged: 1,
       stale: 0,
     });
     assert.deepEqual(
-      await rows.threadsUpsert("o/r", [thread(1, { title: "older", updated_at: T0 + 5 })], T0 + 40),
+      await rows.threadsUpsert("o/r", [thread(1, { title: "older", updated_at: T0 + 5 })], { observedAt: T0 + 40 }),
       { inserted: 0, updated: 0, unchanged: 0, stale: 1 },
     );
     const [row] = rows.threadsGet([key]);
@@ -78,7 +78,7 @@ Deno.test("ThreadRows.threadsUpsert: new, newer, same and older versions are cou
 
 Deno.test("ThreadRows.threadsUpsert: observations keep the header and body length, not the body", async () => {
   await withRows(async (rows) => {
-    await rows.threadsUpsert("o/r", [thread(1, { body: "secret-ish body text", labels: ["bug"] })], T0);
+    await rows.threadsUpsert("o/r", [thread(1, { body: "secret-ish body text", labels: ["bug"] })], { observedAt: T0 });
     const [obs] = rows.threadObservationsList({ repository: "o/r", number: 1 });
     const data = obs?.data as Record<string, unknown>;
     assert.equal(data.body, undefined);
@@ -90,7 +90,7 @@ Deno.test("ThreadRows.threadsUpsert: observations keep the header and body lengt
 Deno.test("ThreadRows.threadsUpsert: at most THREAD_OBSERVATIONS_PER_THREAD_MAX observations per thread", async () => {
   await withRows(async (rows) => {
     for (let i = 0; i <= THREAD_OBSERVATIONS_PER_THREAD_MAX; i++) {
-      await rows.threadsUpsert("o/r", [thread(1, { updated_at: T0 + i })], T0 + i);
+      await rows.threadsUpsert("o/r", [thread(1, { updated_at: T0 + i })], { observedAt: T0 + i });
       const kept = rows.threadObservationsList({ repository: "o/r", number: 1 });
       assert.equal(kept.length, Math.min(i + 1, THREAD_OBSERVATIONS_PER_THREAD_MAX), `after ${i + 1} versions`);
       assert.equal(kept.at(-1)?.updated_at, T0 + i, "the newest is kept");
@@ -104,7 +104,7 @@ Deno.test("ThreadRows.threadsUpsert: title and body are cut at their bounds; at 
       thread(1, { title: "t".repeat(THREAD_TITLE_CHARS_MAX), body: "b".repeat(THREAD_BODY_CHARS_MAX) }),
       thread(2, { title: "t".repeat(THREAD_TITLE_CHARS_MAX + 1), body: "b".repeat(THREAD_BODY_CHARS_MAX + 1) }),
       thread(3, { body: null }),
-    ], T0);
+    ], { observedAt: T0 });
     const [at, past, none] = rows.threadsGet([1, 2, 3].map((number) => ({ repository: "o/r", number })));
     assert.equal(at?.title.length, THREAD_TITLE_CHARS_MAX);
     assert.equal(at?.body.length, THREAD_BODY_CHARS_MAX);
@@ -120,10 +120,10 @@ Deno.test("ThreadRows.threadsUpsert: title and body are cut at their bounds; at 
 Deno.test("ThreadRows.threadsUpsert: THREAD_LABELS_MAX labels are stored; one more refuses the batch", async () => {
   await withRows(async (rows) => {
     const labels = Array.from({ length: THREAD_LABELS_MAX + 1 }, (_, i) => `l${i}`);
-    await rows.threadsUpsert("o/r", [thread(1, { labels: labels.slice(0, THREAD_LABELS_MAX) })], T0);
+    await rows.threadsUpsert("o/r", [thread(1, { labels: labels.slice(0, THREAD_LABELS_MAX) })], { observedAt: T0 });
     assert.equal(rows.threadsGet([{ repository: "o/r", number: 1 }])[0]?.labels.length, THREAD_LABELS_MAX);
     await assert.rejects(
-      () => rows.threadsUpsert("o/r", [thread(2), thread(3, { labels })], T0),
+      () => rows.threadsUpsert("o/r", [thread(2), thread(3, { labels })], { observedAt: T0 }),
       (err: unknown) =>
         err instanceof RangeError &&
         err.message ===
@@ -145,13 +145,16 @@ Deno.test("ThreadRows.threadsUpsert: a bad kind, state, count or time is refused
     ];
     for (const [over, type, message] of bad) {
       await assert.rejects(
-        () => rows.threadsUpsert("o/r", [thread(1, over)], T0),
+        () => rows.threadsUpsert("o/r", [thread(1, over)], { observedAt: T0 }),
         (err: unknown) => err instanceof type && message.test((err as Error).message),
         JSON.stringify(over),
       );
     }
-    await assert.rejects(() => rows.threadsUpsert("o/r", [thread(1)], -1), /observedAt must be epoch milliseconds/);
-    await assert.rejects(() => rows.threadsUpsert("o/r/x", [thread(1)], T0), TypeError);
+    await assert.rejects(
+      () => rows.threadsUpsert("o/r", [thread(1)], { observedAt: -1 }),
+      /observedAt must be epoch milliseconds/,
+    );
+    await assert.rejects(() => rows.threadsUpsert("o/r/x", [thread(1)], { observedAt: T0 }), TypeError);
     assert.equal(rows.threadsSyncedAt("o/r"), undefined, "nothing stored");
   });
 });

@@ -92,7 +92,7 @@ export class ThreadSearchRows {
    * syntax (see {@linkcode ftsSearchExpression}).
    */
   threadsSearch(params: ThreadsSearchParams): ThreadsSearchPage {
-    requireCount(params.limit, "limit", "search threads", 1);
+    requireCount(params.limit, "limit", { what: "search threads", min: 1 });
     const match = ftsSearchExpression(params.query, params);
     if (match === null) return { rows: [], next: null, match: null, ranking: "all_matches" };
     const matches = num(

@@ -45,8 +45,10 @@ Deno.test("searchRanking: all_matches up to SEARCH_RANKED_MATCHES_MAX, newest_ma
 
 Deno.test("ThreadSearchRows.threadsSearch: each filter selects through the facets the schema generates", async () => {
   await withSearch(async (search, threads) => {
-    await threads.threadsUpsert("Deno/Std", [thread(1, { labels: ["bug"] })], T0);
-    await threads.threadsUpsert("a/b", [thread(2, { kind: "pull_request", state: "closed", labels: ["ci"] })], T0);
+    await threads.threadsUpsert("Deno/Std", [thread(1, { labels: ["bug"] })], { observedAt: T0 });
+    await threads.threadsUpsert("a/b", [thread(2, { kind: "pull_request", state: "closed", labels: ["ci"] })], {
+      observedAt: T0,
+    });
     const hits = (filters: Partial<ThreadsSearchParams>) =>
       search.threadsSearch({ query: "flaky", limit: 10, ...filters }).rows.map((r) => r.number).sort();
     assert.deepEqual(hits({}), [1, 2]);
@@ -63,7 +65,7 @@ Deno.test("ThreadSearchRows.threadsSearch: each filter selects through the facet
 
 Deno.test("ThreadSearchRows.threadsSearch: text without searchable words runs nothing and returns match null", async () => {
   await withSearch(async (search, threads) => {
-    await threads.threadsUpsert("o/r", [thread(1)], T0);
+    await threads.threadsUpsert("o/r", [thread(1)], { observedAt: T0 });
     assert.deepEqual(search.threadsSearch({ query: "!!! ***", limit: 5 }), {
       rows: [],
       next: null,
@@ -75,7 +77,7 @@ Deno.test("ThreadSearchRows.threadsSearch: text without searchable words runs no
 
 Deno.test("ThreadSearchRows.threadsSearch: pages follow the keyset position to the end", async () => {
   await withSearch(async (search, threads) => {
-    await threads.threadsUpsert("o/r", [1, 2, 3].map((n) => thread(n)), T0);
+    await threads.threadsUpsert("o/r", [1, 2, 3].map((n) => thread(n)), { observedAt: T0 });
     const first = search.threadsSearch({ query: "flaky", limit: 2 });
     assert.equal(first.rows.length, 2);
     assert.ok(first.next !== null);
@@ -104,7 +106,7 @@ Deno.test("ThreadSearchRows.threadsSearch: SEARCH_RANKED_MATCHES_MAX matches are
     await withSearch(async (search, threads) => {
       for (let from = 1; from <= stored; from += 100) {
         const batch = Array.from({ length: Math.min(100, stored - from + 1) }, (_, i) => thread(from + i));
-        await threads.threadsUpsert("o/r", batch, T0);
+        await threads.threadsUpsert("o/r", batch, { observedAt: T0 });
       }
       const seen: number[] = [];
       let after: ThreadsSearchParams["after"];

@@ -90,35 +90,38 @@ function findTask(deps: TasksAdapterDeps, taskId: string): JobRow {
 }
 
 /**
- * Runs a handler. An expected operating failure (an `AppError`: the store busy or out of space) is -32603 with
- * its message and the typed error as `data.error` (retryable, retry_after_ms), the shape a failed task's error
- * has; anything else is -32603 "Internal error", logged, without leaking internals.
+ * A runner of `method`'s handler `fn`, logging to `log`. An expected operating failure (an `AppError`: the store
+ * busy or out of space) is -32603 with its message and the typed error as `data.error` (retryable, retry_after_ms),
+ * the shape a failed task's error has; anything else is -32603 "Internal error", logged, without leaking internals.
  */
-async function guarded<T>(deps: TasksAdapterDeps, method: string, fn: () => T | Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof ProtocolError) throw err;
-    if (err instanceof AppError) {
-      deps.log.warn(`${method} failed`, { code: err.code, error: err.message });
-      throw new ProtocolError(ProtocolErrorCode.InternalError, err.message, { error: err.toJobError() });
+function guardedBy(log: Logger): <T>(method: string, fn: () => T | Promise<T>) => Promise<T> {
+  return async <T>(method: string, fn: () => T | Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof ProtocolError) throw err;
+      if (err instanceof AppError) {
+        log.warn(`${method} failed`, { code: err.code, error: err.message });
+        throw new ProtocolError(ProtocolErrorCode.InternalError, err.message, { error: err.toJobError() });
+      }
+      log.error(`${method} failed`, { error: String(err) });
+      throw new ProtocolError(ProtocolErrorCode.InternalError, "Internal error");
     }
-    deps.log.error(`${method} failed`, { error: String(err) });
-    throw new ProtocolError(ProtocolErrorCode.InternalError, "Internal error");
-  }
+  };
 }
 
 /** Advertises the extension and registers its methods on a modern-era instance. */
 export function registerTasksExtension(mcp: McpServer, deps: TasksAdapterDeps): void {
   mcp.server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID_V2]: {} } });
+  const guarded = guardedBy(deps.log);
 
   mcp.server.setRequestHandler(
     "tasks/get",
     { params: TaskParams },
     (params, ctx) =>
-      guarded(deps, "tasks/get", () => {
+      guarded("tasks/get", () => {
         requireDeclared(ctx.mcpReq.envelope);
-        const result = getTaskResult(findTask(deps, taskIdOf(params)), deps.control, deps.inputs);
+        const result = getTaskResult(findTask(deps, taskIdOf(params)), deps.control, { inputs: deps.inputs });
         return GetTaskResultV2Schema.parse(result);
       }),
   );
@@ -127,7 +130,7 @@ export function registerTasksExtension(mcp: McpServer, deps: TasksAdapterDeps): 
     "tasks/cancel",
     { params: TaskParams },
     (params, ctx) =>
-      guarded(deps, "tasks/cancel", async () => {
+      guarded("tasks/cancel", async () => {
         requireDeclared(ctx.mcpReq.envelope);
         const taskId = taskIdOf(params);
         findTask(deps, taskId);
@@ -152,7 +155,7 @@ export function registerTasksExtension(mcp: McpServer, deps: TasksAdapterDeps): 
     "tasks/update",
     { params: TaskParams },
     (params, ctx) =>
-      guarded(deps, "tasks/update", async () => {
+      guarded("tasks/update", async () => {
         requireDeclared(ctx.mcpReq.envelope);
         const row = findTask(deps, taskIdOf(params));
         const responses = ctx.mcpReq.inputResponses;

@@ -110,16 +110,23 @@ function base(handle: JobHandle) {
   return out;
 }
 
+/** What a task projection may add to the job's own state. */
+export interface TaskProjectionOptions {
+  /** The input requests of jobs waiting for input; set only by the conformance fixture (no product job waits for input). */
+  inputs?: TaskInputs | undefined;
+}
+
 /**
  * The detailed task for a job (what `tasks/get` returns, minus `resultType`), from its handle
- * (built once for this answer). `inputs` is set only by the conformance fixture: no product job
- * waits for input.
+ * (built once for this answer). `options.inputs` is set only by the conformance fixture: no product
+ * job waits for input.
  */
 export function detailedTask(
   row: JobRow,
   handle: JobHandle,
-  inputs?: TaskInputs,
+  options: TaskProjectionOptions = {},
 ): DetailedTaskV2 {
+  const { inputs } = options;
   const b = base(handle);
   const status = taskStatusOf(row);
   switch (status) {
@@ -150,10 +157,15 @@ export function detailedTask(
  * control characters or lone surrogates, only `"` and `\` grow, to two bytes each), so the answer
  * is at most three result copies plus {@linkcode TASK_ANSWER_FIELDS_BYTES_MAX}, about 197 KB of
  * 256 KiB (asserted below; tested at the worst case, a result of backslashes at the view bound).
+ * `options.inputs` as for {@linkcode detailedTask}.
  */
-export function getTaskResult(row: JobRow, control: JobControl, inputs?: TaskInputs): GetTaskResultV2 {
+export function getTaskResult(
+  row: JobRow,
+  control: JobControl,
+  options: TaskProjectionOptions = {},
+): GetTaskResultV2 {
   const handle = jobHandle(row, control.guidance(row));
-  return { ...detailedTask(row, handle, inputs), resultType: "complete" } as GetTaskResultV2;
+  return { ...detailedTask(row, handle, options), resultType: "complete" } as GetTaskResultV2;
 }
 
 // The bound getTaskResult relies on, checked once when the limits are read: raising the view

@@ -54,7 +54,7 @@ const errorOf = (code: string): JobError => ({ code, message: `broke: ${code}`, 
 
 /** The detailed task of `r` with guidance `pollMs` (ttl 60 s), validated against the official schema. */
 function task(r: JobRow, pollMs?: number, inputs?: TaskInputs) {
-  const t = detailedTask(r, jobHandle(r, { pollMs, ttlMs: 60_000 }), inputs);
+  const t = detailedTask(r, jobHandle(r, { pollMs, ttlMs: 60_000 }), { inputs });
   GetTaskResultV2Schema.parse({ ...t, resultType: "complete" });
   return t as unknown as Record<string, unknown>;
 }
@@ -229,10 +229,14 @@ let owners = 0;
 async function ended(t: { store: Store; control: JobControl; clock: ManualClock }, terminal: TerminalWrite) {
   await t.control.submit(KIND, {});
   const owner = `owner-${++owners}`;
-  await t.store.rows.ownerRegister(owner, 1, t.clock.now(), 60_000);
-  const claimed = await t.store.rows.jobClaimNextIfOwnerLive(owner, [KIND], t.clock.now());
+  await t.store.rows.ownerRegister({ ownerId: owner, pid: 1, leaseMs: 60_000 }, t.clock.now());
+  const claimed = await t.store.rows.jobClaimNextIfOwnerLive({ ownerId: owner, kinds: [KIND] }, t.clock.now());
   assert.ok(claimed !== undefined);
-  const r = await t.store.rows.jobSetTerminalIfOwned(claimed.id, owner, claimed.attempt, terminal, t.clock.now());
+  const r = await t.store.rows.jobSetTerminalIfOwned(
+    { id: claimed.id, ownerId: owner, attempt: claimed.attempt },
+    terminal,
+    { now: t.clock.now() },
+  );
   assert.ok(r !== undefined);
   return r;
 }

@@ -244,7 +244,7 @@ async function main(): Promise<void> {
     (v === undefined ? {} : { [key]: v }) as { [P in K]?: number };
   if (values.db === undefined) throw new TypeError("Cannot start executor child: --db is required");
   const print = (line: ChildLine) => console.log(JSON.stringify(line));
-  const log = values.verbose === true ? createLogger("warn", "child") : silentLogger;
+  const log = values.verbose === true ? createLogger("warn", { scope: "child" }) : silentLogger;
 
   // The shipped composition root with the test kinds; no execution side with --no-execute.
   const runtime = openRuntime({

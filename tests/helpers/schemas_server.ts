@@ -15,7 +15,7 @@ import { tasksAdapter } from "../../testing/tasks_adapter.ts";
 import { testRegistry } from "../../testing/test_kinds.ts";
 
 /** The key of jobs.get's input schema in the precomputed set, and the member `--stale` adds to it. */
-export const STALE_KEY = schemaKey("jobs.get", "input", "input", { target: ADVERTISED_TARGET });
+export const STALE_KEY = schemaKey({ tool: "jobs.get", slot: "input", io: "input" }, { target: ADVERTISED_TARGET });
 export const STALE_MARK = "x-stale";
 
 /** `schemas` with jobs.get's input schema changed (the {@linkcode STALE_MARK} member added). */
