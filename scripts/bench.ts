@@ -69,8 +69,15 @@ function escapeCell(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ");
 }
 
-/** One section as markdown, between markers so `--only` can replace it in place. */
-export function renderSection(name: string, section: BenchSection, when: string): string {
+/** One measured section and when it was measured (the "Measured ..." line). */
+export interface MeasuredSection {
+  section: BenchSection;
+  when: string;
+}
+
+/** One section as markdown, between markers named `name` so `--only` can replace it in place. */
+export function renderSection(name: string, measured: MeasuredSection): string {
+  const { section, when } = measured;
   const lines = [
     `<!-- section:${name} -->`,
     `## ${section.title}`,
@@ -123,7 +130,7 @@ async function main(): Promise<void> {
     const when = `${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC at commit ${await revision()} in ${
       ((performance.now() - t0) / 1000).toFixed(0)
     } s; load average (1 min) ${loadBefore} before, ${await loadAverage()} after`;
-    const text = renderSection(s.name, section, when);
+    const text = renderSection(s.name, { section, when });
     console.error(text);
     parts.push(text);
   }

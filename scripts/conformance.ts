@@ -75,11 +75,11 @@ async function main(): Promise<number> {
           restartNote = `server had exited (code ${status.code}) and was restarted before this scenario`;
           console.error(`conformance: ${restartNote}\n${server.tail.join("\n")}`);
         }
-        server = await startServer(opts.server, dbPath, opts.startTimeoutMs);
+        server = await startServer(opts.server, { dbPath, startTimeoutMs: opts.startTimeoutMs });
         console.error(`conformance: server listening on 127.0.0.1:${server.port}`);
       }
       const url = `http://127.0.0.1:${server.port}${opts.path}`;
-      const result = await runScenario(spec, url, workDir, opts.timeoutMs);
+      const result = await runScenario(spec, { url, workDir, timeoutMs: opts.timeoutMs });
       if (restartNote !== "") result.notes = [restartNote, result.notes].filter((s) => s !== "").join("; ");
       results.push(result);
       const counts = countsCell(result.counts);
@@ -99,7 +99,7 @@ async function main(): Promise<number> {
 
   const commandLine = ["deno task conformance", ...Deno.args.map(shellQuote)].join(" ");
   if (opts.out !== undefined) {
-    await writeReport(opts.out, opts.mode, renderSection(opts, results, commandLine));
+    await writeReport(opts.out, { mode: opts.mode, text: renderSection(results, commandLine, opts) });
     console.error(`conformance: wrote ${opts.out}`);
   }
   const blocking = results.filter((r) =>

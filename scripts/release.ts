@@ -83,7 +83,8 @@ export async function buildMcpb(options: { repository?: string; binDir: string; 
     await Deno.remove(stage, { recursive: true }).catch(() => {});
     await Deno.mkdir(`${stage}/bin`, { recursive: true });
     const manifest = `${stage}/manifest.json`;
-    await Deno.writeTextFile(manifest, JSON.stringify(mcpbManifest(bundle, tools, options.repository), null, 2) + "\n");
+    const text = JSON.stringify(mcpbManifest(bundle, tools, { repository: options.repository }), null, 2);
+    await Deno.writeTextFile(manifest, text + "\n");
     const v = await mcpb(["validate", manifest]);
     if (v.code !== 0) {
       throw new Error(`Cannot build the ${bundle.arch} bundle: mcpb validate refused ${manifest}:\n${v.output}`);

@@ -31,7 +31,9 @@ interface Report {
   rows: { descriptor: string; process_at_start: string; mcp_thread: string; network_worker: string }[];
 }
 
-async function output(command: string, args: string[], env: Record<string, string>) {
+/** Runs `command` as `new Deno.Command(command, options)` would, stdin closed, and decodes what it wrote. */
+async function output(command: string, options: { args: string[]; env: Record<string, string> }) {
+  const { args, env } = options;
   const out = await new Deno.Command(command, { args, env, stdin: "null", stdout: "piped", stderr: "piped" }).output();
   return { code: out.code, stdout: new TextDecoder().decode(out.stdout), stderr: new TextDecoder().decode(out.stderr) };
 }
@@ -48,13 +50,16 @@ export async function smoke(target: { binary: string } | { bundle: string }, git
     : { LONGCALL_GITHUB_API_URL: githubApiUrlFor(host) };
   const dir = await Deno.makeTempDir({ prefix: "longcall-smoke-" });
   try {
-    const version = await output(command, [...prefix, "--version"], hostEnv);
+    const version = await output(command, { args: [...prefix, "--version"], env: hostEnv });
     assert.equal(version.code, 0, `--version failed: ${version.stderr}`);
     assert.equal(version.stdout.trim(), `longcall ${VERSION}`);
     console.error(`ok: --version prints longcall ${VERSION}`);
 
     const sep = Deno.build.os === "windows" ? "\\" : "/";
-    const audit = await output(command, [...prefix, "permissions", "--json", "--db", `${dir}${sep}audit.db`], hostEnv);
+    const audit = await output(command, {
+      args: [...prefix, "permissions", "--json", "--db", `${dir}${sep}audit.db`],
+      env: hostEnv,
+    });
     assert.equal(audit.code, 0, `permissions --json failed: ${audit.stderr}`);
     const report = JSON.parse(audit.stdout) as Report;
     // The V8 flags of the launch line are not permissions: Deno cannot be asked about them.
@@ -80,7 +85,9 @@ export async function smoke(target: { binary: string } | { bundle: string }, git
       ? { HOME: `${dir}/home` }
       : { XDG_DATA_HOME: `${dir}/data` };
     const expectedDb = defaultDatabasePath(Deno.build.os, dataEnv);
-    const served = await probeToolsList(command, [...prefix, "serve"], { ...hostEnv, ...dataEnv, LONGCALL_DB: "" });
+    const served = await probeToolsList(command, [...prefix, "serve"], {
+      env: { ...hostEnv, ...dataEnv, LONGCALL_DB: "" },
+    });
     assert.equal(served.code, 0, `serve failed: ${served.stderr}`);
     assert.equal(served.serverVersion, VERSION);
     assert.deepEqual(served.tools.map((t) => t.name), listedTools().map((t) => t.name));

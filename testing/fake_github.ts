@@ -121,9 +121,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
           limitSecondaryNext: (count, o = {}) => limits.limitSecondaryNext(count, o),
           exhaustPrimary: (o = {}) => limits.exhaust(o.resetInMs),
           remaining: (token) => limits.remaining(token),
-          touchIssue: (fullName, number, changes = {}) => world.touch(fullName, number, changes),
-          touchIssueAfterPage: (fullName, number, afterPage, changes = {}) =>
-            world.touchAfterPage(fullName, number, afterPage, changes),
+          touchIssue: (fullName, number, options = {}) => world.touch(fullName, number, options),
+          touchIssueAfterPage: (fullName, number, options) => world.touchAfterPage(fullName, number, options),
           setLatency: (ms) => {
             latencyMs = ms;
           },

@@ -6,7 +6,8 @@
  *
  * ```ts
  * await using h = await openGitHubHarness({ scenario: "checks_pass" });
- * const { result } = await runJob<WatchResult>(h, WATCH_KIND, { owner: "octo", repo: "widgets", number: 42 });
+ * const job = { kind: WATCH_KIND, input: { owner: "octo", repo: "widgets", number: 42 } };
+ * const { result } = await runJob<WatchResult>(h, job);
  * ```
  *
  * @module
@@ -48,8 +49,11 @@ export interface GitHubHarnessOptions extends Omit<FakeGitHubOptions, "now"> {
   token?: string;
   /** The product's GitHub client fetches through this (a fault between the real client and the fake). */
   fetch?: typeof fetch;
-  /** Kinds over the store (default: the product's kinds, so the corpus wiring is the shipped one). */
-  kinds?: (store: TempStore, baseUrl: string, clock: ManualClock) => AnyJobKind[];
+  /**
+   * Kinds over the store, the fake's URL and the harness's clock (default: the product's kinds, so the corpus
+   * wiring is the shipped one).
+   */
+  kinds?: (store: TempStore, around: { baseUrl: string; clock: ManualClock }) => AnyJobKind[];
 }
 
 /** Opens a fake GitHub and the runtime (src/cli/runtime.ts) over a temp store, executing in this process. */
@@ -69,7 +73,7 @@ export async function openGitHubHarness(options: GitHubHarnessOptions = {}): Pro
     db: dir.file("gh.db"),
     kinds: makeKinds === undefined
       ? { product: { github, runners: productRegistry, ...(fetch === undefined ? {} : { fetch }) } }
-      : { registry: ({ store }) => new JobKindRegistry(makeKinds(tempStoreOf(store), fake.url, clock)) },
+      : { registry: ({ store }) => new JobKindRegistry(makeKinds(tempStoreOf(store), { baseUrl: fake.url, clock })) },
     log: silentLogger,
     handlerClock: clock,
     execution: "in_process",
@@ -106,15 +110,19 @@ export function productRequest(kind: string, input: unknown): unknown {
   return spec === undefined ? input : parseJobInput(spec, input);
 }
 
-/** Submits a job (a product kind's input normalized by its spec) and waits until it ends; asserts it succeeded. */
+/**
+ * Submits a job of `job.kind` (a product kind's `job.input` normalized by its spec) and waits until it ends (at
+ * most `options.timeoutMs`, 30 s by default); asserts it succeeded.
+ */
 export async function runJob<R>(
   h: GitHubHarness,
-  kind: string,
-  input: unknown,
-  timeoutMs = 30_000,
+  job: { kind: string; input: unknown },
+  options: { timeoutMs?: number } = {},
 ): Promise<{ row: JobRow; result: R }> {
+  const { kind, input } = job;
+  const { timeoutMs = 30_000 } = options;
   const submitted = await h.control.submit(kind, productRequest(kind, input));
-  const row = await waitForStatus(h.store, submitted.id, TERMINAL, timeoutMs);
+  const row = await waitForStatus(h.store, submitted.id, { status: TERMINAL, timeoutMs });
   assert.equal(row.status, "succeeded", `job ended ${row.status}: ${JSON.stringify(row.error)}`);
   return { row, result: row.result as R };
 }

@@ -77,7 +77,7 @@ export async function runScenario(scenario: Scenario, host: HostKind, options: R
     );
     const front = scenario.rateLimitRepository === undefined
       ? undefined
-      : await startRateLimitFront(resources, fake.url, scenario.rateLimitRepository);
+      : await startRateLimitFront(resources, { fakeUrl: fake.url, repository: scenario.rateLimitRepository });
     const live: LiveState = {
       host,
       phase: "starting",
@@ -107,7 +107,7 @@ export async function runScenario(scenario: Scenario, host: HostKind, options: R
       ? await runTaskHost(ctx)
       : host === "polling"
       ? await runPollingHost(ctx)
-      : await runNoTaskHost(ctx, host, options.rate);
+      : await runNoTaskHost(ctx, { host, rate: options.rate });
     live.phase = "done";
     update();
     return result;

@@ -209,7 +209,9 @@ async function build(): Promise<OpenApiCheck> {
   const errorsOf = (v: ValidateFunction): string =>
     (v.errors ?? []).slice(0, ERRORS_SHOWN_MAX).map((e) => `${e.instancePath || "/"} ${e.message ?? ""}`).join("; ");
 
-  const checkParams = (o: Operation, url: URL, problems: string[]) => {
+  /** The problems of `url`'s query parameters against `o`'s documented ones. */
+  const checkParams = (o: Operation, url: URL): string[] => {
+    const problems: string[] = [];
     const params = (Array.isArray(o.op.parameters) ? o.op.parameters : []).map(deref)
       .filter((p): p is JsonObject => p !== undefined && p.in === "query");
     for (const [name, raw] of url.searchParams) {
@@ -228,6 +230,7 @@ async function build(): Promise<OpenApiCheck> {
       const v = validator(`param ${o.template} ${name}`, schema);
       if (!v(value)) problems.push(`query parameter ${name}=${raw}: ${errorsOf(v)}`);
     }
+    return problems;
   };
 
   const checkLink = (link: string, problems: string[]) => {
@@ -260,7 +263,7 @@ async function build(): Promise<OpenApiCheck> {
       const pathname = decodeURI(url.pathname).replace(/^\/repositories\/\d+(?=\/|$)/, "/repos/{owner}/{repo}");
       const o = find(x.method, pathname);
       if (o === undefined) return [`${x.method} ${url.pathname} is not a documented operation`];
-      if (x.checkQuery !== false) checkParams(o, url, problems);
+      if (x.checkQuery !== false) problems.push(...checkParams(o, url));
       const responses = o.op.responses as JsonObject;
       const documented = deref(responses[String(x.status)]);
       const universal = UNIVERSAL_STATUSES.get(x.status);

@@ -24,6 +24,12 @@ export interface ListedTool {
 /** Where a structuredContent came from. */
 export type ResultSource = "tools/call" | "tasks/get";
 
+/** A structuredContent a client saw, and where it came from. */
+export interface SeenResult {
+  structuredContent: unknown;
+  source: ResultSource;
+}
+
 /** One structuredContent that did not validate. */
 export interface Violation {
   tool: string;
@@ -69,11 +75,12 @@ export class OutputSchemaValidator {
   }
 
   /**
-   * Checks `structuredContent` against `tool`'s outputSchema; records and returns a violation, or
+   * Checks `seen.structuredContent` against `tool`'s outputSchema; records and returns a violation, or
    * undefined when it validates (or the tool declares no schema). An unknown tool is a violation:
    * tests only call tools they listed.
    */
-  check(tool: string, structuredContent: unknown, source: ResultSource): Violation | undefined {
+  check(tool: string, seen: SeenResult): Violation | undefined {
+    const { structuredContent, source } = seen;
     if (!this.#tools.has(tool)) {
       const v = { tool, source, errors: "tool not in tools/list", structuredContent };
       this.violations.push(v);
@@ -152,14 +159,19 @@ export function observeTransport(
     if (m.id !== undefined && m.method === undefined) {
       const request = pending.get(m.id);
       pending.delete(m.id);
-      if (request !== undefined && m.result !== undefined) inspect(validator, request, m.result);
+      if (request !== undefined && m.result !== undefined) inspect(validator, { request, result: m.result });
     }
     (inner as ((message: unknown, extra?: unknown) => void) | undefined)?.(message, extra);
   }) as ObservableTransport["onmessage"];
   return validator;
 }
 
-function inspect(validator: OutputSchemaValidator, request: Pending, result: Record<string, unknown>): void {
+/** Learns from or checks one response: the result of a pending `tools/list`, `tools/call` or `tasks/get`. */
+function inspect(
+  validator: OutputSchemaValidator,
+  response: { request: Pending; result: Record<string, unknown> },
+): void {
+  const { request, result } = response;
   switch (request.method) {
     case "tools/list":
       validator.registerTools((result["tools"] ?? []) as ListedTool[]);
@@ -170,27 +182,27 @@ function inspect(validator: OutputSchemaValidator, request: Pending, result: Rec
         TASK_TOOLS.set(result["taskId"], request.tool);
       }
       if (result["structuredContent"] !== undefined) {
-        validator.check(request.tool, result["structuredContent"], "tools/call");
+        validator.check(request.tool, { structuredContent: result["structuredContent"], source: "tools/call" });
       }
       return;
     }
     case "tasks/get": {
-      checkCompletedTask(validator, request.taskId, result);
+      checkCompletedTask(validator, { taskId: request.taskId, task: result });
       return;
     }
   }
 }
 
 /**
- * Checks a `tasks/get` result (or a settled task view): a completed task's
- * `result.structuredContent` against the outputSchema of the tool that created it. Returns the
+ * Checks a `tasks/get` result (or a settled task view) `read.task` of the task `read.taskId`: a completed
+ * task's `result.structuredContent` against the outputSchema of the tool that created it. Returns the
  * violation, if any; a task created outside every observed connection is a violation too.
  */
 export function checkCompletedTask(
   validator: OutputSchemaValidator,
-  taskId: string | undefined,
-  task: Record<string, unknown>,
+  read: { taskId: string | undefined; task: Record<string, unknown> },
 ): Violation | undefined {
+  const { taskId, task } = read;
   if (task["status"] !== "completed") return undefined;
   const sc = (task["result"] as { structuredContent?: unknown } | undefined)?.structuredContent;
   if (sc === undefined) return undefined;
@@ -205,7 +217,7 @@ export function checkCompletedTask(
     validator.violations.push(v);
     return v;
   }
-  return validator.check(tool, sc, "tasks/get");
+  return validator.check(tool, { structuredContent: sc, source: "tasks/get" });
 }
 
 /** Remembers which tool created a task (for tasks created outside an observed transport). */
@@ -217,9 +229,11 @@ const SCHEMA_CACHE = new WeakMap<object, ValidateFunction>();
 
 /**
  * Asserts that `value` (after a JSON round trip, as a client receives it) validates against the JSON
- * Schema the SDK advertises for `schema` (its `~standard.jsonSchema` output, draft 2020-12).
+ * Schema the SDK advertises for `schema` (its `~standard.jsonSchema` output, draft 2020-12); the error
+ * names the value as `options.what`.
  */
-export function assertMatchesAdvertised(schema: object, value: unknown, what: string): void {
+export function assertMatchesAdvertised(schema: object, value: unknown, options: { what: string }): void {
+  const { what } = options;
   let validate = SCHEMA_CACHE.get(schema);
   if (validate === undefined) {
     const std = (schema as { "~standard": { jsonSchema: { output(o: { target: string }): unknown } } })["~standard"];

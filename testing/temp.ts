@@ -140,13 +140,16 @@ export async function openHarness(path: string, options: HarnessOptions = {}): P
   };
 }
 
-/** Polls `probe` every `everyMs` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
+/**
+ * Polls `probe` every `options.everyMs` (5 by default) until it returns a value other than undefined/false, or
+ * throws after `options.timeoutMs` (10 s by default).
+ */
 export async function waitFor<T>(
   what: string,
   probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-  everyMs = 5,
+  options: { timeoutMs?: number; everyMs?: number } = {},
 ): Promise<T> {
+  const { timeoutMs = 10_000, everyMs = 5 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -156,18 +159,21 @@ export async function waitFor<T>(
   }
 }
 
-/** Waits until a job has the given status (read through `store`) and returns the row. */
+/**
+ * Waits until a job has `options.status` (one status or any of several; read through `store`) and returns the
+ * row; throws after `options.timeoutMs` (10 s by default).
+ */
 export function waitForStatus(
   store: Store,
   id: string,
-  status: JobRow["status"] | readonly JobRow["status"][],
-  timeoutMs = 10_000,
+  options: { status: JobRow["status"] | readonly JobRow["status"][]; timeoutMs?: number },
 ): Promise<JobRow> {
+  const { status, timeoutMs = 10_000 } = options;
   const wanted: readonly string[] = typeof status === "string" ? [status] : status;
   return waitFor(`job ${id} to be ${wanted.join("|")}`, () => {
     const row = store.rows.jobGet(id);
     return row !== undefined && wanted.includes(row.status) ? row : undefined;
-  }, timeoutMs);
+  }, { timeoutMs });
 }
 
 /** A promise with its resolver, for gating handlers. */
@@ -183,11 +189,17 @@ export function gate(): Gate {
 }
 
 /**
- * Waits until `ownerId`'s heartbeat has been written `n` more times (its stored heartbeat_at moved
- * n times). An executor's own loops as an observable clock: a loop with a shorter period than the
- * heartbeat has certainly run by then, so "nothing happened meanwhile" needs no fixed sleep.
+ * Waits until `ownerId`'s heartbeat has been written `options.count` more times (its stored heartbeat_at moved
+ * that many times; throws after `options.timeoutMs`, 10 s by default). An executor's own loops as an observable
+ * clock: a loop with a shorter period than the heartbeat has certainly run by then, so "nothing happened
+ * meanwhile" needs no fixed sleep.
  */
-export async function heartbeatsPass(store: Store, ownerId: string, n: number, timeoutMs = 10_000): Promise<void> {
+export async function heartbeatsPass(
+  store: Store,
+  ownerId: string,
+  options: { count: number; timeoutMs?: number },
+): Promise<void> {
+  const { count: n, timeoutMs = 10_000 } = options;
   const at = () => store.rows.ownerListLive(0).find((o) => o.owner_id === ownerId)?.heartbeat_at;
   let last = at();
   let seen = 0;
@@ -198,5 +210,5 @@ export async function heartbeatsPass(store: Store, ownerId: string, n: number, t
       seen++;
     }
     return seen >= n;
-  }, timeoutMs);
+  }, { timeoutMs });
 }

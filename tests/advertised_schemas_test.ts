@@ -179,8 +179,12 @@ Deno.test("src/mcp/tool_schemas.json equals a fresh conversion of the product's 
   assert.ok(fresh, "src/mcp/tool_schemas.json is stale: run `deno task schemas`");
 });
 
-/** tests/helpers/schemas_server.ts on `db` as a stdio target, its precomputed set stale or not. */
-function schemasServerTarget(db: string, stale: boolean, logLevel: string): StdioTarget {
+/**
+ * tests/helpers/schemas_server.ts on `db` as a stdio target, its precomputed set stale or not (`settings.stale`),
+ * logging at `settings.logLevel`.
+ */
+function schemasServerTarget(db: string, settings: { stale: boolean; logLevel: string }): StdioTarget {
+  const { stale, logLevel } = settings;
   return {
     command: denoExecPath(),
     args: [
@@ -200,7 +204,7 @@ function schemasServerTarget(db: string, stale: boolean, logLevel: string): Stdi
 
 /** A stdio child of tests/helpers/schemas_server.ts (debug logging), initialized over raw JSON-RPC lines. */
 async function schemasServer(db: string, stale: boolean): Promise<RawStdioServer> {
-  const server = new RawStdioServer(schemasServerTarget(db, stale, "debug"));
+  const server = new RawStdioServer(schemasServerTarget(db, { stale, logLevel: "debug" }));
   await server.request("initialize", {
     protocolVersion: "2025-06-18",
     capabilities: {},
@@ -618,7 +622,10 @@ Deno.test("a set that answers for none of a factory's tools is not used: they ar
 Deno.test("the official v1 client refreshes its tools on the stale set's tools/list_changed and gets the converted schemas", async () => {
   await using dir = await tempDir("longcall-stale-v1-");
   const refreshed = Promise.withResolvers<{ name: string; inputSchema: Record<string, unknown> }[]>();
-  const client = await connectLegacyV1({ ...schemasServerTarget(dir.file("x.db"), true, "error"), stderr: "ignore" }, {
+  const client = await connectLegacyV1({
+    ...schemasServerTarget(dir.file("x.db"), { stale: true, logLevel: "error" }),
+    stderr: "ignore",
+  }, {
     listChanged: {
       tools: {
         autoRefresh: true,

@@ -13,5 +13,5 @@ Deno.test("ratioFmt(): two decimals, more only where two would round onto the go
   assert.equal(ratioFmt(0.7996, 0.8), "0.7996");
   // At most four decimals, however close.
   assert.equal(ratioFmt(1.50001, 1.5), "1.5000");
-  assert.equal(ratioFmt(6.2, 6, 1), "6.2");
+  assert.equal(ratioFmt(6.2, 6, { digits: 1 }), "6.2");
 });

@@ -12,8 +12,9 @@ import {
 const SEED = Deno.env.get("SEED") === undefined ? freshSeed() : Number(Deno.env.get("SEED"));
 console.log(`seed ${SEED} (tests/bench_resample_test.ts; rerun a failure with this seed in SEED)`);
 
-/** `n` exponential samples of mean `mean`, from `random`: a latency-like series with a long right tail. */
-function exponential(random: () => number, n: number, mean: number): number[] {
+/** `series.n` exponential samples of mean `series.mean`, from `random`: a latency-like series, long right tail. */
+function exponential(random: () => number, series: { n: number; mean: number }): number[] {
+  const { n, mean } = series;
   return Array.from({ length: n }, () => -Math.log(1 - random()) * mean);
 }
 
@@ -38,22 +39,23 @@ Deno.test("seededRandom(): seeds 0 and 2^32-1 are taken, -1, 2^32 and 1.5 refuse
 });
 
 Deno.test("ratioInterval(): constant series give the exact ratio at both ends", () => {
-  const interval = ratioInterval([3, 3, 3, 3], [1.5, 1.5], 0.99, { seed: SEED, resamples: 50 });
+  const interval = ratioInterval([3, 3, 3, 3], [1.5, 1.5], { p: 0.99, seed: SEED, resamples: 50 });
   assert.deepEqual(interval, { low: 2, high: 2 });
 });
 
 Deno.test("ratioInterval(): the same seed gives the same interval", () => {
   const random = seededRandom(SEED);
-  const a = exponential(random, 500, 2);
-  const b = exponential(random, 500, 1);
-  assert.deepEqual(ratioInterval(a, b, 0.99, { seed: SEED }), ratioInterval(a, b, 0.99, { seed: SEED }));
+  const a = exponential(random, { n: 500, mean: 2 });
+  const b = exponential(random, { n: 500, mean: 1 });
+  assert.deepEqual(ratioInterval(a, b, { p: 0.99, seed: SEED }), ratioInterval(a, b, { p: 0.99, seed: SEED }));
 });
 
 Deno.test("ratioInterval(): it holds the true ratio, and narrows with more samples", () => {
   // a is b's distribution doubled: the true ratio of any quantile is 2.
   const random = seededRandom(SEED);
   const width = (n: number) => {
-    const interval = ratioInterval(exponential(random, n, 2), exponential(random, n, 1), 0.99, {
+    const interval = ratioInterval(exponential(random, { n, mean: 2 }), exponential(random, { n, mean: 1 }), {
+      p: 0.99,
       seed: SEED,
       resamples: 400,
     });
@@ -67,18 +69,18 @@ Deno.test("ratioInterval(): it holds the true ratio, and narrows with more sampl
 });
 
 Deno.test("ratioInterval(): resamples 1 and RESAMPLES_MAX are taken, 0 and one more refused; so are empty series, p and level out of range", () => {
-  assert.equal(ratioInterval([2], [1], 0.5, { seed: SEED, resamples: 1 }).low, 2);
-  assert.equal(ratioInterval([2], [1], 0.5, { seed: SEED, resamples: RESAMPLES_MAX }).high, 2);
+  assert.equal(ratioInterval([2], [1], { p: 0.5, seed: SEED, resamples: 1 }).low, 2);
+  assert.equal(ratioInterval([2], [1], { p: 0.5, seed: SEED, resamples: RESAMPLES_MAX }).high, 2);
   const refused = (f: () => unknown) =>
     assert.throws(f, (e) => e instanceof RangeError && /^Cannot resample: .*current/.test(e.message));
-  refused(() => ratioInterval([2], [1], 0.5, { seed: SEED, resamples: 0 }));
-  refused(() => ratioInterval([2], [1], 0.5, { seed: SEED, resamples: RESAMPLES_MAX + 1 }));
-  refused(() => ratioInterval([], [1], 0.5, { seed: SEED }));
-  refused(() => ratioInterval([1], [], 0.5, { seed: SEED }));
-  refused(() => ratioInterval([1], [1], 0, { seed: SEED }));
-  refused(() => ratioInterval([1], [1], 1.01, { seed: SEED }));
-  refused(() => ratioInterval([1], [1], 0.5, { seed: SEED, level: 1 }));
-  refused(() => ratioInterval([1], [1], 0.5, { seed: SEED, level: 0 }));
+  refused(() => ratioInterval([2], [1], { p: 0.5, seed: SEED, resamples: 0 }));
+  refused(() => ratioInterval([2], [1], { p: 0.5, seed: SEED, resamples: RESAMPLES_MAX + 1 }));
+  refused(() => ratioInterval([], [1], { p: 0.5, seed: SEED }));
+  refused(() => ratioInterval([1], [], { p: 0.5, seed: SEED }));
+  refused(() => ratioInterval([1], [1], { p: 0, seed: SEED }));
+  refused(() => ratioInterval([1], [1], { p: 1.01, seed: SEED }));
+  refused(() => ratioInterval([1], [1], { p: 0.5, seed: SEED, level: 1 }));
+  refused(() => ratioInterval([1], [1], { p: 0.5, seed: SEED, level: 0 }));
 });
 
 Deno.test("slowCallClustering(): slow calls in one burst or in pairs read as clustered, ones 125 ms apart as not", () => {

@@ -87,7 +87,7 @@ async function watchAll(h: GitHubHarness, count: number): Promise<string[]> {
     ids.push(job.id);
   }
   for (const id of ids) {
-    const row = await waitForStatus(h.store, id, TERMINAL, 60_000);
+    const row = await waitForStatus(h.store, id, { status: TERMINAL, timeoutMs: 60_000 });
     assert.equal(row.status, "succeeded", JSON.stringify(row.error));
   }
   return ids;
@@ -107,7 +107,7 @@ async function callBounded(t: ToolDef, args: Json): Promise<{ items: Json[] } & 
   assert.deepEqual(JSON.parse(result.content[0]!.text), result.structuredContent, "text and structured agree");
   // The shortened answer is still what the tool advertises: clients that validate must accept it.
   assert.ok(t.outputSchema !== undefined, `${t.name} advertises an outputSchema`);
-  assertMatchesAdvertised(withErrorOutput(t.outputSchema()), result.structuredContent, `${t.name} answer`);
+  assertMatchesAdvertised(withErrorOutput(t.outputSchema()), result.structuredContent, { what: `${t.name} answer` });
   return result.structuredContent as { items: Json[] } & Json;
 }
 

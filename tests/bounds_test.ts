@@ -75,8 +75,8 @@ Deno.test("Executor stores a result of exactly JOB_RESULT_BYTES_MAX and fails a 
   await using h = await openHarness(dir.file("jobs.db"), { extraKinds: [sized] });
   const at = await h.control.submit("sized", JOB_RESULT_BYTES_MAX);
   const past = await h.control.submit("sized", JOB_RESULT_BYTES_MAX + 1);
-  const atRow = await waitForStatus(h.store, at.id, ["succeeded", "failed"], 20_000);
-  const pastRow = await waitForStatus(h.store, past.id, ["succeeded", "failed"], 20_000);
+  const atRow = await waitForStatus(h.store, at.id, { status: ["succeeded", "failed"], timeoutMs: 20_000 });
+  const pastRow = await waitForStatus(h.store, past.id, { status: ["succeeded", "failed"], timeoutMs: 20_000 });
   assert.equal(atRow.status, "succeeded");
   assert.equal(JSON.stringify(atRow.result).length, JOB_RESULT_BYTES_MAX);
   assert.equal(pastRow.status, "failed");
@@ -97,7 +97,7 @@ Deno.test("progress messages are cut at JOB_PROGRESS_MESSAGE_CHARS_MAX character
   await using h = await openHarness(dir.file("jobs.db"), { extraKinds: [chatty] });
   for (const length of [JOB_PROGRESS_MESSAGE_CHARS_MAX, JOB_PROGRESS_MESSAGE_CHARS_MAX + 1]) {
     const job = await h.control.submit("chatty", length);
-    await waitForStatus(h.store, job.id, ["running"]);
+    await waitForStatus(h.store, job.id, { status: ["running"] });
     const deadline = Date.now() + 5_000;
     while (h.store.rows.jobGet(job.id)?.progress_message === null && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 10));
@@ -129,10 +129,13 @@ for (const count of [WATCH_CHECKS_MAX, WATCH_CHECKS_MAX + 1]) {
       conclusion: "success",
     }));
     await using h = await openGitHubHarness({ scenario: [{ atMs: 0, checks }] });
-    const { result } = await runJob<WatchResult>(h, WATCH_KIND, {
-      owner: SCENARIO_PULL.owner,
-      repo: SCENARIO_PULL.repo,
-      number: SCENARIO_PULL.number,
+    const { result } = await runJob<WatchResult>(h, {
+      kind: WATCH_KIND,
+      input: {
+        owner: SCENARIO_PULL.owner,
+        repo: SCENARIO_PULL.repo,
+        number: SCENARIO_PULL.number,
+      },
     });
     assert.equal(result.outcome, "succeeded");
     assert.equal(result.summary.total, count, "the summary counts every check");

@@ -82,9 +82,10 @@ Deno.test("the bundle and the server from source list exactly the committed tool
 
 /**
  * Lists tools, then pings, over raw lines with debug logging; everything the server wrote to stderr once it
- * has exited. With `untilChecked`, waits for the check of the precomputed schemas before ending stdin.
+ * has exited. With `options.untilChecked`, waits for the check of the precomputed schemas before ending stdin.
  */
-async function listThenPing(entry: string, db: string, untilChecked = false): Promise<string> {
+async function listThenPing(entry: string, db: string, options: { untilChecked?: boolean } = {}): Promise<string> {
+  const { untilChecked = false } = options;
   const server = new RawStdioServer({
     command: denoExecPath(),
     args: ["run", ...permissionFlags(), entry, "serve", "--linger-ms", "0", "--db", db],
@@ -113,7 +114,7 @@ async function listThenPing(entry: string, db: string, untilChecked = false): Pr
 Deno.test("the bundle trusts its precomputed schemas and never checks them; from source the same listing is checked", async () => {
   await using dir = await tempDir("longcall-bundle-trust-");
   const bundle = await shippedBundle();
-  const fromSource = await listThenPing(`${REPO_ROOT}/src/main.ts`, dir.file("s.db"), true);
+  const fromSource = await listThenPing(`${REPO_ROOT}/src/main.ts`, dir.file("s.db"), { untilChecked: true });
   assert.match(
     fromSource,
     new RegExp(`checking them against their conversion later.*"after_ms":${ADVERTISED_CHECK_DELAY_MS}`),

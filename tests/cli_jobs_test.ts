@@ -122,7 +122,9 @@ Deno.test("longcall jobs list (human): the column is the job's status, which --s
     await using h = await openHarness(db);
     const partial = await h.control.submit("partial", null);
     const echo = await h.control.submit("echo", { i: 1 });
-    for (const id of [partial.id, echo.id]) await waitForStatus(h.store, id, ["succeeded"], 10_000);
+    for (const id of [partial.id, echo.id]) {
+      await waitForStatus(h.store, id, { status: ["succeeded"], timeoutMs: 10_000 });
+    }
   }
   const out = await longcall(["jobs", "list", "--state", "succeeded", "--db", db]);
   assert.equal(out.code, 0, out.stderr);

@@ -113,7 +113,9 @@ function advertisedJobError(tool: string): Json {
   return branch.error as Json;
 }
 
-function assertValid(schema: Json, value: unknown, context: string): void {
+/** Asserts `checked.value` is valid against `checked.schema`; `context` prefixes the failure message. */
+function assertValid(checked: { schema: Json; value: unknown }, context: string): void {
+  const { schema, value } = checked;
   const validate = ajv.compile(schema);
   assert.ok(validate(value), `${context}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(value).slice(0, 800)}`);
 }
@@ -181,11 +183,13 @@ async function interrupted(command: Deno.Command, ready: RegExp): Promise<Run> {
 type Expected = { result: true } | { error: string } | { cancelled: true };
 
 /**
- * Checks a `checks watch`/`sync` `--json` document against its schemas (the envelope's, and `tool`'s advertised
- * result or job error), against the process (exit code) and against the job row the child stored in `db`
- * (the printed result or error is the stored one, whole). Returns the document.
+ * Checks the `checks watch`/`sync` `--json` document `run` printed against its schemas (the envelope's, and
+ * `job.tool`'s advertised result or job error), against the process (exit code) and against the job row the child
+ * stored in `job.db` (the printed result or error is the stored one, whole), as `job.expected` says. Returns the
+ * document.
  */
-function assertJobDocument(tool: string, db: string, run: Run, expected: Expected): Json {
+function assertJobDocument(run: Run, job: { tool: string; db: string; expected: Expected }): Json {
+  const { tool, db, expected } = job;
   const context = `${tool} (exit ${run.code}): ${run.stdout.slice(0, 400)}\n${run.stderr}`;
   let doc: Json;
   try {
@@ -201,7 +205,7 @@ function assertJobDocument(tool: string, db: string, run: Run, expected: Expecte
   if ("result" in expected) {
     const { job_id, exit_code, ...result } = doc;
     jobResultEnvelopeSchema().parse({ job_id, exit_code });
-    assertValid(advertisedResult(tool), result, context);
+    assertValid({ schema: advertisedResult(tool), value: result }, context);
     assert.equal(row.status, "succeeded", context);
     assert.deepEqual(result, row.result, "the printed result is the stored one, whole");
   } else {
@@ -216,7 +220,7 @@ function assertJobDocument(tool: string, db: string, run: Run, expected: Expecte
       assert.equal(end.error?.code, expected.error, context);
     }
     assert.deepEqual(end.error, row.error ?? undefined, "the printed error is the stored one");
-    if (end.error !== undefined) assertValid(advertisedJobError(tool), end.error, context);
+    if (end.error !== undefined) assertValid({ schema: advertisedJobError(tool), value: end.error }, context);
   }
   return doc;
 }
@@ -260,7 +264,7 @@ Deno.test("checks watch --json prints its envelope and github.wait_pull_request_
       try {
         const args = ["checks", "watch", `octo/widgets#${c.pull ?? 42}`, "--simulate-time-rate", String(RATE)];
         const run = await runToEnd(githubCli(fake, [...args, ...c.flags, "--db", db]));
-        const doc = assertJobDocument(WATCH_KIND, db, run, c.expected);
+        const doc = assertJobDocument(run, { tool: WATCH_KIND, db, expected: c.expected });
         if ("result" in c.expected) {
           const outcome = doc.outcome as WatchOutcome;
           outcomes.add(outcome);
@@ -294,7 +298,7 @@ Deno.test("checks watch --json: a watch cancelled by SIGINT prints the cancelled
   try {
     const args = ["checks", "watch", "octo/widgets#42", "--simulate-time-rate", String(RATE), "--db", db];
     const run = await interrupted(githubCli(fake, args), /\d+ polls/);
-    assertJobDocument(WATCH_KIND, db, run, { cancelled: true });
+    assertJobDocument(run, { tool: WATCH_KIND, db, expected: { cancelled: true } });
   } finally {
     await fake.close();
   }
@@ -311,11 +315,11 @@ Deno.test("sync --json prints its envelope and github.sync_threads' result (comp
     const partial = await runToEnd(
       githubCli(fake, ["sync", "big/repo", "octo/widgets", "octo/missing", "octo/secret", "--db", db]),
     );
-    const partialDoc = assertJobDocument(SYNC_KIND, db, partial, { result: true });
+    const partialDoc = assertJobDocument(partial, { tool: SYNC_KIND, db, expected: { result: true } });
     assert.equal(partialDoc.batch_status, "partial");
     assert.equal(partialDoc.exit_code, EXIT_ERROR);
     const complete = await runToEnd(githubCli(fake, ["sync", "big/repo", "--db", db]));
-    const completeDoc = assertJobDocument(SYNC_KIND, db, complete, { result: true });
+    const completeDoc = assertJobDocument(complete, { tool: SYNC_KIND, db, expected: { result: true } });
     assert.equal(completeDoc.batch_status, "complete");
     assert.equal(completeDoc.exit_code, EXIT_OK);
   } finally {
@@ -329,7 +333,7 @@ Deno.test("sync --json prints its envelope and github.sync_threads' result (comp
   });
   try {
     const run = await interrupted(githubCli(slow, ["sync", "big/repo", "--limit", "1000", "--db", db]), /repositories/);
-    assertJobDocument(SYNC_KIND, db, run, { cancelled: true });
+    assertJobDocument(run, { tool: SYNC_KIND, db, expected: { cancelled: true } });
   } finally {
     await slow.close();
   }

@@ -20,7 +20,13 @@ interface Run {
   stderr: string;
 }
 
-async function longcall(dir: string, args: readonly string[], fake: FakeGitHub, token = ""): Promise<Run> {
+/** Runs the CLI with `args` in a child reading and writing `dir`, against `options.fake` with `options.token`. */
+async function longcall(
+  dir: string,
+  args: readonly string[],
+  options: { fake: FakeGitHub; token?: string },
+): Promise<Run> {
+  const { fake, token = "" } = options;
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -48,7 +54,9 @@ async function longcall(dir: string, args: readonly string[], fake: FakeGitHub, 
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
 }
 
-async function watchCli(scenario: ScenarioName, flags: readonly string[], json = true) {
+/** `checks watch` of `scenario` with `flags`, `--json` unless `options.json` is false (then `json` is `{}`). */
+async function watchCli(scenario: ScenarioName, flags: readonly string[], options: { json?: boolean } = {}) {
+  const { json = true } = options;
   await using dir = await tempDir("longcall-cli-rows-");
   const t0 = Date.now();
   const fake = await startFakeGitHub({
@@ -67,7 +75,7 @@ async function watchCli(scenario: ScenarioName, flags: readonly string[], json =
       "--db",
       dir.file("cli.db"),
       ...flags,
-    ], fake);
+    ], { fake });
     let parsed: Record<string, unknown> = {};
     if (json) {
       try {
@@ -182,7 +190,7 @@ Deno.test("checks watch --required on unreadable branch rules exits 1 with requi
 });
 
 Deno.test("checks watch: the human output names each failing check's URL, title, summary and annotations", async () => {
-  const run = await watchCli("checks_fail", [], false);
+  const run = await watchCli("checks_fail", [], { json: false });
   assert.equal(run.code, 1, run.stderr);
   assert.match(run.stdout, /^failed: some checks failed/);
   assert.match(run.stdout, /^failed: lint \(failure\) — 2 problems \(2 errors\)$/m);
@@ -196,7 +204,7 @@ Deno.test("checks watch --help lists the new outcomes, their exit codes and --re
   await using dir = await tempDir("longcall-cli-rows-");
   const fake = await startFakeGitHub({});
   try {
-    const help = await longcall(dir.path, ["checks", "watch", "--help"], fake);
+    const help = await longcall(dir.path, ["checks", "watch", "--help"], { fake });
     assert.equal(help.code, 0, help.stderr);
     for (const outcome of ["action_required", "closed", "merged"]) {
       assert.match(help.stdout, new RegExp(`^ {2}1 +${outcome}: `, "m"), outcome);

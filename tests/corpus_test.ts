@@ -8,6 +8,7 @@
  */
 
 import assert from "node:assert/strict";
+import { dirname } from "node:path";
 import { AppError } from "../src/base/errors.ts";
 import {
   CORPUS_ITEMS_PER_CALL_MAX,
@@ -45,13 +46,12 @@ function thread(number: number, fields: Partial<ThreadObservation> = {}): Thread
   };
 }
 
-async function withStore(
-  fn: (store: Store, rows: CorpusRows, dir: string) => Promise<void> | void,
-): Promise<void> {
+/** Runs `fn` on a fresh store (its corpus rows beside it), alone in a temporary directory removed afterwards. */
+async function withStore(fn: (store: Store, rows: CorpusRows) => Promise<void> | void): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "longcall-corpus-test-" });
   const store = openStore(`${dir}/corpus.db`);
   try {
-    await fn(store, store.corpus, dir);
+    await fn(store, store.corpus);
   } finally {
     store.close();
     await Deno.remove(dir, { recursive: true });
@@ -466,7 +466,8 @@ Deno.test("getPullRequestChecks answers the last stored observation and reports 
 });
 
 Deno.test("corpus reads work in a child process started with --deny-net", async () => {
-  await withStore(async (store, rows, dir) => {
+  await withStore(async (store, rows) => {
+    const dir = dirname(store.path); // the store's temporary directory, which holds nothing else
     await rows.threadsUpsert("acme/widgets", [thread(1, { title: "offline search works" })], { observedAt: T0 });
     await rows.pullRequestChecksPut({
       repository: "acme/widgets",

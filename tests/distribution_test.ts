@@ -47,7 +47,9 @@ Deno.test("deno.json enables worker-options, so `deno run` of src/main.ts needs 
     const flags = permissionFlags().filter((f) => f !== "--unstable-worker-options");
     assert.equal(flags.length, permissionFlags().length - 1);
     // From another working directory too: Deno finds deno.json next to the main module.
-    const r = await probeToolsList(Deno.execPath(), ["run", ...flags, MAIN, "serve", "--db", `${dir}/x.db`], {}, dir);
+    const r = await probeToolsList(Deno.execPath(), ["run", ...flags, MAIN, "serve", "--db", `${dir}/x.db`], {
+      cwd: dir,
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /unstable/i);
     assert.ok(r.tools.some((t) => t.name === "jobs.get"), r.stderr);
@@ -227,7 +229,7 @@ Deno.test("setup --print from a deno in the npx cache prints the PATH deno, and 
     assert.equal(server.command, `${stableDir}/deno`);
     await Deno.remove(`${dir}/_npx`, { recursive: true }); // `npm cache clean`
     const db = ["--db", `${dir}/x.db`];
-    const r = await probeToolsList(server.command, [...server.args, ...db], {}, dir);
+    const r = await probeToolsList(server.command, [...server.args, ...db], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.tools.some((t) => t.name === "github.wait_pull_request_checks"), r.stderr);
   } finally {
@@ -368,7 +370,7 @@ Deno.test("deno task bundle --github-host writes a launch line that serves with 
       "serve",
       "--db",
       `${tmp}/x.db`,
-    ], { ...env, DENO_DIR: `${tmp}/empty-deno-dir` });
+    ], { env: { ...env, DENO_DIR: `${tmp}/empty-deno-dir` } });
     assert.equal(served.code, 0, served.stderr);
     assert.ok(served.tools.length > 0, served.stderr);
   } finally {
@@ -398,7 +400,10 @@ Deno.test("setup --print --github-host prints a line that starts the server for 
     assert.deepEqual(server.env, { LONGCALL_GITHUB_API_URL: "https://ghe.example.com/api/v3" });
     assert.ok(server.args.includes("--allow-net=ghe.example.com,127.0.0.1,[::1]"));
     assert.deepEqual(auditFlags(server.args), []);
-    const served = await probeToolsList(server.command, [...server.args, "--db", `${dir}/x.db`], server.env, dir);
+    const served = await probeToolsList(server.command, [...server.args, "--db", `${dir}/x.db`], {
+      env: server.env,
+      cwd: dir,
+    });
     assert.equal(served.code, 0, served.stderr);
     assert.doesNotMatch(served.stderr, /Cannot start the network worker/);
     assert.ok(served.tools.length > 0);

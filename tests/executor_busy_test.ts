@@ -26,7 +26,7 @@ Deno.test("Executor keeps a finished result through a lock longer than the store
     },
   });
   const job = await h.control.submit("stubborn", { ms: 300 }); // reports no progress: only the terminal write waits
-  await waitForStatus(h.store, job.id, ["running"]);
+  await waitForStatus(h.store, job.id, { status: ["running"] });
   // Another connection (as another process would) holds the write lock past the store's
   // whole async retry budget while the handler finishes.
   const other = new DatabaseSync(path);
@@ -37,12 +37,14 @@ Deno.test("Executor keeps a finished result through a lock longer than the store
     "the executor to give up a terminal write under the lock and keep the result",
     () => warnings.includes("database unavailable; retrying a job's terminal write"),
     // Every retry can wait its full backoff plus SQLite's busy timeout; allow well past that.
-    Math.round(STORE_BUSY_RETRIES_MAX * (STORE_BUSY_BACKOFF_MS_MAX + STORE_BUSY_TIMEOUT_MS) * 3) + 10_000,
+    {
+      timeoutMs: Math.round(STORE_BUSY_RETRIES_MAX * (STORE_BUSY_BACKOFF_MS_MAX + STORE_BUSY_TIMEOUT_MS) * 3) + 10_000,
+    },
   );
   assert.equal(h.store.rows.jobGet(job.id)?.status, "running", "nothing could be written under the lock");
   other.exec("COMMIT");
   other.close();
-  const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"], 10_000);
+  const row = await waitForStatus(h.store, job.id, { status: ["succeeded", "failed", "cancelled"], timeoutMs: 10_000 });
   assert.equal(row.status, "succeeded");
   assert.deepEqual(row.result, { stubborn: true });
 });

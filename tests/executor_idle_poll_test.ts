@@ -43,7 +43,7 @@ Deno.test("Executor: an idle claim poll slows to its cap; a local submission is 
     at.push(performance.now());
     return claim(...args);
   };
-  await waitFor("ten idle polls", () => at.length >= 10, 5_000);
+  await waitFor("ten idle polls", () => at.length >= 10, { timeoutMs: 5_000 });
   const gaps = at.slice(1).map((t, i) => t - (at[i] as number));
   // The first gaps double from 5 ms; the last ones sit at the 50-ms cap (timers fire late, never early).
   const cap = claimPollMs * CLAIM_POLL_IDLE_BACKOFF_MAX;
@@ -62,8 +62,9 @@ Deno.test("Executor: an idle claim poll slows to its cap; a local submission is 
   assert.ok(at.length > before, "claimed by a wake, not by waiting out the cap");
   // ...and the poll is brisk again: the next empty polls start over from the base pace.
   const from = at.length;
-  await waitFor("three more polls", () => at.length >= from + 3, 5_000);
-  const after = at.slice(from - 1).map((t, i, all) => i === 0 ? 0 : t - (all[i - 1] as number)).slice(1);
+  await waitFor("three more polls", () => at.length >= from + 3, { timeoutMs: 5_000 });
+  const tail = at.slice(from - 1);
+  const after = tail.map((t, i) => i === 0 ? 0 : t - (tail[i - 1] as number)).slice(1);
   assert.ok(
     (after[0] ?? Infinity) < cap,
     `the first poll after work comes sooner than the cap: ${after.map(Math.round)}`,
@@ -85,12 +86,12 @@ Deno.test("Executor: an idle executor still claims what another process queues, 
     polls++;
     return claim(...args);
   };
-  await waitFor("six idle polls", () => polls >= 6, 5_000);
+  await waitFor("six idle polls", () => polls >= 6, { timeoutMs: 5_000 });
   const remote = await control.submit("echo", { b: 2 });
   const done = await waitFor("the other process's job", () => {
     const row = h.store.rows.jobGet(remote.id);
     return row?.status === "succeeded" ? row : undefined;
-  }, 5_000);
+  }, { timeoutMs: 5_000 });
   assert.equal(done.owner_id, h.executor!.ownerId);
 });
 
@@ -117,7 +118,7 @@ Deno.test("Executor: the cancel poll queries only while a job runs, and still st
   };
   const idle = async (what: string) => {
     const from = claims;
-    await waitFor(what, () => claims >= from + 6, 5_000);
+    await waitFor(what, () => claims >= from + 6, { timeoutMs: 5_000 });
   };
   await idle("six idle claim polls before any job");
   assert.equal(queries, 0, "no cancel query before a job ran");
@@ -125,7 +126,7 @@ Deno.test("Executor: the cancel poll queries only while a job runs, and still st
 
   const sleeper = await h.control.submit("sleep", { ms: 60_000 });
   await waitFor("the job runs", () => h.store.rows.jobGet(sleeper.id)?.status === "running");
-  await waitFor("cancel polls while it runs", () => queries >= 3, 5_000);
+  await waitFor("cancel polls while it runs", () => queries >= 3, { timeoutMs: 5_000 });
   assert.equal(h.executor!.cancelPollArmed, true);
   // Cancelled by another connection, which no in-process fast path links to this executor: the poll stops it.
   using other = openTempStore(path);
@@ -134,7 +135,7 @@ Deno.test("Executor: the cancel poll queries only while a job runs, and still st
   const ended = await waitFor("the job ends cancelled", () => {
     const row = h.store.rows.jobGet(sleeper.id);
     return row?.status === "cancelled" ? row : undefined;
-  }, 5_000);
+  }, { timeoutMs: 5_000 });
   assert.equal(ended.outcome, "cancelled");
   await waitFor("its run is over", () => h.executor!.runningIds().length === 0);
   const after = queries;

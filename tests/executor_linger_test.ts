@@ -45,7 +45,7 @@ Deno.test("Executor.linger: no claim, owned jobs run to their end with heartbeat
   });
   const executor = h.executor!;
   const running = await h.control.submit("gated", null);
-  await waitForStatus(h.store, running.id, "running");
+  await waitForStatus(h.store, running.id, { status: "running" });
   const queued = await h.control.submit("echo", { x: 1 });
 
   const { running: n, idle } = executor.linger();
@@ -68,12 +68,12 @@ Deno.test("Executor.linger: no claim, owned jobs run to their end with heartbeat
   assert.equal(idleNow, false, "not idle while a job runs");
 
   gates.get(running.id)?.open();
-  const done = await waitForStatus(h.store, running.id, "succeeded");
+  const done = await waitForStatus(h.store, running.id, { status: "succeeded" });
   assert.equal(done.owner_id, executor.ownerId);
   await idle;
   // The slot it freed is not used: the queued job stays queued for another executor. Three
   // heartbeats (every 50 ms) after the slot was freed: a 10-ms claim poll would have run meanwhile.
-  await heartbeatsPass(h.store, executor.ownerId, 3);
+  await heartbeatsPass(h.store, executor.ownerId, { count: 3 });
   assert.equal(h.store.rows.jobGet(queued.id)?.status, "queued", "a lingering executor claims nothing");
   assert.deepEqual(executor.runningIds(), []);
   // A second linger call reports the same, already idle.
@@ -89,7 +89,7 @@ Deno.test("Executor.linger: a cancel persisted by another connection still stops
   await using h = await openHarness(db, { extraKinds: [kind], executor: { cancelPollMs: 20 }, wire: false });
   const job = await h.control.submit("gated", null);
   h.executor!.wake();
-  await waitForStatus(h.store, job.id, "running");
+  await waitForStatus(h.store, job.id, { status: "running" });
   const { running, idle } = h.executor!.linger();
   assert.equal(running, 1);
   // Another process's control side: its cancel reaches this executor only through the cancel poll.
@@ -104,7 +104,7 @@ Deno.test("Executor.linger: stop() ends a linger; what still runs is recorded in
   await using dir = await tempDir();
   await using h = await openHarness(dir.file("jobs.db"), { executor: { shutdownGraceMs: 50 } });
   const job = await h.control.submit("hang", null);
-  await waitForStatus(h.store, job.id, "running");
+  await waitForStatus(h.store, job.id, { status: "running" });
   const { running, idle } = h.executor!.linger();
   assert.equal(running, 1);
   await h.executor!.stop();

@@ -232,7 +232,10 @@ Deno.test("fake GitHub: the endpoint table covers every path the client's endpoi
 Deno.test("fake GitHub: error answers conform (404, 403 private, 401, 422, primary and secondary limits, 5xx)", async () => {
   const check = await loadOpenApiCheck();
   await withFake({ validTokens: [TOKEN], rateLimit: { anonymousLimit: 60 } }, async (fake) => {
-    const get = async (path: string, token?: string, checkQuery = true) => {
+    // GET `path` (as `token` when given), its exchange checked against the description (its query too,
+    // unless `options.checkQuery` is false).
+    const get = async (path: string, token?: string, options: { checkQuery?: boolean } = {}) => {
+      const { checkQuery = true } = options;
       const headers = new Headers(token === undefined ? {} : { authorization: `Bearer ${token}` });
       const res = await fetch(`${fake.url}${path}`, { headers });
       const text = await res.text();
@@ -253,7 +256,7 @@ Deno.test("fake GitHub: error answers conform (404, 403 private, 401, 422, prima
     assert.equal((await get("/repos/octo/widgets", "not-a-valid-token")).status, 401);
     assert.equal((await get(`/repos/octo/widgets/commits/${"f".repeat(40)}/status`, TOKEN)).status, 422);
     // A deliberately undocumented value: only the answer is checked.
-    assert.equal((await get("/repos/octo/widgets/issues?state=bogus", TOKEN, false)).status, 422);
+    assert.equal((await get("/repos/octo/widgets/issues?state=bogus", TOKEN, { checkQuery: false })).status, 422);
     fake.limitSecondaryNext(1, { status: 429, retryAfterSec: 30 });
     const secondary = await get("/repos/octo/widgets/pulls/42", TOKEN);
     assert.equal(secondary.status, 429);

@@ -24,12 +24,16 @@ import {
 const { owner, repo, number } = SCENARIO_PULL;
 const signal = () => new AbortController().signal;
 
+/**
+ * Runs `fn` on a fake GitHub started with `options` and a client of it; both on `options.clock` (default a new
+ * ManualClock).
+ */
 async function withFake(
-  options: FakeGitHubOptions,
+  options: FakeGitHubOptions & { clock?: ManualClock },
   fn: (fake: FakeGitHub, c: GitHubClient) => Promise<void>,
-  clock = new ManualClock(),
 ): Promise<void> {
-  const fake = await startFakeGitHub({ now: () => clock.now(), ...options });
+  const { clock = new ManualClock(), ...fakeOptions } = options;
+  const fake = await startFakeGitHub({ now: () => clock.now(), ...fakeOptions });
   try {
     const c = new GitHubClient({
       baseUrl: fake.url,
@@ -61,7 +65,7 @@ async function poll(c: GitHubClient) {
 
 Deno.test("fake checks_pass: checks register late, progress, then pass (driven by a ManualClock)", async () => {
   const clock = new ManualClock();
-  await withFake({ scenario: "checks_pass" }, async (fake) => {
+  await withFake({ scenario: "checks_pass", clock }, async (fake) => {
     const c = new GitHubClient({ baseUrl: fake.url, clock, log: silentLogger, etagCache: new MemoryEtagCache() });
     const t0 = await poll(c);
     assert.deepEqual(t0, { sha: SCENARIO_SHA_FIRST, state: "open", runs: [], status: "pending/0", unchanged: false });
@@ -81,7 +85,7 @@ Deno.test("fake checks_pass: checks register late, progress, then pass (driven b
     assert.equal(fake.scenarioElapsedMs(), 90_000);
     assert.equal(fake.counts.byKind.pull, 5);
     assert.equal(fake.counts.notModifiedByKind.pull, 4, "the pull never changed");
-  }, clock);
+  });
 });
 
 Deno.test("fake checks_fail: lint fails at 60 s while build is still running", async () => {
@@ -198,7 +202,7 @@ Deno.test("fake issues: fixture PRs carry pull_request; since, sort and touchIss
 
 Deno.test("fake rate limits: per-token counters, anonymous 60/h, /rate_limit is free", async () => {
   const clock = new ManualClock();
-  await withFake({}, async (fake, c) => {
+  await withFake({ clock }, async (fake, c) => {
     await c.getRepository({ owner, repo }, { signal: signal() });
     assert.equal(fake.remaining("tok-fake-test"), 4999);
     assert.equal(fake.remaining(), 60);
@@ -212,7 +216,7 @@ Deno.test("fake rate limits: per-token counters, anonymous 60/h, /rate_limit is 
     assert.equal(fake.counts.countedByKind.rate_limit, 0);
     clock.advance(3_600_000);
     assert.equal(fake.remaining(), 60, "the window resets on the fake's clock");
-  }, clock);
+  });
 });
 
 const STANDALONE = fileURLToPath(new URL("../testing/fake_github.ts", import.meta.url));

@@ -59,8 +59,9 @@ async function withFake(
   }
 }
 
-function client(fake: FakeGitHub, clock: ManualClock, extra: Partial<GitHubClientOptions> = {}): GitHubClient {
-  return new GitHubClient({ baseUrl: fake.url, token: TOKEN, clock, log: silentLogger, ...extra });
+/** A client of `fake` on `clock` with the test token; `options` add to or override its defaults. */
+function client(fake: FakeGitHub, clock: ManualClock, options: Partial<GitHubClientOptions> = {}): GitHubClient {
+  return new GitHubClient({ baseUrl: fake.url, token: TOKEN, clock, log: silentLogger, ...options });
 }
 
 async function rejectsWith(promise: Promise<unknown>, code: string): Promise<AppError> {

@@ -29,11 +29,12 @@ import {
 const { owner, repo, number } = SCENARIO_PULL;
 const signal = () => new AbortController().signal;
 
+/** Runs `fn` on a client (as `setup.token`, anonymous without one) of a fake GitHub playing `setup.scenario`. */
 async function withClient(
-  scenario: ScenarioName | ScenarioStep[],
-  token: string | undefined,
+  setup: { scenario: ScenarioName | ScenarioStep[]; token?: string },
   fn: (c: GitHubClient, fake: Awaited<ReturnType<typeof startFakeGitHub>>) => Promise<void>,
 ): Promise<void> {
+  const { scenario, token } = setup;
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const fake = await startFakeGitHub({ scenario, now: () => clock.now(), rateLimit: { anonymousLimit: 5_000 } });
   try {
@@ -51,7 +52,7 @@ async function withClient(
 }
 
 Deno.test("GitHubClient: an anonymous 304 is counted (stats and budget); an authorized 304 is free", async () => {
-  await withClient("checks_pass", undefined, async (c) => {
+  await withClient({ scenario: "checks_pass" }, async (c) => {
     const budget = new RequestBudget(10);
     await c.getPull({ owner, repo }, number, { signal: signal(), budget });
     const again = await c.getPull({ owner, repo }, number, { signal: signal(), budget });
@@ -61,7 +62,7 @@ Deno.test("GitHubClient: an anonymous 304 is counted (stats and budget); an auth
     assert.equal(c.stats.not_modified_counted, 1);
     assert.equal(budget.used, 2, "the budget pays for it too");
   });
-  await withClient("checks_pass", "test-token", async (c) => {
+  await withClient({ scenario: "checks_pass", token: "test-token" }, async (c) => {
     const budget = new RequestBudget(10);
     await c.getPull({ owner, repo }, number, { signal: signal(), budget });
     await c.getPull({ owner, repo }, number, { signal: signal(), budget });
@@ -73,7 +74,7 @@ Deno.test("GitHubClient: an anonymous 304 is counted (stats and budget); an auth
 });
 
 Deno.test("GitHubClient: a page over the byte bound fails with reason response_too_large; smaller pages fit", async () => {
-  await withClient("huge_outputs", "test-token", async (c) => {
+  await withClient({ scenario: "huge_outputs", token: "test-token" }, async (c) => {
     const err = await c.getCheckRuns({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() }).then(
       () => undefined,
       (e: unknown) => e,
@@ -101,7 +102,7 @@ Deno.test("GitHubClient.getCombinedStatusAll: every page at per_page=100; total_
     atMs: 0,
     statuses: Array.from({ length: 130 }, (_, i) => ({ context: `ci/${i}`, state: i === 120 ? "failure" : "success" })),
   }];
-  await withClient(steps, "test-token", async (c, fake) => {
+  await withClient({ scenario: steps, token: "test-token" }, async (c, fake) => {
     const all = await c.getCombinedStatusAll({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() });
     assert.equal(all.statuses.length, 130);
     assert.equal(all.total_count, 130);
@@ -111,14 +112,14 @@ Deno.test("GitHubClient.getCombinedStatusAll: every page at per_page=100; total_
     assert.equal(all.consistent, true);
     assert.ok(fake.requests.every((r) => r.kind !== "status" || r.path.includes("per_page=100")));
   });
-  await withClient("no_checks", "test-token", async (c) => {
+  await withClient({ scenario: "no_checks", token: "test-token" }, async (c) => {
     const none = await c.getCombinedStatusAll({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() });
     assert.deepEqual([none.state, none.total_count, none.complete], ["pending", 0, true], "no statuses: pending");
   });
 });
 
 Deno.test("GitHubClient: check suites, workflow runs, annotations and branch rules in GitHub's shapes", async () => {
-  await withClient("rerun_passed", "test-token", async (c) => {
+  await withClient({ scenario: "rerun_passed", token: "test-token" }, async (c) => {
     const suites = await c.getCheckSuites({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() });
     assert.equal(suites.complete, true);
     assert.ok(suites.check_suites.some((s) => s.status === "queued" && s.app?.slug === "github-actions"));
@@ -128,7 +129,7 @@ Deno.test("GitHubClient: check suites, workflow runs, annotations and branch rul
     assert.ok(runs.workflow_runs.every((w) => w.check_suite_id !== undefined && ids.has(w.check_suite_id)));
     await assert.rejects(c.listWorkflowRuns({ owner, repo }, "main", { signal: signal() }), TypeError);
   });
-  await withClient("checks_fail", "test-token", async (c, fake) => {
+  await withClient({ scenario: "checks_fail", token: "test-token" }, async (c, fake) => {
     fake.advance(90_000);
     const runs = await c.getCheckRuns({ owner, repo }, SCENARIO_SHA_FIRST, { signal: signal() });
     const lint = runs.check_runs.find((r) => r.name === "lint");
@@ -146,13 +147,13 @@ Deno.test("GitHubClient: check suites, workflow runs, annotations and branch rul
       RangeError,
     );
   });
-  await withClient("required_checks", "test-token", async (c) => {
+  await withClient({ scenario: "required_checks", token: "test-token" }, async (c) => {
     const rules = await c.getBranchRules({ owner, repo }, "main", { signal: signal() });
     assert.equal(rules.complete, true);
     assert.deepEqual(rules.rules.map((r) => r.type), ["required_status_checks"]);
     assert.deepEqual(rules.rules[0]?.parameters?.required_status_checks?.map((x) => x.context), ["build", "ci/legacy"]);
   });
-  await withClient("rules_forbidden", "test-token", async (c) => {
+  await withClient({ scenario: "rules_forbidden", token: "test-token" }, async (c) => {
     await assert.rejects(
       c.getBranchRules({ owner, repo }, "main", { signal: signal() }),
       (e: unknown) => e instanceof AppError && e.code === "access_denied",

@@ -21,10 +21,17 @@ import { tempDir, waitFor } from "../testing/temp.ts";
 
 type Json = Record<string, unknown>;
 
-const modernBody = (method: string, params: Json = {}, id: number | string = 1) =>
-  JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: modernMeta() } });
+/** A modern JSON-RPC request line of `method` with `params` (its id `options.id`, default 1). */
+const modernBody = (method: string, params: Json = {}, options: { id?: number | string } = {}) =>
+  JSON.stringify({ jsonrpc: "2.0", id: options.id ?? 1, method, params: { ...params, _meta: modernMeta() } });
 
-async function post(url: URL | string, body: BodyInit, headers: Record<string, string> = {}): Promise<Response> {
+/** POSTs `body` to `url` as a modern tools/list, with `options.headers` added or overriding. */
+async function post(
+  url: URL | string,
+  body: BodyInit,
+  options: { headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const { headers = {} } = options;
   return await fetch(url, {
     method: "POST",
     headers: {
@@ -38,12 +45,15 @@ async function post(url: URL | string, body: BodyInit, headers: Record<string, s
   });
 }
 
-/** A modern tools/call; returns the tool result's structuredContent. */
-async function callTool(url: URL, name: string, args: Json, headers: Record<string, string> = {}): Promise<Json> {
+/** A modern tools/call of `call.name` with `call.args`; returns the tool result's structuredContent. */
+async function callTool(
+  url: URL,
+  call: { name: string; args: Json },
+  options: { headers?: Record<string, string> } = {},
+): Promise<Json> {
+  const { name, args } = call;
   const res = await post(url, modernBody("tools/call", { name, arguments: args }), {
-    ...headers,
-    "mcp-method": "tools/call",
-    "mcp-name": name,
+    headers: { ...options.headers, "mcp-method": "tools/call", "mcp-name": name },
   });
   const body = await res.json() as Json;
   assert.equal(res.status, 200, JSON.stringify(body));
@@ -178,10 +188,10 @@ Deno.test(`serveOnHttp(): a chunked body of ${MCP_MESSAGE_BYTES_MAX} bytes is re
     return modernBody("tools/list", { pad: "p".repeat(bytes - base.length) });
   };
   try {
-    const at = await post(url, chunked(sized(MCP_MESSAGE_BYTES_MAX)), AUTH);
+    const at = await post(url, chunked(sized(MCP_MESSAGE_BYTES_MAX)), { headers: AUTH });
     assert.equal(at.status, 200);
     assert.ok(Array.isArray(((await at.json()) as { result: { tools: unknown } }).result.tools));
-    const over = await post(url, chunked(sized(MCP_MESSAGE_BYTES_MAX + 1)), AUTH);
+    const over = await post(url, chunked(sized(MCP_MESSAGE_BYTES_MAX + 1)), { headers: AUTH });
     assert.equal(over.status, 413);
     assert.equal(((await over.json()) as { error: { code: number } }).error.code, -32000);
   } finally {
@@ -204,14 +214,16 @@ Deno.test("serveOnHttp() refuses to serve without a token unless --http-no-auth,
 Deno.test("HTTP server: 70 slow clients holding bodies open do not stop a well-behaved client", async () => {
   await using dir = await tempDir();
   const TOKEN = "slow-" + crypto.randomUUID();
-  await using server = await spawnHttp(dir.path, dir.file("jobs.db"), [], { LONGCALL_HTTP_TOKEN: TOKEN });
+  await using server = await spawnHttp(dir.path, dir.file("jobs.db"), { env: { LONGCALL_HTTP_TOKEN: TOKEN } });
   const auth = { Authorization: `Bearer ${TOKEN}` };
   const slow: SlowSocket[] = [];
   const anonymous: SlowSocket[] = [];
   try {
     // Without the token they are answered at once, before any body is read.
     for (let i = 0; i < 70; i++) anonymous.push(await SlowSocket.open(server.port));
-    await waitFor("401 for all", () => anonymous.every((s) => s.status !== undefined) ? true : undefined, 20_000);
+    await waitFor("401 for all", () => anonymous.every((s) => s.status !== undefined) ? true : undefined, {
+      timeoutMs: 20_000,
+    });
     assert.ok(anonymous.every((s) => s.status === 401));
 
     // With the token: all but the per-client bound are dropped as newer ones arrive.
@@ -220,12 +232,12 @@ Deno.test("HTTP server: 70 slow clients holding bodies open do not stop a well-b
     await waitFor(
       "the oldest slow clients answered 408",
       () => slow.filter((s) => s.status === 408).length === dropped ? true : undefined,
-      20_000,
+      { timeoutMs: 20_000 },
     );
     const stillOpen = slow.filter((s) => s.received === "");
     assert.equal(stillOpen.length, HTTP_PENDING_BODIES_PER_CLIENT_MAX);
 
-    const res = await post(server.mcpUrl, modernBody("tools/list"), auth);
+    const res = await post(server.mcpUrl, modernBody("tools/list"), { headers: auth });
     const body = await res.json() as Json;
     assert.equal(res.status, 200, JSON.stringify(body));
     assert.ok(Array.isArray((body["result"] as Json)["tools"]));
@@ -243,7 +255,7 @@ Deno.test("HTTP server without LONGCALL_HTTP_TOKEN: a generated token in a 0600 
   const start = () =>
     spawnHttpServer({
       command: denoExecPath(),
-      args: serverArgs(dir.path, db, ["--http", "--listen", "127.0.0.1:0"]),
+      args: serverArgs(dir.path, db, { flags: ["--http", "--listen", "127.0.0.1:0"] }),
       cwd: REPO_ROOT,
       env: { LONGCALL_LOG: "info", LONGCALL_HTTP_TOKEN: "" },
     });
@@ -261,14 +273,16 @@ Deno.test("HTTP server without LONGCALL_HTTP_TOKEN: a generated token in a 0600 
     const anonymous = await post(url, modernBody("tools/list"));
     assert.equal(anonymous.status, 401);
     await anonymous.body?.cancel();
-    const ok = await post(url, modernBody("tools/list"), { Authorization: `Bearer ${token}` });
+    const ok = await post(url, modernBody("tools/list"), { headers: { Authorization: `Bearer ${token}` } });
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
     // The scheme is case-insensitive (RFC 7235); the token is not.
-    const lower = await post(url, modernBody("tools/list"), { Authorization: `bearer ${token}` });
+    const lower = await post(url, modernBody("tools/list"), { headers: { Authorization: `bearer ${token}` } });
     assert.equal(lower.status, 200);
     await lower.body?.cancel();
-    const wrongCase = await post(url, modernBody("tools/list"), { Authorization: `Bearer ${token.toUpperCase()}` });
+    const wrongCase = await post(url, modernBody("tools/list"), {
+      headers: { Authorization: `Bearer ${token.toUpperCase()}` },
+    });
     assert.equal(wrongCase.status, 401);
     await wrongCase.body?.cancel();
   }
@@ -276,13 +290,15 @@ Deno.test("HTTP server without LONGCALL_HTTP_TOKEN: a generated token in a 0600 
     await using server = await start();
     assert.ok(server.stderr().includes(`read from ${path}`), server.stderr());
     assert.equal((await Deno.readTextFile(path)).trim(), token, "the same token after a restart");
-    const ok = await post(new URL("/mcp", server.url), modernBody("tools/list"), { Authorization: `Bearer ${token}` });
+    const ok = await post(new URL("/mcp", server.url), modernBody("tools/list"), {
+      headers: { Authorization: `Bearer ${token}` },
+    });
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
   }
   await Deno.chmod(path, 0o644);
   const refused = await new Deno.Command(denoExecPath(), {
-    args: serverArgs(dir.path, db, ["--http", "--listen", "127.0.0.1:0"]),
+    args: serverArgs(dir.path, db, { flags: ["--http", "--listen", "127.0.0.1:0"] }),
     cwd: REPO_ROOT,
     env: { LONGCALL_HTTP_TOKEN: "" },
     stdout: "piped",
@@ -298,28 +314,30 @@ Deno.test("--http-no-auth: warned on every start, loopback only, and blind to jo
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   const TOKEN = "owner-" + crypto.randomUUID();
-  await using withToken = await spawnHttp(dir.path, db, [], { LONGCALL_HTTP_TOKEN: TOKEN });
+  await using withToken = await spawnHttp(dir.path, db, { env: { LONGCALL_HTTP_TOKEN: TOKEN } });
   await using noAuth = await spawnHttp(dir.path, db);
   assert.match(noAuth.stderr(), /WARNING: --http-no-auth: HTTP requests are NOT authenticated/);
 
-  const tokenJob = (await callTool(withToken.mcpUrl, "test.sleep", { ms: 30_000, steps: 300 }, {
-    Authorization: `Bearer ${TOKEN}`,
+  const tokenJob = (await callTool(withToken.mcpUrl, { name: "test.sleep", args: { ms: 30_000, steps: 300 } }, {
+    headers: { Authorization: `Bearer ${TOKEN}` },
   }))["id"] as string;
   await using local = new RawStdioServer(stdioServer(dir.path, db));
   const localCall = await local.modern("tools/call", { name: "test.sleep", arguments: { ms: 30_000, steps: 300 } });
   const localJob = ((localCall["result"] as Json)["structuredContent"] as Json)["id"] as string;
-  const ownJob = (await callTool(noAuth.mcpUrl, "test.echo", { hello: 1 }))["id"] as string;
+  const ownJob = (await callTool(noAuth.mcpUrl, { name: "test.echo", args: { hello: 1 } }))["id"] as string;
 
-  const got = await callTool(noAuth.mcpUrl, "jobs.get", { ids: [tokenJob, localJob, ownJob] });
+  const got = await callTool(noAuth.mcpUrl, { name: "jobs.get", args: { ids: [tokenJob, localJob, ownJob] } });
   assert.deepEqual((got["items"] as Json[]).map((i) => i["reason"] ?? i["item_status"]), [
     "not_found",
     "not_found",
     "complete",
   ]);
-  const cancelled = await callTool(noAuth.mcpUrl, "jobs.cancel", { ids: [tokenJob, localJob] });
+  const cancelled = await callTool(noAuth.mcpUrl, { name: "jobs.cancel", args: { ids: [tokenJob, localJob] } });
   assert.deepEqual((cancelled["items"] as Json[]).map((i) => i["reason"]), ["not_found", "not_found"]);
   // Nothing changed for the owners.
-  const seen = await callTool(withToken.mcpUrl, "jobs.get", { ids: [tokenJob] }, { Authorization: `Bearer ${TOKEN}` });
+  const seen = await callTool(withToken.mcpUrl, { name: "jobs.get", args: { ids: [tokenJob] } }, {
+    headers: { Authorization: `Bearer ${TOKEN}` },
+  });
   assert.equal(((seen["items"] as Json[])[0]!["value"] as Json)["cancellation_requested"], false);
 
   for (
@@ -333,7 +351,7 @@ Deno.test("--http-no-auth: warned on every start, loopback only, and blind to jo
     ] as const
   ) {
     const out = await new Deno.Command(denoExecPath(), {
-      args: serverArgs(dir.path, dir.file("other.db"), flags),
+      args: serverArgs(dir.path, dir.file("other.db"), { flags }),
       cwd: REPO_ROOT,
       env: { LONGCALL_HTTP_TOKEN: "", ...env },
       stdout: "piped",

@@ -18,12 +18,13 @@ import { denoExecPath, MODERN_PROTOCOL_VERSION } from "../testing/mcp_clients.ts
 import { tempDir, waitFor } from "../testing/temp.ts";
 import { RawStdioServer, REPO_ROOT } from "./helpers/longcall_procs.ts";
 
-/** The shipped server from source on a temp database, debug logs on stderr. */
+/** The shipped server from source on a temp database, debug logs on stderr; `options.env` adds to its environment. */
 function shippedServer(
   db: string,
   flags: readonly string[],
-  env: Record<string, string> = {},
+  options: { env?: Record<string, string> } = {},
 ): RawStdioServer {
+  const { env = {} } = options;
   return new RawStdioServer({
     command: denoExecPath(),
     args: [
@@ -79,7 +80,7 @@ Deno.test("serve: once quiet, the serving thread and the network worker each col
   // the worker's (it had no message since its start-up) at any time.
   const timeoutMs = IDLE_COLLECT_AFTER_MS * 5;
   for (const [scope, after] of [["longcall", lastSent], ["longcall:worker", 0]] as const) {
-    const c = await waitFor(`${scope} to collect`, () => collections(scope).find((c) => c.at > after), timeoutMs);
+    const c = await waitFor(`${scope} to collect`, () => collections(scope).find((c) => c.at > after), { timeoutMs });
     assert.ok(c.after < c.before, `${scope}: the committed heap shrank (${c.before} -> ${c.after} bytes)`);
   }
   // The serving thread never began a collection sooner than the quiet time after a request it was sent (the
@@ -105,8 +106,7 @@ Deno.test("serve: the network worker collects only a quiet time after its job's 
   const fake = await startFakeGitHub({ generatedRepos: { "octo/big": 2_000 } });
   try {
     await using server = shippedServer(dir.file("sync.db"), launchFlags({ githubHosts: [netHostOf(fake.url)] }), {
-      LONGCALL_GITHUB_API_URL: fake.url,
-      LONGCALL_GITHUB_TOKEN_FILE: "",
+      env: { LONGCALL_GITHUB_API_URL: fake.url, LONGCALL_GITHUB_TOKEN_FILE: "" },
     });
     await initialize(server);
     const ref = await server.request("tools/call", { name: SYNC_KIND, arguments: { repositories: ["octo/big"] } });
@@ -118,14 +118,16 @@ Deno.test("serve: the network worker collects only a quiet time after its job's 
       if (item?.["execution_state"] !== "terminal") return undefined;
       assert.equal(item["outcome"], "succeeded", JSON.stringify(item));
       return Date.parse(String(item["completed_at"]));
-    }, 60_000);
+    }, { timeoutMs: 60_000 });
     // When each collection began: the line is logged at its end, `ms` later (rounded, hence the slack below).
     const collections = () =>
       [...server.stderr().matchAll(new RegExp(COLLECTED("longcall:worker").source, "gm"))].map((m) => ({
         at: Date.parse(m[1]!),
         began: Date.parse(m[1]!) - Number(m[4]) - 1,
       }));
-    const after = await waitFor("the worker to collect", () => collections().find((c) => c.at > ended), 20_000);
+    const after = await waitFor("the worker to collect", () => collections().find((c) => c.at > ended), {
+      timeoutMs: 20_000,
+    });
     assert.ok(
       after.began - ended >= IDLE_COLLECT_AFTER_MS - 3,
       `began collecting ${after.began - ended} ms after the job ended`,

@@ -79,7 +79,9 @@ async function inspector(args: readonly string[]): Promise<Run> {
   return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
 }
 
-function serveArgs(fake: FakeGitHub, db: string, extra: readonly string[] = []): string[] {
+/** The shipped server's `serve` arguments against `fake` on `db`, `options.extra` appended. */
+function serveArgs(fake: FakeGitHub, db: string, options: { extra?: readonly string[] } = {}): string[] {
+  const { extra = [] } = options;
   return shippedServeArgs(new URL(fake.url).host, db, { timeRate: TIME_RATE, extra });
 }
 
@@ -152,7 +154,7 @@ Deno.test({
     await withFake(async (fake) => {
       await using server = await spawnHttpServer({
         command: Deno.execPath(),
-        args: serveArgs(fake, dir.file("jobs.db"), ["--http", "--listen", "127.0.0.1:0"]),
+        args: serveArgs(fake, dir.file("jobs.db"), { extra: ["--http", "--listen", "127.0.0.1:0"] }),
         cwd: REPO_ROOT,
         env: {
           LONGCALL_LOG: "warn",

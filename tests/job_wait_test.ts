@@ -125,7 +125,14 @@ interface CallResult {
   isError?: boolean;
 }
 
-async function call(client: V1Client, name: string, args: Json, signal?: AbortSignal): Promise<CallResult> {
+/** tools/call of `tool.name` with `tool.args` (2-minute timeout), abandoned when `options.signal` aborts. */
+async function call(
+  client: V1Client,
+  tool: { name: string; args: Json },
+  options: { signal?: AbortSignal } = {},
+): Promise<CallResult> {
+  const { name, args } = tool;
+  const { signal } = options;
   return await client.callTool(
     { name, arguments: args },
     undefined,
@@ -144,7 +151,7 @@ function itemOf(r: CallResult): Json {
 }
 
 async function startSleep(client: V1Client, ms: number): Promise<string> {
-  const r = await call(client, "test.sleep", { ms, steps: 1 });
+  const r = await call(client, { name: "test.sleep", args: { ms, steps: 1 } });
   return r.structuredContent?.["id"] as string;
 }
 
@@ -153,30 +160,33 @@ Deno.test("jobs.get wait_ms over MCP: bounds, early return at the end, and the J
   const db = dir.file("m.db");
   const client = await connectLegacyV1(stdioServer(dir.path, db));
   try {
-    const ref = await call(client, "test.sleep", { ms: 400, steps: 2 });
+    const ref = await call(client, { name: "test.sleep", args: { ms: 400, steps: 2 } });
     const id = ref.structuredContent?.["id"] as string;
     const followUp = ref.structuredContent?.["follow_up"] as { action: { poll_job: Json } };
     assert.deepEqual(followUp.action.poll_job, { ids: [id], wait_ms: JOB_WAIT_MS_MAX });
 
     for (const bad of [-1, 1.5, JOB_WAIT_MS_MAX + 1, "100"]) {
-      const r = await call(client, "jobs.get", { ids: [id], wait_ms: bad });
+      const r = await call(client, { name: "jobs.get", args: { ids: [id], wait_ms: bad } });
       assert.equal(r.isError, true, `wait_ms ${bad} is refused`);
       const error = r.structuredContent?.["error"] as Json;
       assert.equal(error["code"], "invalid_argument");
       assert.equal(error["path"], "$.wait_ms");
     }
     // At the bound, until terminal: returns when the job ends, long before wait_ms.
-    const r = await call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" });
+    const r = await call(client, {
+      name: "jobs.get",
+      args: { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" },
+    });
     assert.equal(waitOf(r).ended, "terminal");
     assert.ok(waitOf(r).waited_ms < JOB_WAIT_MS_MAX);
     assert.equal(itemOf(r)["execution_state"], "terminal");
     assert.equal(itemOf(r)["outcome"], "succeeded");
     // A terminal job answers at once; without wait_ms the answer carries no wait report (today's shape).
-    const again = await call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX });
+    const again = await call(client, { name: "jobs.get", args: { ids: [id], wait_ms: JOB_WAIT_MS_MAX } });
     const { waited_ms: waited, ...how } = waitOf(again);
     assert.deepEqual(how, { until: "change", ended: "terminal" });
     assert.ok(waited < JOB_WAIT_MS_MAX / 10, `answered without waiting (${waited} ms)`);
-    const plain = await call(client, "jobs.get", { ids: [id] });
+    const plain = await call(client, { name: "jobs.get", args: { ids: [id] } });
     assert.equal(plain.structuredContent?.["wait"], undefined);
   } finally {
     await client.close();
@@ -194,7 +204,10 @@ Deno.test("jobs.get wait_ms over MCP: past JOB_WAITERS_MAX answers at once; a cl
     const park = async (signal: AbortSignal): Promise<string> => {
       try {
         for (;;) {
-          const r = await call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" }, signal);
+          const r = await call(client, {
+            name: "jobs.get",
+            args: { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" },
+          }, { signal });
           if (waitOf(r).ended !== "waiters_full") return "answered";
         }
       } catch (err) {
@@ -203,7 +216,10 @@ Deno.test("jobs.get wait_ms over MCP: past JOB_WAITERS_MAX answers at once; a cl
     };
     const parked = aborts.map((a) => park(a.signal));
     // Requests on one stdio connection are handled in order: once this answers, all are parked.
-    const full = await call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" });
+    const full = await call(client, {
+      name: "jobs.get",
+      args: { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" },
+    });
     assert.equal(waitOf(full).ended, "waiters_full");
     assert.equal(itemOf(full)["execution_state"], "running", "the current view, at once");
     // The official client's abort sends notifications/cancelled for each request.
@@ -211,9 +227,9 @@ Deno.test("jobs.get wait_ms over MCP: past JOB_WAITERS_MAX answers at once; a cl
     const outcomes = await Promise.all(parked);
     assert.ok(outcomes.every((o) => o !== "answered"), `aborted calls get no answer: ${outcomes.join(",")}`);
     // Every slot is free again: a new wait parks and ends at its own (short) deadline.
-    const next = await call(client, "jobs.get", { ids: [id], wait_ms: 300, until: "terminal" });
+    const next = await call(client, { name: "jobs.get", args: { ids: [id], wait_ms: 300, until: "terminal" } });
     assert.equal(waitOf(next).ended, "deadline");
-    await call(client, "jobs.cancel", { ids: [id] });
+    await call(client, { name: "jobs.cancel", args: { ids: [id] } });
   } finally {
     await client.close();
   }
@@ -222,11 +238,14 @@ Deno.test("jobs.get wait_ms over MCP: past JOB_WAITERS_MAX answers at once; a cl
 Deno.test("jobs.get wait_ms over MCP: a shutdown (SIGTERM) answers a waiting call at once with the current view", async () => {
   await using dir = await tempDir();
   const db = dir.file("s.db");
-  const client = await connectLegacyV1(stdioServer(dir.path, db, ["--grace-ms", "200"]));
+  const client = await connectLegacyV1(stdioServer(dir.path, db, { flags: ["--grace-ms", "200"] }));
   try {
     const id = await startSleep(client, 120_000);
-    const waiting = call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" });
-    await call(client, "jobs.get", { ids: [id] }); // handled after the wait parked (in-order handling)
+    const waiting = call(client, {
+      name: "jobs.get",
+      args: { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" },
+    });
+    await call(client, { name: "jobs.get", args: { ids: [id] } }); // handled after the wait parked (in-order handling)
     const pid = (client.transport as unknown as { pid: number | null }).pid;
     assert.ok(typeof pid === "number");
     Deno.kill(pid, "SIGTERM");
@@ -297,7 +316,10 @@ Deno.test("jobs.get wait_ms over streamable HTTP: the waiter bound holds and a c
     const park = async (signal: AbortSignal): Promise<string> => {
       try {
         for (;;) {
-          const r = await call(client, "jobs.get", { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" }, signal);
+          const r = await call(client, {
+            name: "jobs.get",
+            args: { ids: [id], wait_ms: JOB_WAIT_MS_MAX, until: "terminal" },
+          }, { signal });
           if (waitOf(r).ended !== "waiters_full") return "answered";
         }
       } catch (err) {
@@ -309,7 +331,7 @@ Deno.test("jobs.get wait_ms over streamable HTTP: the waiter bound holds and a c
     // time, not in probes, so a slow machine that registers the parked calls late still gets there).
     let ended: WaitEnd | undefined;
     for (const until = Date.now() + 20_000; Date.now() < until && ended !== "waiters_full";) {
-      ended = waitOf(await call(client, "jobs.get", { ids: [id], wait_ms: 1 })).ended;
+      ended = waitOf(await call(client, { name: "jobs.get", args: { ids: [id], wait_ms: 1 } })).ended;
       if (ended !== "waiters_full") await new Promise((resolve) => setTimeout(resolve, 10));
     }
     assert.equal(ended, "waiters_full");
@@ -319,11 +341,11 @@ Deno.test("jobs.get wait_ms over streamable HTTP: the waiter bound holds and a c
     // Cancellation notifications travel on their own requests: once processed, every slot is free again.
     let next: WaitEnd | undefined;
     for (const until = Date.now() + 20_000; Date.now() < until && next !== "deadline";) {
-      next = waitOf(await call(client, "jobs.get", { ids: [id], wait_ms: 1 })).ended;
+      next = waitOf(await call(client, { name: "jobs.get", args: { ids: [id], wait_ms: 1 } })).ended;
       if (next !== "deadline") await new Promise((resolve) => setTimeout(resolve, 10));
     }
     assert.equal(next, "deadline", "the aborted waiters were released");
-    await call(client, "jobs.cancel", { ids: [id] });
+    await call(client, { name: "jobs.cancel", args: { ids: [id] } });
   } finally {
     await client.close();
   }
@@ -374,7 +396,7 @@ Deno.test("jobs.get wait_ms over streamable HTTP: a client that drops its connec
     const sent = drops.map((d, i) => parkRaw(d, i));
     let ended: WaitEnd | undefined;
     for (const until = Date.now() + 20_000; Date.now() < until && ended !== "waiters_full";) {
-      ended = waitOf(await call(client, "jobs.get", { ids: [id], wait_ms: 1 })).ended;
+      ended = waitOf(await call(client, { name: "jobs.get", args: { ids: [id], wait_ms: 1 } })).ended;
       if (ended !== "waiters_full") await new Promise((resolve) => setTimeout(resolve, 10));
     }
     assert.equal(ended, "waiters_full");
@@ -382,11 +404,11 @@ Deno.test("jobs.get wait_ms over streamable HTTP: a client that drops its connec
     await Promise.all(sent);
     let next: WaitEnd | undefined;
     for (const until = Date.now() + 20_000; Date.now() < until && next !== "deadline";) {
-      next = waitOf(await call(client, "jobs.get", { ids: [id], wait_ms: 1 })).ended;
+      next = waitOf(await call(client, { name: "jobs.get", args: { ids: [id], wait_ms: 1 } })).ended;
       if (next !== "deadline") await new Promise((resolve) => setTimeout(resolve, 10));
     }
     assert.equal(next, "deadline", "the dropped connections' waiters were released");
-    await call(client, "jobs.cancel", { ids: [id] });
+    await call(client, { name: "jobs.cancel", args: { ids: [id] } });
   } finally {
     await client.close();
   }

@@ -46,8 +46,7 @@ Deno.test(`jobs.get wire: ${IDS_PER_CALL_MAX}-id answers (concise, detailed; leg
       const items = structuredOf(got)["items"] as Json[];
       return items.every((item) => (item["value"] as Json)["execution_state"] === "terminal");
     },
-    30_000,
-    50,
+    { timeoutMs: 30_000, everyMs: 50 },
   );
 
   const answers: Message[] = [];

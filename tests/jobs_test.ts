@@ -140,7 +140,7 @@ Deno.test("Executor: a backlog of quick jobs does not starve timers and I/O", as
   const t0 = Date.now();
   try {
     await h.executor!.start();
-    await waitFor("backlog drained", () => h.terminal.length === jobs, 60_000, 0);
+    await waitFor("backlog drained", () => h.terminal.length === jobs, { timeoutMs: 60_000, everyMs: 0 });
   } finally {
     clearInterval(ticker);
   }
@@ -173,7 +173,7 @@ Deno.test("Executor: never runs more than runningMax jobs at once", async () => 
   for (let i = 0; i < 6; i++) ids.push((await h.control.submit("gated", null)).id);
   await waitFor("two running", () => active === 2);
   // Three heartbeats (every 50 ms): the 10-ms claim poll has certainly run several times meanwhile.
-  await heartbeatsPass(h.store, h.executor!.ownerId, 3);
+  await heartbeatsPass(h.store, h.executor!.ownerId, { count: 3 });
   const running = h.store.rows.jobList({ status: "running", limit: 100 });
   assert.equal(running.length, 2);
   assert.equal(h.store.rows.jobList({ status: "queued", limit: 100 }).length, 4);
@@ -188,14 +188,14 @@ Deno.test("Executor: a local submission wakes it at once; another connection's j
   const path = dir.file("a.db");
   await using h = await openHarness(path, { executor: { claimPollMs: 60_000 } });
   const local = await h.control.submit("echo", { a: 1 });
-  const row = await waitForStatus(h.store, local.id, "succeeded", 3_000);
+  const row = await waitForStatus(h.store, local.id, { status: "succeeded", timeoutMs: 3_000 });
   assert.deepEqual(row.result, { a: 1 });
 
   await using h2 = await openHarness(path, { executor: { claimPollMs: 30 } });
   using other = openTempStore(path);
   const control = new JobControl(other.rows, testRegistry(), { clock: systemClock });
   const remote = await control.submit("echo", { b: 2 });
-  const done = await waitForStatus(h2.store, remote.id, "succeeded", 3_000);
+  const done = await waitForStatus(h2.store, remote.id, { status: "succeeded", timeoutMs: 3_000 });
   assert.ok(done.owner_id === h2.executor!.ownerId || done.owner_id === h.executor!.ownerId);
 });
 
@@ -219,17 +219,17 @@ Deno.test("Executor: outcomes of failing, partial, throwing and oversized handle
   const throws = await h.control.submit("throws", null);
   const huge = await h.control.submit("huge", null);
 
-  const f = await waitForStatus(h.store, fail.id, "failed");
+  const f = await waitForStatus(h.store, fail.id, { status: "failed" });
   assert.deepEqual(f.error, { code: "rate_limited", message: "slow down", retryable: true });
   assert.equal(f.outcome, "failed");
   assert.equal(f.result, null);
-  const p = await waitForStatus(h.store, partial.id, "succeeded");
+  const p = await waitForStatus(h.store, partial.id, { status: "succeeded" });
   assert.equal(p.outcome, "partial");
   assert.deepEqual(p.result, { items: [1, 2], complete: false });
-  const t = await waitForStatus(h.store, throws.id, "failed");
+  const t = await waitForStatus(h.store, throws.id, { status: "failed" });
   assert.equal(t.error?.code, "internal");
   assert.match(t.error?.message ?? "", /TypeError: bad thing/);
-  const g = await waitForStatus(h.store, huge.id, "failed");
+  const g = await waitForStatus(h.store, huge.id, { status: "failed" });
   assert.equal(g.error?.code, "internal");
   assert.equal(g.result, null);
 });
@@ -264,7 +264,7 @@ Deno.test("Executor: progress writes are throttled; a phase change is written at
   await new Promise((resolve) => setTimeout(resolve, 0)); // its callback runs (a microtask), no time passes
   assert.equal(h.progress.length, 2, "51 reports in one window made exactly two writes (both phase changes)");
   release.open();
-  const done = await waitForStatus(h.store, job.id, "succeeded");
+  const done = await waitForStatus(h.store, job.id, { status: "succeeded" });
   assert.equal(done.completed_items, 51, "the final pending report is flushed before the terminal write");
   assert.equal(done.progress_message, "last");
   assert.equal(h.progress.length, 3, "the timer with nothing pending wrote nothing");
@@ -286,7 +286,7 @@ Deno.test("JobControl.cancel: a queued job is cancelled at once; repeats are ide
   await h.executor!.start();
   // Claims are FIFO: a job submitted after it that runs to its end proves the cancelled one was passed over.
   const later = await h.control.submit("echo", { after: true });
-  await waitForStatus(h.store, later.id, "succeeded");
+  await waitForStatus(h.store, later.id, { status: "succeeded" });
   assert.deepEqual(h.store.rows.jobGet(job.id), row, "never claimed");
   assert.equal((await h.control.cancel("00000000-0000-4000-8000-000000000000")).effect, "not_found");
 });
@@ -335,12 +335,12 @@ Deno.test("Executor.abortLocal: an in-process cancel of a running job is observe
   await using dir = await tempDir();
   await using h = await openHarness(dir.file("a.db"), { executor: { cancelPollMs: 60_000 } });
   const job = await h.control.submit("sleep", { ms: 60_000 });
-  await waitForStatus(h.store, job.id, "running");
+  await waitForStatus(h.store, job.id, { status: "running" });
   const first = await h.control.cancel(job.id);
   assert.equal(first.effect, "requested");
   const second = await h.control.cancel(job.id);
   assert.equal(second.effect, "already_requested");
-  const row = await waitForStatus(h.store, job.id, "cancelled", 2_000);
+  const row = await waitForStatus(h.store, job.id, { status: "cancelled", timeoutMs: 2_000 });
   assert.equal(row.outcome, "cancelled");
   assert.equal(row.error, null);
   assert.equal((await h.control.cancel(job.id)).effect, "already_cancelled");
@@ -351,11 +351,11 @@ Deno.test("Executor: a cancel persisted by another connection is observed by the
   const path = dir.file("a.db");
   await using h = await openHarness(path, { executor: { cancelPollMs: 30 } });
   const job = await h.control.submit("sleep", { ms: 60_000, steps: 60 });
-  await waitForStatus(h.store, job.id, "running");
+  await waitForStatus(h.store, job.id, { status: "running" });
   using other = openTempStore(path);
   const control = new JobControl(other.rows, testRegistry(), { clock: systemClock }); // no abortLocal hook
   assert.equal((await control.cancel(job.id)).effect, "requested");
-  const row = await waitForStatus(h.store, job.id, "cancelled", 3_000);
+  const row = await waitForStatus(h.store, job.id, { status: "cancelled", timeoutMs: 3_000 });
   assert.equal(row.status, "cancelled");
 });
 
@@ -363,9 +363,9 @@ Deno.test("Executor: a cancel persisted before the terminal write wins over a ha
   await using dir = await tempDir();
   await using h = await openHarness(dir.file("a.db"), { executor: { cancelPollMs: 20 } });
   const job = await h.control.submit("stubborn", { ms: 300 });
-  await waitForStatus(h.store, job.id, "running");
+  await waitForStatus(h.store, job.id, { status: "running" });
   assert.equal((await h.control.cancel(job.id)).effect, "requested");
-  const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"]);
+  const row = await waitForStatus(h.store, job.id, { status: ["succeeded", "failed", "cancelled"] });
   assert.equal(row.status, "cancelled");
   assert.equal(row.result, null);
 });
@@ -374,13 +374,13 @@ Deno.test("JobControl.cancel: after the terminal write it reports terminal and c
   await using dir = await tempDir();
   await using h = await openHarness(dir.file("a.db"));
   const job = await h.control.submit("echo", { x: 1 });
-  const done = await waitForStatus(h.store, job.id, "succeeded");
+  const done = await waitForStatus(h.store, job.id, { status: "succeeded" });
   const effect = await h.control.cancel(job.id);
   assert.equal(effect.effect, "already_ended");
   assert.equal((await h.control.cancel(job.id)).effect, "already_ended");
   assert.deepEqual(h.store.rows.jobGet(job.id), done);
   const failed = await h.control.submit("fail", { code: "transient", message: "m" });
-  const f = await waitForStatus(h.store, failed.id, "failed");
+  const f = await waitForStatus(h.store, failed.id, { status: "failed" });
   assert.equal((await h.control.cancel(failed.id)).effect, "already_ended");
   assert.deepEqual(h.store.rows.jobGet(failed.id), f);
 });
@@ -396,11 +396,11 @@ Deno.test("Executor: the retention sweep deletes expired terminal jobs only; Job
   const hang = await h.control.submit("hang", null);
   const done = await h.control.submit("echo", 1);
   const queuedLater = await h.control.submit("sleep", { ms: 60_000 });
-  const row = await waitForStatus(h.store, done.id, "succeeded");
+  const row = await waitForStatus(h.store, done.id, { status: "succeeded" });
   assert.equal(row.expires_at, row.completed_at! + 300);
   assert.ok(h.control.get(done.id) !== undefined);
-  await waitFor("expired job hidden", () => h.control.get(done.id) === undefined, 3_000);
-  await waitFor("expired job deleted", () => h.store.rows.jobGet(done.id) === undefined, 3_000);
+  await waitFor("expired job hidden", () => h.control.get(done.id) === undefined, { timeoutMs: 3_000 });
+  await waitFor("expired job deleted", () => h.store.rows.jobGet(done.id) === undefined, { timeoutMs: 3_000 });
   assert.equal(h.store.rows.jobGet(hang.id)?.status, "running");
   assert.ok(["queued", "running"].includes(h.store.rows.jobGet(queuedLater.id)!.status));
 });
@@ -410,14 +410,14 @@ Deno.test("JobControl.ttlMs: grows while a job runs and is fixed once it is term
   const clock = new ManualClock();
   await using h = await openHarness(dir.file("a.db"), { clock, control: { retentionMs: 60_000 } });
   const job = await h.control.submit("sleep", { ms: 5_000 });
-  const running = await waitForStatus(h.store, job.id, "running");
+  const running = await waitForStatus(h.store, job.id, { status: "running" });
   const t1 = h.control.guidance(running).ttlMs;
   assert.equal(t1, 60_000);
   clock.advance(1_000);
   const t2 = h.control.guidance(h.store.rows.jobGet(job.id)!).ttlMs;
   assert.equal(t2, 61_000);
   clock.advance(4_000);
-  const done = await waitForStatus(h.store, job.id, "succeeded");
+  const done = await waitForStatus(h.store, job.id, { status: "succeeded" });
   const t3 = h.control.guidance(done).ttlMs;
   assert.equal(t3, done.completed_at! + 60_000 - done.created_at);
   clock.advance(3_000);
@@ -434,13 +434,13 @@ Deno.test("Executor.stop: records running jobs interrupted (hang after the grace
   const sleep = await h.control.submit("sleep", { ms: 60_000 });
   const q1 = await h.control.submit("echo", 1);
   const q2 = await h.control.submit("echo", 2);
-  await waitForStatus(h.store, hang.id, "running");
-  await waitForStatus(h.store, sleep.id, "running");
+  await waitForStatus(h.store, hang.id, { status: "running" });
+  await waitForStatus(h.store, sleep.id, { status: "running" });
   const ownerId = h.executor!.ownerId;
   let stopped = false;
   const stopping = h.executor!.stop().then(() => stopped = true);
   // The sleep job honours its abort at once; the hang job never does, so stop() waits out the grace.
-  await waitForStatus(h.store, sleep.id, "failed");
+  await waitForStatus(h.store, sleep.id, { status: "failed" });
   await waitFor("the grace wait", () => clock.pendingSleeps === 1);
   clock.advance(200 - 1);
   await new Promise((resolve) => setTimeout(resolve, 0)); // no time passes: lets anything due run
@@ -496,7 +496,7 @@ Deno.test("Executor: after losing its lease it aborts its jobs and its terminal 
     executor: { heartbeatMs: 30, leaseMs: 90, reconcileMs: 60_000 },
   });
   const job = await h.control.submit("probe", null);
-  const running = await waitForStatus(h.store, job.id, "running");
+  const running = await waitForStatus(h.store, job.id, { status: "running" });
   const oldOwner = h.executor!.ownerId;
   assert.equal(running.owner_id, oldOwner);
 
@@ -505,22 +505,22 @@ Deno.test("Executor: after losing its lease it aborts its jobs and its terminal 
   db.prepare("UPDATE job_owners SET heartbeat_at = heartbeat_at - 3600000 WHERE owner_id = ?").run(oldOwner);
   db.close();
 
-  await waitFor("the handler to be aborted", () => abortReason !== undefined, 3_000);
+  await waitFor("the handler to be aborted", () => abortReason !== undefined, { timeoutMs: 3_000 });
   assert.ok(abortReason instanceof JobAbort);
   assert.equal(abortReason.abortCause, "lease_lost");
-  const lost = await waitForStatus(h.store, job.id, "failed", 3_000);
+  const lost = await waitForStatus(h.store, job.id, { status: "failed", timeoutMs: 3_000 });
   assert.equal(lost.error?.code, "process_lost");
   assert.notEqual(h.executor!.ownerId, oldOwner, "re-registered under a new owner id");
 
   release.open(); // the stale handler now returns success: its write must be refused
   // A run leaves runningIds() only after its terminal write was attempted (and here refused).
-  await waitFor("the stale run to end", () => !h.executor!.runningIds().includes(job.id), 3_000);
+  await waitFor("the stale run to end", () => !h.executor!.runningIds().includes(job.id), { timeoutMs: 3_000 });
   assert.deepEqual(h.store.rows.jobGet(job.id), lost);
   assert.equal(h.terminal.filter((id) => id === job.id).length, 1, "only the reconciliation ended it");
 
   // The executor keeps working under its new owner.
   const next = await h.control.submit("echo", 7);
-  const done = await waitForStatus(h.store, next.id, "succeeded");
+  const done = await waitForStatus(h.store, next.id, { status: "succeeded" });
   assert.equal(done.owner_id, h.executor!.ownerId);
 });
 
@@ -531,14 +531,14 @@ Deno.test("Executor: a blocked event loop past the lease loses the job; the late
     executor: { heartbeatMs: 20, leaseMs: 60, reconcileMs: 20, cancelPollMs: 20 },
   });
   const job = await h.control.submit("stubborn", { ms: 150 });
-  await waitForStatus(h.store, job.id, "running");
+  await waitForStatus(h.store, job.id, { status: "running" });
   const until = Date.now() + 250; // no heartbeat can run while the loop is blocked
   while (Date.now() < until) { /* block */ }
-  const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"], 3_000);
+  const row = await waitForStatus(h.store, job.id, { status: ["succeeded", "failed", "cancelled"], timeoutMs: 3_000 });
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "process_lost");
   // The stubborn handler then returns success; its run ends only after its (fenced) write was tried.
-  await waitFor("the stubborn run to end", () => !h.executor!.runningIds().includes(job.id), 3_000);
+  await waitFor("the stubborn run to end", () => !h.executor!.runningIds().includes(job.id), { timeoutMs: 3_000 });
   assert.deepEqual(h.store.rows.jobGet(job.id), row);
 });
 

@@ -43,14 +43,16 @@ const CI: readonly ScenarioStep[] = [
 const WATCH_ARGS = { owner: "octo", repo: "widgets", number: 42, poll_interval_ms: 5_000 };
 const LINGER_NOTICE = "the host went away";
 
-/** The shipped server over stdio: read/write only its directory (and read src/ for the worker's code). */
+/**
+ * The shipped server over stdio on `setup.db` against `setup.fake`: read/write only its directory `setup.dir`
+ * (and read src/ for the worker's code); `options.flags` and `options.env` add to its command line and environment.
+ */
 function productServer(
-  dir: string,
-  db: string,
-  fake: FakeGitHub,
-  flags: readonly string[] = [],
-  env: Record<string, string> = {},
+  setup: { dir: string; db: string; fake: FakeGitHub },
+  options: { flags?: readonly string[]; env?: Record<string, string> } = {},
 ): StdioTarget {
+  const { dir, db, fake } = setup;
+  const { flags = [], env = {} } = options;
   return {
     command: denoExecPath(),
     args: [
@@ -95,7 +97,7 @@ async function startWatch(server: RawStdioServer): Promise<string> {
     await server.modern("tools/call", {
       name: "github.wait_pull_request_checks",
       arguments: WATCH_ARGS,
-    }, true),
+    }, { declareTasks: true }),
   );
   assert.equal(created["resultType"], "task", JSON.stringify(created));
   return created["taskId"] as string;
@@ -114,16 +116,16 @@ async function jobView(server: RawStdioServer, id: string): Promise<Json> {
   return item["value"] as Json;
 }
 
-/** Waits until the watch has polled GitHub (the job is running and mid-watch). */
-async function waitMidWatch(server: RawStdioServer, fake: FakeGitHub, id: string): Promise<void> {
+/** Waits until the watch `watch.id` has polled GitHub (`watch.fake`): the job is running and mid-watch. */
+async function waitMidWatch(server: RawStdioServer, watch: { id: string; fake: FakeGitHub }): Promise<void> {
+  const { id, fake } = watch;
   await waitFor(
     "the watch to poll the fake",
     async () => {
       const v = await jobView(server, id);
       return v["execution_state"] === "running" && fake.counts.byKind.check_runs > 0;
     },
-    LOADED_WAIT_MS,
-    50,
+    { timeoutMs: LOADED_WAIT_MS, everyMs: 50 },
   );
 }
 
@@ -172,23 +174,23 @@ for (const how of ["end of stdin", "SIGHUP"] as const) {
     await using dir = await tempDir();
     const db = dir.file("jobs.db");
     const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
-    const first = new RawStdioServer(productServer(dir.path, db, fake));
-    const second = new RawStdioServer(productServer(dir.path, db, fake, ["--linger-ms", "0"]));
+    const first = new RawStdioServer(productServer({ dir: dir.path, db, fake }));
+    const second = new RawStdioServer(productServer({ dir: dir.path, db, fake }, { flags: ["--linger-ms", "0"] }));
     try {
       const id = await startWatch(first);
-      await waitMidWatch(first, fake, id);
+      await waitMidWatch(first, { id, fake });
       // The probe for "nothing more on stderr": a GitHub 5xx makes the worker log a warning.
       fake.failNext(1, { kind: "check_runs" });
       await waitFor(
         "the worker's retry warning",
         () => first.stderr().includes("transient GitHub failure"),
-        LOADED_WAIT_MS,
+        { timeoutMs: LOADED_WAIT_MS },
       );
       const stdoutBefore = first.stdoutLines.length;
 
       if (how === "SIGHUP") first.child.kill("SIGHUP");
       else await first.endStdin();
-      await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
+      await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), { timeoutMs: LOADED_WAIT_MS });
       assert.equal((await jobView(second, id))["execution_state"], "running", "the second server sees it running");
       {
         using store = openTempStore(db);
@@ -203,7 +205,7 @@ for (const how of ["end of stdin", "SIGHUP"] as const) {
       await waitFor(
         "the injected failure to be served",
         () => fake.counts.injectedErrors > retriesBefore,
-        LOADED_WAIT_MS,
+        { timeoutMs: LOADED_WAIT_MS },
       );
       assert.ok(await alive(first), "the first server lingers while its job runs");
 
@@ -212,11 +214,10 @@ for (const how of ["end of stdin", "SIGHUP"] as const) {
       const completed = await waitFor(
         "tasks/get completed on the second server",
         async () => {
-          const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
+          const got = resultOf(await second.modern("tasks/get", { taskId: id }, { declareTasks: true }));
           return got["status"] === "completed" ? got : undefined;
         },
-        30_000,
-        100,
+        { timeoutMs: 30_000, everyMs: 100 },
       );
       const final = (completed["result"] as Json)["structuredContent"] as Json;
       assert.equal(final["outcome"], "succeeded", JSON.stringify(completed));
@@ -245,15 +246,15 @@ Deno.test("linger: a watch submitted right before the host leaves is claimed and
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
-  const first = new RawStdioServer(productServer(dir.path, db, fake));
+  const first = new RawStdioServer(productServer({ dir: dir.path, db, fake }));
   try {
     // The submission starts the worker (it had not started: less than NETWORK_WORKER_START_DELAY_MS since
     // serving); the host leaves at once, while the worker still loads its code.
     const id = await startWatch(first);
     await first.endStdin();
-    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
+    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), { timeoutMs: LOADED_WAIT_MS });
     assert.match(first.stderr(), /the host went away: running jobs continue.*"running":1/, first.stderr());
-    await waitFor("the watch to poll the fake", () => fake.counts.byKind.check_runs > 0, LOADED_WAIT_MS);
+    await waitFor("the watch to poll the fake", () => fake.counts.byKind.check_runs > 0, { timeoutMs: LOADED_WAIT_MS });
     fake.advance(CI_DONE_AT_MS);
     const status = await exitWithin(first, LOADED_WAIT_MS);
     assert.ok(status !== undefined, "the first server exits once its job has ended");
@@ -272,7 +273,7 @@ Deno.test("linger: the host closes its ends of stdout and stderr and exits; the 
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
-  const target = productServer(dir.path, db, fake);
+  const target = productServer({ dir: dir.path, db, fake });
   // A host that goes away for real: it stops reading (closing its read ends, as a dead process's
   // pipes close) and then its end of stdin: anything the lingering server wrote would meet a closed pipe.
   const child = new Deno.Command(target.command, {
@@ -301,8 +302,7 @@ Deno.test("linger: the host closes its ends of stdout and stderr and exits; the 
     await waitFor(
       "the watch to run and poll",
       () => store.rows.jobGet(id)?.status === "running" && fake.counts.byKind.check_runs > 0,
-      LOADED_WAIT_MS,
-      20,
+      { timeoutMs: LOADED_WAIT_MS, everyMs: 20 },
     );
     await reader.cancel();
     await child.stderr.cancel();
@@ -310,7 +310,9 @@ Deno.test("linger: the host closes its ends of stdout and stderr and exits; the 
     // Provoke a log line during the linger (a GitHub 5xx), then let CI finish.
     const injected = fake.counts.injectedErrors;
     fake.failNext(1, { kind: "check_runs" });
-    await waitFor("the injected failure to be served", () => fake.counts.injectedErrors > injected, LOADED_WAIT_MS);
+    await waitFor("the injected failure to be served", () => fake.counts.injectedErrors > injected, {
+      timeoutMs: LOADED_WAIT_MS,
+    });
     fake.advance(CI_DONE_AT_MS);
     const row = await waitFor(
       "the watch to end",
@@ -318,8 +320,7 @@ Deno.test("linger: the host closes its ends of stdout and stderr and exits; the 
         const r = store.rows.jobGet(id);
         return r !== undefined && r.status !== "running" ? r : undefined;
       },
-      30_000,
-      50,
+      { timeoutMs: 30_000, everyMs: 50 },
     );
     assert.equal(row.status, "succeeded", JSON.stringify(row));
     assert.equal(row.outcome, "succeeded");
@@ -339,28 +340,27 @@ for (const via of ["tasks/cancel", "jobs.cancel"] as const) {
     await using dir = await tempDir();
     const db = dir.file("jobs.db");
     const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
-    const first = new RawStdioServer(productServer(dir.path, db, fake));
-    const second = new RawStdioServer(productServer(dir.path, db, fake, ["--linger-ms", "0"]));
+    const first = new RawStdioServer(productServer({ dir: dir.path, db, fake }));
+    const second = new RawStdioServer(productServer({ dir: dir.path, db, fake }, { flags: ["--linger-ms", "0"] }));
     try {
       const id = await startWatch(first);
-      await waitMidWatch(first, fake, id);
+      await waitMidWatch(first, { id, fake });
       using store = openTempStore(db);
       const owner = store.rows.jobGet(id)?.owner_id;
       await first.endStdin();
-      await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
+      await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), { timeoutMs: LOADED_WAIT_MS });
       assert.ok(await alive(first), "lingering");
       const cancel = via === "tasks/cancel"
-        ? await second.modern("tasks/cancel", { taskId: id }, true)
+        ? await second.modern("tasks/cancel", { taskId: id }, { declareTasks: true })
         : await second.modern("tools/call", { name: "jobs.cancel", arguments: { ids: [id] } });
       assert.ok("result" in cancel && !(cancel["result"] as Json)["isError"], JSON.stringify(cancel));
       const task = await waitFor(
         "tasks/get cancelled",
         async () => {
-          const got = resultOf(await second.modern("tasks/get", { taskId: id }, true));
+          const got = resultOf(await second.modern("tasks/get", { taskId: id }, { declareTasks: true }));
           return got["status"] === "cancelled" ? got : undefined;
         },
-        LOADED_WAIT_MS,
-        50,
+        { timeoutMs: LOADED_WAIT_MS, everyMs: 50 },
       );
       assert.equal(task["status"], "cancelled");
       const status = await exitWithin(first, LOADED_WAIT_MS);
@@ -383,7 +383,7 @@ Deno.test("linger: kill -9 of a lingering server is process_lost for a later ser
   const db = dir.file("jobs.db");
   const lease = ["--heartbeat-ms", "100", "--lease-ms", "400", "--reconcile-ms", "100"];
   const first = new RawStdioServer(
-    stdioServer(dir.path, db, [...lease, "--linger-ms", "60000"], { LONGCALL_LOG: "info" }),
+    stdioServer(dir.path, db, { flags: [...lease, "--linger-ms", "60000"], env: { LONGCALL_LOG: "info" } }),
   );
   let id = "";
   try {
@@ -392,13 +392,13 @@ Deno.test("linger: kill -9 of a lingering server is process_lost for a later ser
     ] as Json)["id"] as string;
     await waitFor("the sleep to run", async () => (await jobView(first, id))["execution_state"] === "running");
     await first.endStdin();
-    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
+    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), { timeoutMs: LOADED_WAIT_MS });
     first.child.kill("SIGKILL");
     assert.equal((await first.exited()).signal, "SIGKILL");
   } finally {
     await first.close();
   }
-  const later = new RawStdioServer(stdioServer(dir.path, db, lease));
+  const later = new RawStdioServer(stdioServer(dir.path, db, { flags: lease }));
   try {
     const view = await waitFor(
       "the later server to record the loss",
@@ -406,8 +406,7 @@ Deno.test("linger: kill -9 of a lingering server is process_lost for a later ser
         const v = await jobView(later, id);
         return v["execution_state"] === "terminal" ? v : undefined;
       },
-      LOADED_WAIT_MS,
-      50,
+      { timeoutMs: LOADED_WAIT_MS, everyMs: 50 },
     );
     assert.equal(view["outcome"], "failed");
     assert.equal((view["error"] as Json)["code"], "process_lost");
@@ -422,10 +421,10 @@ Deno.test("linger: at --linger-ms the job is recorded interrupted (as today) and
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
-  const first = new RawStdioServer(productServer(dir.path, db, fake, ["--linger-ms", "1000"]));
+  const first = new RawStdioServer(productServer({ dir: dir.path, db, fake }, { flags: ["--linger-ms", "1000"] }));
   try {
     const id = await startWatch(first);
-    await waitMidWatch(first, fake, id);
+    await waitMidWatch(first, { id, fake });
     await first.endStdin();
     const status = await exitWithin(first, 30_000);
     assert.ok(status !== undefined, "exits after the linger bound");
@@ -449,12 +448,12 @@ for (const off of [["--linger-ms", "0"], ["env", "LONGCALL_LINGER_MS=0"]] as con
     const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
     const first = new RawStdioServer(
       off[0] === "env"
-        ? productServer(dir.path, db, fake, [], { LONGCALL_LINGER_MS: "0" })
-        : productServer(dir.path, db, fake, [...off]),
+        ? productServer({ dir: dir.path, db, fake }, { env: { LONGCALL_LINGER_MS: "0" } })
+        : productServer({ dir: dir.path, db, fake }, { flags: [...off] }),
     );
     try {
       const id = await startWatch(first);
-      await waitMidWatch(first, fake, id);
+      await waitMidWatch(first, { id, fake });
       await first.endStdin();
       const status = await exitWithin(first, LOADED_WAIT_MS);
       assert.ok(status !== undefined, "exits without lingering");
@@ -475,12 +474,12 @@ Deno.test("linger: SIGTERM during a linger ends it with today's interrupt (exit 
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
-  const first = new RawStdioServer(productServer(dir.path, db, fake));
+  const first = new RawStdioServer(productServer({ dir: dir.path, db, fake }));
   try {
     const id = await startWatch(first);
-    await waitMidWatch(first, fake, id);
+    await waitMidWatch(first, { id, fake });
     await first.endStdin();
-    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
+    await waitFor("the linger notice", () => first.stderr().includes(LINGER_NOTICE), { timeoutMs: LOADED_WAIT_MS });
     first.child.kill("SIGTERM");
     const status = await exitWithin(first, LOADED_WAIT_MS);
     assert.ok(status !== undefined, "SIGTERM ends the linger");
@@ -499,17 +498,17 @@ Deno.test("linger, measured with the official SDK's stdio transport: its close()
   const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
   try {
     // The default linger (LONGCALL_LINGER_MS empty): a Claude Code session's server would keep the watch.
-    const conn = await connectV2(productServer(dir.path, db, fake), { era: "legacy" });
+    const conn = await connectV2(productServer({ dir: dir.path, db, fake }), { era: "legacy" });
     const called = await conn.client.callTool({ name: "github.wait_pull_request_checks", arguments: WATCH_ARGS });
     const id = (called.structuredContent as { id: string }).id;
-    await waitFor("the watch to poll the fake", () => fake.counts.byKind.check_runs > 0, LOADED_WAIT_MS);
+    await waitFor("the watch to poll the fake", () => fake.counts.byKind.check_runs > 0, { timeoutMs: LOADED_WAIT_MS });
     const closing = Date.now();
     await conn.close(); // stdin ends, 2 s, SIGTERM (what the MCP Inspector CLI and v1/v2 SDK hosts do)
     using store = openTempStore(db);
     const row = await waitFor("the watch's end", () => {
       const r = store.rows.jobGet(id);
       return r?.status === "running" ? undefined : r;
-    }, LOADED_WAIT_MS);
+    }, { timeoutMs: LOADED_WAIT_MS });
     assert.equal(row?.error?.code, "interrupted", "SIGTERM during the linger: today's interrupt");
     assert.ok(Date.now() - closing < 10_000, "within the transport's 2 s + 2 s escalation, not the 30-minute linger");
   } finally {
@@ -521,12 +520,12 @@ Deno.test('SIGINT (Claude Code\'s "Exit and stop tasks") cancels the jobs this s
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
-  const server = new RawStdioServer(productServer(dir.path, db, fake));
+  const server = new RawStdioServer(productServer({ dir: dir.path, db, fake }));
   try {
     // One more watch than run at once: the last stays queued, which a later server would otherwise run.
     const ids: string[] = [];
     for (let i = 0; i <= JOB_RUNNING_MAX_DEFAULT; i++) ids.push(await startWatch(server));
-    await waitMidWatch(server, fake, ids[0] ?? "");
+    await waitMidWatch(server, { id: ids[0] ?? "", fake });
     {
       using store = openTempStore(db);
       const states = ids.map((id) => store.rows.jobGet(id)?.status);
@@ -549,7 +548,9 @@ Deno.test("linger: with no running job the server exits at once at end of stdin 
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   const fake = await startFakeGitHub({ scenario: CI, rateLimit: ROOMY_ANONYMOUS_LIMIT });
-  const server = new RawStdioServer(productServer(dir.path, db, fake, ["--linger-ms", String(LINGER_MS_MAX)]));
+  const server = new RawStdioServer(
+    productServer({ dir: dir.path, db, fake }, { flags: ["--linger-ms", String(LINGER_MS_MAX)] }),
+  );
   try {
     assert.ok("result" in await server.modern("tools/list"));
     await server.endStdin();
@@ -566,7 +567,7 @@ Deno.test("linger: with no running job the server exits at once at end of stdin 
 Deno.test("SIGINT to an --http server (shared by its clients) stops it as SIGTERM does: its jobs are not cancelled", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
-  const http = await spawnHttp(dir.path, db, [], { LONGCALL_LOG: "info" });
+  const http = await spawnHttp(dir.path, db, { env: { LONGCALL_LOG: "info" } });
   let id = "";
   const c = await connectV2({ url: http.mcpUrl }, { era: "legacy" });
   try {
@@ -576,7 +577,10 @@ Deno.test("SIGINT to an --http server (shared by its clients) stops it as SIGTER
     await c.close();
   }
   using store = openTempStore(db);
-  await waitFor("the sleep to run", () => store.rows.jobGet(id)?.status === "running", LOADED_WAIT_MS, 20);
+  await waitFor("the sleep to run", () => store.rows.jobGet(id)?.status === "running", {
+    timeoutMs: LOADED_WAIT_MS,
+    everyMs: 20,
+  });
   Deno.kill(http.pid, "SIGINT");
   const status = await statusWithin(http.status, LOADED_WAIT_MS);
   assert.equal(status?.code, 130);
@@ -589,7 +593,7 @@ Deno.test("SIGINT to an --http server (shared by its clients) stops it as SIGTER
 Deno.test("linger over --http: SIGHUP stops serving, the running job ends normally, then the process exits", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
-  const http = await spawnHttp(dir.path, db, ["--linger-ms", "60000"], { LONGCALL_LOG: "info" });
+  const http = await spawnHttp(dir.path, db, { flags: ["--linger-ms", "60000"], env: { LONGCALL_LOG: "info" } });
   try {
     const c = await connectV2({ url: http.mcpUrl }, { era: "modern" });
     let id = "";
@@ -601,9 +605,12 @@ Deno.test("linger over --http: SIGHUP stops serving, the running job ends normal
       await c.close();
     }
     using store = openTempStore(db);
-    await waitFor("the sleep to run", () => store.rows.jobGet(id)?.status === "running", LOADED_WAIT_MS, 20);
+    await waitFor("the sleep to run", () => store.rows.jobGet(id)?.status === "running", {
+      timeoutMs: LOADED_WAIT_MS,
+      everyMs: 20,
+    });
     Deno.kill(http.pid, "SIGHUP");
-    await waitFor("the linger notice", () => http.stderr().includes(LINGER_NOTICE), LOADED_WAIT_MS);
+    await waitFor("the linger notice", () => http.stderr().includes(LINGER_NOTICE), { timeoutMs: LOADED_WAIT_MS });
     const refused = await fetch(http.mcpUrl, { method: "POST", body: "{}" }).then(
       async (r) => `status ${r.status} ${await r.text()}`,
       (err) => `refused: ${err}`,
@@ -615,8 +622,7 @@ Deno.test("linger over --http: SIGHUP stops serving, the running job ends normal
         const r = store.rows.jobGet(id);
         return r !== undefined && r.status !== "running" ? r : undefined;
       },
-      LOADED_WAIT_MS,
-      20,
+      { timeoutMs: LOADED_WAIT_MS, everyMs: 20 },
     );
     assert.equal(row.status, "succeeded", "the job ran to its end, not interrupted");
     // It exits by itself, without a signal from the test. (This used to wait for /proc/PID to go, but Deno.stat
@@ -635,7 +641,9 @@ Deno.test("linger: queued jobs stay queued for a later server (the lingering one
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   // The test server (in-process executor): one slot, so the second job is queued.
-  const first = new RawStdioServer(stdioServer(dir.path, db, ["--running-max", "1", "--linger-ms", "60000"]));
+  const first = new RawStdioServer(
+    stdioServer(dir.path, db, { flags: ["--running-max", "1", "--linger-ms", "60000"] }),
+  );
   let sleepId = "", queuedId = "";
   try {
     const call = async (name: string, args: Json) =>
@@ -670,15 +678,15 @@ Deno.test(`serve --linger-ms: 0 and ${LINGER_MS_MAX} are accepted; -1, ${LINGER_
   try {
     for (const value of ["0", String(LINGER_MS_MAX)]) {
       const server = new RawStdioServer(
-        productServer(dir.path, dir.file(`ok-${value}.db`), fake, ["--linger-ms", value]),
+        productServer({ dir: dir.path, db: dir.file(`ok-${value}.db`), fake }, { flags: ["--linger-ms", value] }),
       );
       assert.ok("result" in await server.modern("tools/list"), `serves with --linger-ms ${value}`);
       assert.equal((await server.close()).code, 0);
     }
     for (const [how, value] of [["flag", "-1"], ["flag", String(LINGER_MS_MAX + 1)], ["flag", "1.5"], ["env", "abc"]]) {
       const target = how === "env"
-        ? productServer(dir.path, dir.file("bad.db"), fake, [], { LONGCALL_LINGER_MS: value ?? "" })
-        : productServer(dir.path, dir.file("bad.db"), fake, [`--linger-ms=${value}`]);
+        ? productServer({ dir: dir.path, db: dir.file("bad.db"), fake }, { env: { LONGCALL_LINGER_MS: value ?? "" } })
+        : productServer({ dir: dir.path, db: dir.file("bad.db"), fake }, { flags: [`--linger-ms=${value}`] });
       const out = await runToExit(target);
       const stderr = new TextDecoder().decode(out.stderr);
       assert.equal(out.code, 2, `${how} ${value}: ${stderr}`);
@@ -756,13 +764,17 @@ Deno.test(`serve --admitted-max: 1 and ${JOB_ADMITTED_MAX_MAX} are accepted; 0 a
   try {
     for (const value of ["1", String(JOB_ADMITTED_MAX_MAX)]) {
       const server = new RawStdioServer(
-        productServer(dir.path, dir.file(`ok-${value}.db`), fake, ["--linger-ms", "0", "--admitted-max", value]),
+        productServer({ dir: dir.path, db: dir.file(`ok-${value}.db`), fake }, {
+          flags: ["--linger-ms", "0", "--admitted-max", value],
+        }),
       );
       assert.ok("result" in await server.modern("tools/list"), `serves with --admitted-max ${value}`);
       assert.equal((await server.close()).code, 0);
     }
     for (const value of ["0", String(JOB_ADMITTED_MAX_MAX + 1)]) {
-      const target = productServer(dir.path, dir.file("bad.db"), fake, ["--linger-ms", "0", `--admitted-max=${value}`]);
+      const target = productServer({ dir: dir.path, db: dir.file("bad.db"), fake }, {
+        flags: ["--linger-ms", "0", `--admitted-max=${value}`],
+      });
       const out = await runToExit(target);
       const stderr = new TextDecoder().decode(out.stderr);
       assert.equal(out.code, 2, `--admitted-max ${value}: ${stderr}`);

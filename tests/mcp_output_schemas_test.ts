@@ -52,7 +52,9 @@ const GREEN: FakeCheck[] = [{ name: "build", status: "completed", conclusion: "s
 const SHORT_CI = [{ atMs: 0, checks: PENDING }, { atMs: 1_000, checks: GREEN }];
 const ENDLESS_CI = [{ atMs: 0, checks: PENDING }];
 
-function serveArgs(fake: FakeGitHub, db: string, extra: readonly string[] = []): string[] {
+/** The shipped server's `serve` arguments against `fake` on `db`, `options.extra` appended. */
+function serveArgs(fake: FakeGitHub, db: string, options: { extra?: readonly string[] } = {}): string[] {
+  const { extra = [] } = options;
   return shippedServeArgs(new URL(fake.url).host, db, { timeRate: TIME_RATE, extra });
 }
 
@@ -77,7 +79,12 @@ function completedResult(call: Awaited<ReturnType<TaskHost["callToolAsTask"]>>):
   return (call.outcome as { result: Json }).result;
 }
 
-async function exercise(t: Deno.TestContext, target: ServerTarget, fake: FakeGitHub, label: string): Promise<void> {
+/** The output-schema checks against `run.target` (its GitHub `run.fake`), as steps of `t` named after `run.label`. */
+async function exercise(
+  t: Deno.TestContext,
+  run: { target: ServerTarget; fake: FakeGitHub; label: string },
+): Promise<void> {
+  const { target, fake, label } = run;
   const host = await connectTaskHost(target);
   try {
     await t.step(
@@ -237,7 +244,7 @@ Deno.test("product server over stdio: every structuredContent validates against 
       cwd: REPO_ROOT,
       env: SERVER_ENV(fake),
     };
-    await exercise(t, target, fake, "stdio");
+    await exercise(t, { target, fake, label: "stdio" });
   } finally {
     await fake.close();
   }
@@ -249,11 +256,11 @@ Deno.test("product server over streamable HTTP: every structuredContent validate
   try {
     await using server = await spawnHttpServer({
       command: denoExecPath(),
-      args: serveArgs(fake, dir.file("jobs.db"), ["--http", "--listen", "127.0.0.1:0"]),
+      args: serveArgs(fake, dir.file("jobs.db"), { extra: ["--http", "--listen", "127.0.0.1:0"] }),
       cwd: REPO_ROOT,
       env: { ...SERVER_ENV(fake), LONGCALL_HTTP_TOKEN: HTTP_TOKEN },
     }, { path: "/mcp" });
-    await exercise(t, { url: server.url, bearerToken: HTTP_TOKEN }, fake, "http");
+    await exercise(t, { target: { url: server.url, bearerToken: HTTP_TOKEN }, fake, label: "http" });
   } finally {
     await fake.close();
   }
@@ -309,7 +316,7 @@ Deno.test("jobTool outputSchema: a result past the view bound (truncated), a fai
   const huge = { outcome: "succeeded", padding: "x".repeat(JOB_RESULT_VIEW_BYTES_MAX) };
   const truncated = terminalToolResult(row({ result: huge })).structuredContent;
   assert.equal(truncated["result_truncated"], true);
-  assert.equal(validator.check(WATCH, truncated, "tasks/get"), undefined);
+  assert.equal(validator.check(WATCH, { structuredContent: truncated, source: "tasks/get" }), undefined);
 
   const failed = terminalToolResult(row({
     status: "failed",
@@ -321,18 +328,18 @@ Deno.test("jobTool outputSchema: a result past the view bound (truncated), a fai
       data: { status: 404 },
     },
   })).structuredContent;
-  assert.equal(validator.check(WATCH, failed, "tasks/get"), undefined);
+  assert.equal(validator.check(WATCH, { structuredContent: failed, source: "tasks/get" }), undefined);
 
   const queued = row({ status: "queued", completed_at: null, expires_at: null });
   const ref = jobReference(jobHandle(queued, { pollMs: 1_250, ttlMs: 86_400_000 }));
-  assert.equal(validator.check(WATCH, ref, "tools/call"), undefined);
+  assert.equal(validator.check(WATCH, { structuredContent: ref, source: "tools/call" }), undefined);
 
   // Negative controls: the checker really rejects what a strict client would.
   const otherKind = { ...truncated, kind: "github.sync_threads" };
-  assert.notEqual(validator.check(WATCH, otherKind, "tasks/get"), undefined);
+  assert.notEqual(validator.check(WATCH, { structuredContent: otherKind, source: "tasks/get" }), undefined);
   const notAWatch = terminalToolResult(row({ result: { slept_ms: 3 } })).structuredContent;
-  assert.notEqual(validator.check(WATCH, notAWatch, "tasks/get"), undefined);
-  assert.notEqual(validator.check("unknown.tool", ref, "tools/call"), undefined);
+  assert.notEqual(validator.check(WATCH, { structuredContent: notAWatch, source: "tasks/get" }), undefined);
+  assert.notEqual(validator.check("unknown.tool", { structuredContent: ref, source: "tools/call" }), undefined);
   assert.equal(validator.violations.length, 3);
 });
 

@@ -129,7 +129,13 @@ interface Batch {
   items: Array<{ key: string; item_status: string; value?: Json; reason?: string; message?: string }>;
 }
 
-async function jobsGet(c: ToolClient, ids: string[], format: "concise" | "detailed" = "concise"): Promise<Batch> {
+/** jobs.get of `ids`, in `options.format` (default concise). */
+async function jobsGet(
+  c: ToolClient,
+  ids: string[],
+  options: { format?: "concise" | "detailed" } = {},
+): Promise<Batch> {
+  const { format = "concise" } = options;
   return structured(await c.call("jobs.get", { ids, response_format: format }), "jobs.get") as unknown as Batch;
 }
 
@@ -137,14 +143,23 @@ async function jobsCancel(c: ToolClient, ids: string[]): Promise<Batch> {
   return structured(await c.call("jobs.cancel", { ids }), "jobs.cancel") as unknown as Batch;
 }
 
-/** Polls jobs.get until the job's execution_state satisfies `ok`; returns the concise item value. */
-async function waitJob(c: ToolClient, id: string, ok: (v: Json) => boolean, what: string, timeoutMs = 15_000) {
+/**
+ * Polls jobs.get until job `wait.id`'s concise value satisfies `wait.until`, for at most `options.timeoutMs`;
+ * returns that value. `wait.what` names the wait in the failure message.
+ */
+async function waitJob(
+  c: ToolClient,
+  wait: { id: string; until: (v: Json) => boolean; what: string },
+  options: { timeoutMs?: number } = {},
+) {
+  const { id, until, what } = wait;
+  const { timeoutMs = 15_000 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const item = (await jobsGet(c, [id])).items[0];
     assert.equal(item?.item_status, "complete", `job ${id} is visible: ${JSON.stringify(item)}`);
     const value = item.value as Json;
-    if (ok(value)) return value;
+    if (until(value)) return value;
     if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
     await delay(20);
   }
@@ -195,14 +210,14 @@ async function jobsFlow(t: Deno.TestContext, c: ToolClient): Promise<void> {
   await t.step(`${c.label}: JobReference -> jobs.get until terminal -> detailed typed result`, async () => {
     const id = assertJobReference(await c.call("test.sleep", { ms: 120, steps: 3 }), "sleep");
     sleptId = id;
-    const concise = await waitJob(c, id, terminal, "sleep to finish");
+    const concise = await waitJob(c, { id, until: terminal, what: "sleep to finish" });
     assert.equal(concise["outcome"], "succeeded");
     assert.equal(concise["id"], id);
     assert.equal(concise["kind"], "sleep");
     assert.equal("result" in concise, false, "concise view has no result");
     assert.equal("request" in concise, false, "concise view has no request");
     assert.equal("retry_after_ms" in concise, false, "no poll guidance once terminal");
-    const detailed = (await jobsGet(c, [id], "detailed")).items[0]?.value as Json;
+    const detailed = (await jobsGet(c, [id], { format: "detailed" })).items[0]?.value as Json;
     assert.equal(detailed["outcome"], "succeeded");
     assert.deepEqual(detailed["request"], { ms: 120, steps: 3 });
     assert.deepEqual(detailed["result"], { slept_ms: 120 });
@@ -215,9 +230,9 @@ async function jobsFlow(t: Deno.TestContext, c: ToolClient): Promise<void> {
 
   await t.step(`${c.label}: test.partial shows outcome partial in both views`, async () => {
     const id = assertJobReference(await c.call("test.partial", {}), "partial");
-    const concise = await waitJob(c, id, terminal, "partial to finish");
+    const concise = await waitJob(c, { id, until: terminal, what: "partial to finish" });
     assert.equal(concise["outcome"], "partial");
-    const detailed = (await jobsGet(c, [id], "detailed")).items[0]?.value as Json;
+    const detailed = (await jobsGet(c, [id], { format: "detailed" })).items[0]?.value as Json;
     assert.equal(detailed["outcome"], "partial");
     assert.deepEqual(detailed["result"], { items: [1, 2], complete: false });
   });
@@ -227,19 +242,19 @@ async function jobsFlow(t: Deno.TestContext, c: ToolClient): Promise<void> {
       await c.call("test.fail", { code: "access_denied", message: "nope" }),
       "fail",
     );
-    const v = await waitJob(c, id, terminal, "fail to finish");
+    const v = await waitJob(c, { id, until: terminal, what: "fail to finish" });
     assert.equal(v["outcome"], "failed");
     assert.deepEqual(v["error"], { code: "access_denied", message: "nope", retryable: false });
   });
 
   await t.step(`${c.label}: jobs.cancel of a running test.sleep ends it cancelled`, async () => {
     const id = assertJobReference(await c.call("test.sleep", { ms: 60_000, steps: 600 }), "sleep");
-    await waitJob(c, id, running, "long sleep to run");
+    await waitJob(c, { id, until: running, what: "long sleep to run" });
     const cancel = await jobsCancel(c, [id]);
     assert.equal(cancel.batch_status, "complete");
     assert.equal(cancel.items[0]?.item_status, "complete");
     assert.equal(cancel.items[0]?.value?.["cancellation_requested"], true);
-    const v = await waitJob(c, id, terminal, "cancelled sleep to end");
+    const v = await waitJob(c, { id, until: terminal, what: "cancelled sleep to end" });
     assert.equal(v["outcome"], "cancelled");
     // Repeating a cancel is harmless.
     const again = await jobsCancel(c, [id]);
@@ -247,14 +262,14 @@ async function jobsFlow(t: Deno.TestContext, c: ToolClient): Promise<void> {
   });
 
   await t.step(`${c.label}: cancel of a succeeded job reports terminal and changes nothing`, async () => {
-    const before = (await jobsGet(c, [sleptId], "detailed")).items[0]?.value as Json;
+    const before = (await jobsGet(c, [sleptId], { format: "detailed" })).items[0]?.value as Json;
     const cancel = await jobsCancel(c, [sleptId]);
     assert.equal(cancel.batch_status, "partial");
     const item = cancel.items[0];
     assert.equal(item?.item_status, "unavailable");
     assert.equal(item?.reason, "terminal");
     assert.equal(item?.value?.["outcome"], "succeeded");
-    const after = (await jobsGet(c, [sleptId], "detailed")).items[0]?.value as Json;
+    const after = (await jobsGet(c, [sleptId], { format: "detailed" })).items[0]?.value as Json;
     assert.deepEqual(after, before);
   });
 
@@ -401,7 +416,7 @@ function paddedLine(id: string, bytes: number): string {
 Deno.test("stdio server: bad input gets the right error, stdout stays pure, an oversized line is skipped, shutdown keeps queued work", async (t) => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
-  const server = new RawStdioServer(stdioServer(dir.path, db, ["--running-max", "1", "--grace-ms", "200"]));
+  const server = new RawStdioServer(stdioServer(dir.path, db, { flags: ["--running-max", "1", "--grace-ms", "200"] }));
   let hangId = "", queuedId = "";
   try {
     await t.step("an unsupported protocol version gets -32022 and the connection stays open", async () => {
@@ -502,9 +517,13 @@ Deno.test("stdio server: bad input gets the right error, stdout stays pure, an o
     async () => {
       const c = await connect("v2-legacy", stdioServer(dir.path, db));
       try {
-        const queued = await waitJob(c, queuedId, terminal, "queued sleep to run on the new server");
+        const queued = await waitJob(c, {
+          id: queuedId,
+          until: terminal,
+          what: "queued sleep to run on the new server",
+        });
         assert.equal(queued["outcome"], "succeeded");
-        const hang = (await jobsGet(c, [hangId], "detailed")).items[0]?.value as Json;
+        const hang = (await jobsGet(c, [hangId], { format: "detailed" })).items[0]?.value as Json;
         assert.equal(hang["outcome"], "failed");
         assert.equal((hang["error"] as Json)["code"], "interrupted");
       } finally {
@@ -533,7 +552,7 @@ Deno.test("stdio server: end of stdin and SIGTERM shut down within the grace and
   const ids: Record<string, string> = {};
   for (const how of ["stdin EOF", "SIGTERM"] as const) {
     await t.step(`${how} with a running test.hang`, async () => {
-      const server = new RawStdioServer(stdioServer(dir.path, db, ["--grace-ms", String(GRACE_MS)]));
+      const server = new RawStdioServer(stdioServer(dir.path, db, { flags: ["--grace-ms", String(GRACE_MS)] }));
       try {
         ids[how] = await startHang(server);
         const t0 = Date.now();
@@ -558,7 +577,7 @@ Deno.test("stdio server: end of stdin and SIGTERM shut down within the grace and
   await t.step("a new server reads both jobs as failed with error code interrupted", async () => {
     const c = await connect("v1-legacy", stdioServer(dir.path, db));
     try {
-      const batch = await jobsGet(c, [ids["stdin EOF"] ?? "", ids["SIGTERM"] ?? ""], "detailed");
+      const batch = await jobsGet(c, [ids["stdin EOF"] ?? "", ids["SIGTERM"] ?? ""], { format: "detailed" });
       for (const item of batch.items) {
         assert.equal(item.value?.["execution_state"], "terminal");
         assert.equal(item.value?.["outcome"], "failed");
@@ -573,7 +592,7 @@ Deno.test("stdio server: end of stdin and SIGTERM shut down within the grace and
 Deno.test("overload: at --admitted-max the next submission is a typed overloaded error and writes no job", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
-  const http = await spawnHttp(dir.path, db, ["--admitted-max", "2", "--grace-ms", "50"]);
+  const http = await spawnHttp(dir.path, db, { flags: ["--admitted-max", "2", "--grace-ms", "50"] });
   try {
     const modern = await connect("v2-modern", { url: http.mcpUrl });
     const v1 = await connect("v1-legacy", { url: http.mcpUrl });
@@ -608,7 +627,7 @@ Deno.test("overload: at --admitted-max the next submission is a typed overloaded
 
 Deno.test("--read-only lists only tools whose readOnlyHint is true", async () => {
   await using dir = await tempDir();
-  const c = await connect("v2-legacy", stdioServer(dir.path, dir.file("jobs.db"), ["--read-only"]));
+  const c = await connect("v2-legacy", stdioServer(dir.path, dir.file("jobs.db"), { flags: ["--read-only"] }));
   try {
     const tools = await c.listTools();
     assert.deepEqual(tools.map((x) => x["name"]), ["jobs.get"]);
@@ -625,21 +644,25 @@ Deno.test("--read-only lists only tools whose readOnlyHint is true", async () =>
 Deno.test("--read-only: tasks/get reads another server's task, tasks/cancel is refused and the job keeps running", async () => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
-  const writer = new RawStdioServer(stdioServer(dir.path, db, ["--grace-ms", "100"]));
-  const reader = new RawStdioServer(stdioServer(dir.path, db, ["--read-only"]));
+  const writer = new RawStdioServer(stdioServer(dir.path, db, { flags: ["--grace-ms", "100"] }));
+  const reader = new RawStdioServer(stdioServer(dir.path, db, { flags: ["--read-only"] }));
   try {
-    const created = resultOf(await writer.modern("tools/call", { name: "test.hang", arguments: {} }, true));
+    const created = resultOf(
+      await writer.modern("tools/call", { name: "test.hang", arguments: {} }, { declareTasks: true }),
+    );
     assert.equal(created["resultType"], "task");
     const taskId = created["taskId"] as string;
-    const read = resultOf(await reader.modern("tasks/get", { taskId }, true));
+    const read = resultOf(await reader.modern("tasks/get", { taskId }, { declareTasks: true }));
     assert.equal(read["taskId"], taskId);
-    const refused = errorOf(await reader.modern("tasks/cancel", { taskId }, true));
+    const refused = errorOf(await reader.modern("tasks/cancel", { taskId }, { declareTasks: true }));
     assert.equal(refused.code, -32602);
     assert.match(refused.message, /read-only \(longcall serve --read-only\) and cancels nothing/);
     // Unknown ids are still answered as unknown, before the read-only refusal.
-    const unknown = errorOf(await reader.modern("tasks/cancel", { taskId: crypto.randomUUID() }, true));
+    const unknown = errorOf(
+      await reader.modern("tasks/cancel", { taskId: crypto.randomUUID() }, { declareTasks: true }),
+    );
     assert.equal(unknown.message, "Failed to retrieve task: Task not found");
-    const after = resultOf(await writer.modern("tasks/get", { taskId }, true));
+    const after = resultOf(await writer.modern("tasks/get", { taskId }, { declareTasks: true }));
     assert.equal(after["status"], "working", "the refused cancel changed nothing");
     const store = openStore(db);
     try {
@@ -647,7 +670,7 @@ Deno.test("--read-only: tasks/get reads another server's task, tasks/cancel is r
     } finally {
       store.close();
     }
-    resultOf(await writer.modern("tasks/cancel", { taskId }, true));
+    resultOf(await writer.modern("tasks/cancel", { taskId }, { declareTasks: true }));
   } finally {
     await reader.close();
     await writer.close();
@@ -656,8 +679,17 @@ Deno.test("--read-only: tasks/get reads another server's task, tasks/cancel is r
 
 // ------------------------------------------------------------------ HTTP: rebinding, bounds, bearer, scoping
 
-/** One HTTP/1.1 request over a raw socket (fetch would replace the Host header). */
-async function rawHttp(port: number, host: string, body: string, headers: Record<string, string> = {}) {
+/**
+ * One HTTP/1.1 request over a raw socket (fetch would replace the Host header): `body` to 127.0.0.1:`to.port`
+ * with the Host header `to.host`, and `options.headers` besides.
+ */
+async function rawHttp(
+  to: { port: number; host: string },
+  body: string,
+  options: { headers?: Record<string, string> } = {},
+) {
+  const { port, host } = to;
+  const { headers = {} } = options;
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   const bytes = new TextEncoder().encode(body);
   const head = [
@@ -679,11 +711,14 @@ async function rawHttp(port: number, host: string, body: string, headers: Record
   return { status, body: text.slice(text.indexOf("\r\n\r\n") + 4) };
 }
 
-function modernBody(method: string, params: Json = {}, id: number | string = 1): string {
-  return JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: modernMeta() } });
+/** A modern JSON-RPC request line of `method` with `params` (its id `options.id`, default 1). */
+function modernBody(method: string, params: Json = {}, options: { id?: number | string } = {}): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: options.id ?? 1, method, params: { ...params, _meta: modernMeta() } });
 }
 
-async function post(url: URL, body: string, headers: Record<string, string> = {}): Promise<Response> {
+/** POSTs `body` to `url` as a modern tools/list, with `options.headers` added or overriding. */
+async function post(url: URL, body: string, options: { headers?: Record<string, string> } = {}): Promise<Response> {
+  const { headers = {} } = options;
   return await fetch(url, {
     method: "POST",
     headers: {
@@ -701,27 +736,33 @@ Deno.test("HTTP server: DNS-rebinding checks, body bound, bearer auth and per-to
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   const TOKEN_A = "token-a-" + crypto.randomUUID(), TOKEN_B = "token-b-" + crypto.randomUUID();
-  const a = await spawnHttp(dir.path, db, [], { LONGCALL_HTTP_TOKEN: TOKEN_A });
-  const b = await spawnHttp(dir.path, db, [], { LONGCALL_HTTP_TOKEN: TOKEN_B });
+  const a = await spawnHttp(dir.path, db, { env: { LONGCALL_HTTP_TOKEN: TOKEN_A } });
+  const b = await spawnHttp(dir.path, db, { env: { LONGCALL_HTTP_TOKEN: TOKEN_B } });
   const authA = { authorization: `Bearer ${TOKEN_A}` };
   try {
     await t.step("a bad Host header is rejected; the loopback Host is served", async () => {
       const body = modernBody("tools/list");
-      const bad = await rawHttp(a.port, "evil.example", body, authA);
+      const bad = await rawHttp({ port: a.port, host: "evil.example" }, body, { headers: authA });
       assert.equal(bad.status, 403);
       assert.match(bad.body, /Invalid Host/);
-      const badWithPort = await rawHttp(a.port, `attacker.test:${a.port}`, body, authA);
+      const badWithPort = await rawHttp({ port: a.port, host: `attacker.test:${a.port}` }, body, { headers: authA });
       assert.equal(badWithPort.status, 403);
-      const good = await rawHttp(a.port, `127.0.0.1:${a.port}`, body, { ...authA, "Mcp-Method": "tools/list" });
+      const good = await rawHttp({ port: a.port, host: `127.0.0.1:${a.port}` }, body, {
+        headers: { ...authA, "Mcp-Method": "tools/list" },
+      });
       assert.equal(good.status, 200, good.body);
       assert.ok(Array.isArray((JSON.parse(good.body).result as Json)["tools"]));
     });
 
     await t.step("a foreign Origin is rejected; a loopback Origin is served", async () => {
-      const bad = await post(a.mcpUrl, modernBody("tools/list"), { ...authA, origin: "http://evil.example" });
+      const bad = await post(a.mcpUrl, modernBody("tools/list"), {
+        headers: { ...authA, origin: "http://evil.example" },
+      });
       assert.equal(bad.status, 403);
       assert.match(await bad.text(), /Invalid Origin/);
-      const good = await post(a.mcpUrl, modernBody("tools/list"), { ...authA, origin: `http://localhost:${a.port}` });
+      const good = await post(a.mcpUrl, modernBody("tools/list"), {
+        headers: { ...authA, origin: `http://localhost:${a.port}` },
+      });
       assert.equal(good.status, 200);
       await good.body?.cancel();
     });
@@ -729,10 +770,10 @@ Deno.test("HTTP server: DNS-rebinding checks, body bound, bearer auth and per-to
     await t.step(`a body of ${MCP_MESSAGE_BYTES_MAX} bytes is served, one byte more gets 413`, async () => {
       const line = paddedLine("b", MCP_MESSAGE_BYTES_MAX + 1); // the HTTP body has no newline
       assert.equal(new TextEncoder().encode(line).length, MCP_MESSAGE_BYTES_MAX);
-      const at = await post(a.mcpUrl, line, authA);
+      const at = await post(a.mcpUrl, line, { headers: authA });
       assert.equal(at.status, 200);
       assert.ok(Array.isArray(((await at.json()).result as Json)["tools"]));
-      const over = await post(a.mcpUrl, paddedLine("b", MCP_MESSAGE_BYTES_MAX + 2), authA);
+      const over = await post(a.mcpUrl, paddedLine("b", MCP_MESSAGE_BYTES_MAX + 2), { headers: authA });
       assert.equal(over.status, 413);
       assert.equal(((await over.json()).error as Json)["code"], -32000);
     });
@@ -743,7 +784,7 @@ Deno.test("HTTP server: DNS-rebinding checks, body bound, bearer auth and per-to
         const noMeta = await post(
           a.mcpUrl,
           JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
-          authA,
+          { headers: authA },
         );
         assert.equal(noMeta.status, 400);
         const noMetaError = (await noMeta.json()).error as Json;
@@ -757,17 +798,19 @@ Deno.test("HTTP server: DNS-rebinding checks, body bound, bearer auth and per-to
             method: "tools/list",
             params: { _meta: { ...modernMeta(), "io.modelcontextprotocol/protocolVersion": "2099-01-01" } },
           }),
-          { ...authA, "mcp-protocol-version": "2099-01-01" },
+          { headers: { ...authA, "mcp-protocol-version": "2099-01-01" } },
         );
         const vError = (await v2099.json()).error as Json;
         assert.equal(vError["code"], -32022);
         assert.deepEqual(vError["data"], { supported: [MODERN_PROTOCOL_VERSION], requested: "2099-01-01" });
-        const badJson = await post(a.mcpUrl, "{not json", authA);
+        const badJson = await post(a.mcpUrl, "{not json", { headers: authA });
         assert.equal(badJson.status, 400);
         assert.equal(((await badJson.json()).error as Json)["code"], -32700);
         const unknown = await post(a.mcpUrl, modernBody("no/such/method"), {
-          ...authA,
-          "mcp-method": "no/such/method",
+          headers: {
+            ...authA,
+            "mcp-method": "no/such/method",
+          },
         });
         assert.equal(((await unknown.json()).error as Json)["code"], -32601);
       },
@@ -775,7 +818,7 @@ Deno.test("HTTP server: DNS-rebinding checks, body bound, bearer auth and per-to
 
     await t.step("a missing or wrong bearer token gets 401 with a challenge", async () => {
       for (const headers of [{}, { authorization: `Bearer ${TOKEN_B}` }, { authorization: TOKEN_A }]) {
-        const res = await post(a.mcpUrl, modernBody("tools/list"), headers);
+        const res = await post(a.mcpUrl, modernBody("tools/list"), { headers });
         assert.equal(res.status, 401, JSON.stringify(headers));
         assert.equal(res.headers.get("www-authenticate"), 'Bearer realm="longcall"');
         assert.equal(((await res.json()).error as Json)["code"], -32001);
@@ -812,7 +855,7 @@ Deno.test("HTTP server: DNS-rebinding checks, body bound, bearer auth and per-to
           await local.close();
         }
         assert.equal((await jobsCancel(viaA, [id])).items[0]?.item_status, "complete");
-        assert.equal((await waitJob(viaA, id, terminal, "A's cancel"))["outcome"], "cancelled");
+        assert.equal((await waitJob(viaA, { id, until: terminal, what: "A's cancel" }))["outcome"], "cancelled");
       } finally {
         await viaA.close();
         await viaB.close();

@@ -14,7 +14,7 @@ Deno.test("measureModuleLoad() refuses a round count that is not a positive inte
   await using dir = await tempDir();
   for (const runs of [0, -1, 1.5, Number.NaN]) {
     await assert.rejects(
-      () => measureModuleLoad(launchFlags(), dir.path, runs),
+      () => measureModuleLoad(dir.path, { flags: launchFlags(), runs }),
       (err: unknown) => err instanceof RangeError && err.message.includes(`current value is ${runs}`),
     );
   }
@@ -36,7 +36,7 @@ Deno.test("sourceModulesOf() counts the modules of src/ an entry loads staticall
 
 Deno.test("measureModuleLoad() with one round: both sides import, and the serve path is many modules", async () => {
   await using dir = await tempDir();
-  const load = await measureModuleLoad(launchFlags(), dir.path, 1);
+  const load = await measureModuleLoad(dir.path, { flags: launchFlags(), runs: 1 });
   assert.equal(load.runs, 1);
   assert.ok(load.sourceMs > 0 && load.bundledMs > 0, JSON.stringify(load));
   // src/cli/main.ts and src/mcp/serving.ts with their static imports: the MCP layer and the CLI.

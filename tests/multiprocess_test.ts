@@ -30,10 +30,10 @@ Deno.test("multi-process: a cancel persisted by one process stops the handler in
   const { owner } = await child.ready;
   const control = controlOver(store);
   const job = await control.submit("sleep", { ms: 60_000, steps: 600 });
-  const running = await waitForStatus(store, job.id, "running");
+  const running = await waitForStatus(store, job.id, { status: "running" });
   assert.equal(running.owner_id, owner);
   assert.equal((await control.cancel(job.id)).effect, "requested");
-  const row = await waitForStatus(store, job.id, ["succeeded", "failed", "cancelled"], 5_000);
+  const row = await waitForStatus(store, job.id, { status: ["succeeded", "failed", "cancelled"], timeoutMs: 5_000 });
   assert.equal(row.status, "cancelled");
   assert.equal(row.owner_id, owner);
   const status = await child.stop();
@@ -50,7 +50,7 @@ Deno.test("multi-process: kill -9 of an owner -> another live process records pr
   const { owner: victimOwner } = await victim.ready;
   const control = controlOver(store);
   const jobs = [await control.submit("sleep", { ms: 60_000 }), await control.submit("sleep", { ms: 60_000 })];
-  for (const j of jobs) assert.equal((await waitForStatus(store, j.id, "running")).owner_id, victimOwner);
+  for (const j of jobs) assert.equal((await waitForStatus(store, j.id, { status: "running" })).owner_id, victimOwner);
   await using survivor = spawnExecutorChild({ db, dir: dir.path, ...timing });
   await survivor.ready;
 
@@ -59,7 +59,7 @@ Deno.test("multi-process: kill -9 of an owner -> another live process records pr
   const status = await victim.exited;
   assert.equal(status.signal, "SIGKILL");
   for (const j of jobs) {
-    const row = await waitForStatus(store, j.id, ["failed", "succeeded", "cancelled"], 10_000);
+    const row = await waitForStatus(store, j.id, { status: ["failed", "succeeded", "cancelled"], timeoutMs: 10_000 });
     assert.equal(row.status, "failed");
     assert.equal(row.error?.code, "process_lost");
     assert.equal(row.attempt, 1, "never replayed");
@@ -137,8 +137,7 @@ Deno.test("multi-process: 4 processes x 2,000 jobs -> every job run exactly once
         walMax = Math.max(walMax, walSizeBytes(db));
         return store.rows.jobCountAdmitted() === 0;
       },
-      60_000,
-      50,
+      { timeoutMs: 60_000, everyMs: 50 },
     );
     const walBound = STORE_JOURNAL_SIZE_LIMIT_BYTES + walBytesOfPages(STORE_WAL_AUTOCHECKPOINT_PAGES);
     assert.ok(walMax <= walBound, `the WAL reached ${walMax} bytes (bound ${walBound})`);

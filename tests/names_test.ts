@@ -61,7 +61,9 @@ Deno.test("MCP: every bad name is invalid_argument with its path, and nothing is
   try {
     const call = async (name: string, args: Record<string, unknown>) =>
       await client.callTool({ name, arguments: args }) as ToolAnswer;
-    const expectInvalid = async (name: string, args: Record<string, unknown>, path: string) => {
+    // The tool call `tool` is refused as invalid_argument at `path`.
+    const expectInvalid = async (tool: { name: string; args: Record<string, unknown> }, path: string) => {
+      const { name, args } = tool;
       const r = await call(name, args);
       const error = r.structuredContent?.error as Record<string, unknown> | undefined;
       assert.equal(r.isError, true, `${name} ${JSON.stringify(args)}: ${JSON.stringify(r)}`);
@@ -69,20 +71,23 @@ Deno.test("MCP: every bad name is invalid_argument with its path, and nothing is
       assert.equal(error?.path, path, `${name} ${JSON.stringify(args)}`);
     };
     for (const owner of BAD_OWNERS) {
-      await expectInvalid(WATCH_KIND, { owner, repo: "widgets", number: 1 }, "$.owner");
+      await expectInvalid({ name: WATCH_KIND, args: { owner, repo: "widgets", number: 1 } }, "$.owner");
     }
     for (const repo of BAD_REPOS) {
-      await expectInvalid(WATCH_KIND, { owner: "octo", repo, number: 1 }, "$.repo");
+      await expectInvalid({ name: WATCH_KIND, args: { owner: "octo", repo, number: 1 } }, "$.repo");
     }
     for (const bad of ["acme/..", "acme/.", "-acme/x", "acme-/x", "acme/-x", "_x/y", "acme", "acme/x/y"]) {
-      await expectInvalid(SYNC_KIND, { repositories: ["octo/widgets", bad] }, "$.repositories.1");
+      await expectInvalid({ name: SYNC_KIND, args: { repositories: ["octo/widgets", bad] } }, "$.repositories.1");
     }
     for (const bad of ["acme/..#1", "_x/y#1", "acme/x#0", "acme/x#01", `acme/x#${GITHUB_NUMBER_MAX + 1}`]) {
-      await expectInvalid("corpus.get_threads", { threads: ["octo/widgets#1", bad] }, "$.threads.1");
-      await expectInvalid("corpus.get_pull_request_checks", { pull_requests: [bad] }, "$.pull_requests.0");
+      await expectInvalid({ name: "corpus.get_threads", args: { threads: ["octo/widgets#1", bad] } }, "$.threads.1");
+      await expectInvalid(
+        { name: "corpus.get_pull_request_checks", args: { pull_requests: [bad] } },
+        "$.pull_requests.0",
+      );
     }
     for (const bad of ["acme/..", "-acme/x", "_x/y"]) {
-      await expectInvalid("corpus.get_repositories", { repositories: [bad] }, "$.repositories.0");
+      await expectInvalid({ name: "corpus.get_repositories", args: { repositories: [bad] } }, "$.repositories.0");
     }
     // A good value is admitted (the job is written), so the refusals above were not a broken server.
     const ok = await call(WATCH_KIND, { owner: "a".repeat(39), repo: "." + "b".repeat(99), number: 1 });
@@ -105,7 +110,7 @@ Deno.test("A head SHA from GitHub that is not 40 hex ends the watch as github_in
       scenario: [{ atMs: 0, headSha, checks: [{ name: "build", status: "completed", conclusion: "success" }] }],
     });
     const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...SCENARIO_PULL }));
-    const row = await waitForStatus(h.store, job.id, TERMINAL, 30_000);
+    const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 30_000 });
     assert.equal(row.status, "failed", headSha);
     assert.equal(row.error?.code, "github_invalid", JSON.stringify(row.error));
     assert.equal(row.error?.retryable, false);
@@ -114,7 +119,7 @@ Deno.test("A head SHA from GitHub that is not 40 hex ends the watch as github_in
       WATCH_KIND,
       productRequest(WATCH_KIND, { ...SCENARIO_PULL, expected_head_sha: "c".repeat(40) }),
     );
-    const pinnedRow = await waitForStatus(h.store, pinned.id, TERMINAL, 30_000);
+    const pinnedRow = await waitForStatus(h.store, pinned.id, { status: TERMINAL, timeoutMs: 30_000 });
     assert.equal(pinnedRow.error?.code, "github_invalid", JSON.stringify(pinnedRow.error));
   }
 });

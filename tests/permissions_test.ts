@@ -12,7 +12,9 @@ import { startFakeGitHub } from "../testing/fake_github.ts";
 const ROOT = new URL("..", import.meta.url).pathname;
 const MAIN = `${ROOT}src/main.ts`;
 
-async function run(args: string[], env: Record<string, string> = {}, stdin?: string) {
+/** Runs `deno` with `args` from the repository root, in `options.env` only, `options.stdin` written to its stdin. */
+async function run(args: string[], options: { env?: Record<string, string>; stdin?: string } = {}) {
+  const { env = {}, stdin } = options;
   const child = new Deno.Command(Deno.execPath(), {
     args,
     env,
@@ -96,10 +98,15 @@ Deno.test("longcall permissions reports the worker's net scoped to the GitHub ho
   const dir = await Deno.makeTempDir();
   try {
     const github = "127.0.0.1:45678";
-    const r = await run(
-      ["run", ...permissionFlags({ githubHosts: [github] }), MAIN, "permissions", "--json", "--db", `${dir}/x.db`],
-      { LONGCALL_GITHUB_API_URL: `http://${github}` },
-    );
+    const r = await run([
+      "run",
+      ...permissionFlags({ githubHosts: [github] }),
+      MAIN,
+      "permissions",
+      "--json",
+      "--db",
+      `${dir}/x.db`,
+    ], { env: { LONGCALL_GITHUB_API_URL: `http://${github}` } });
     assert.equal(r.code, 0, r.stderr);
     const report = JSON.parse(r.stdout) as {
       flags: string[];
@@ -137,7 +144,7 @@ Deno.test("longcall permissions (human): the table's columns stay aligned past a
   const dir = await Deno.makeTempDir();
   try {
     const db = `${dir}/${"a-rather-long-directory-name/".repeat(3)}x.db`;
-    const r = await run(["run", ...permissionFlags(), MAIN, "permissions", "--db", db], {});
+    const r = await run(["run", ...permissionFlags(), MAIN, "permissions", "--db", db]);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split("\n");
     const header = lines.findIndex((l) => l.startsWith("descriptor "));
@@ -167,7 +174,7 @@ Deno.test("the bundle serves MCP over stdio with the shipped flags", async () =>
     const bundle = `${dir}/longcall.js`;
     const b = await run(["bundle", "--platform", "deno", "--quiet", "-o", bundle, MAIN]);
     assert.equal(b.code, 0, b.stderr);
-    const r = await run(["run", ...permissionFlags(), bundle, "serve", "--db", `${dir}/x.db`], {}, INIT);
+    const r = await run(["run", ...permissionFlags(), bundle, "serve", "--db", `${dir}/x.db`], { stdin: INIT });
     const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
     const list = lines.find((m) => m.id === 2);
     const names = (list?.result?.tools ?? []).map((t: { name: string }) => t.name);
@@ -192,7 +199,9 @@ Deno.test({
     const dir = await Deno.makeTempDir();
     try {
       const out = `${dir}/longcall`;
-      const c = await run(["compile", ...permissionFlags(), "--output", out, MAIN], { DENORT_BIN: denort ?? "" });
+      const c = await run(["compile", ...permissionFlags(), "--output", out, MAIN], {
+        env: { DENORT_BIN: denort ?? "" },
+      });
       assert.equal(c.code, 0, c.stderr);
       const child = new Deno.Command(out, {
         args: ["serve", "--db", `${dir}/x.db`],
@@ -214,11 +223,10 @@ Deno.test({
 Deno.test("serve refuses to start, exit 1 with a clear message, when its GitHub host was not granted", async () => {
   const dir = await Deno.makeTempDir();
   try {
-    const r = await run(
-      ["run", ...permissionFlags(), MAIN, "serve", "--db", `${dir}/x.db`],
-      { LONGCALL_GITHUB_API_URL: "https://ghe.example.com/api/v3" },
-      "",
-    );
+    const r = await run(["run", ...permissionFlags(), MAIN, "serve", "--db", `${dir}/x.db`], {
+      env: { LONGCALL_GITHUB_API_URL: "https://ghe.example.com/api/v3" },
+      stdin: "",
+    });
     assert.equal(r.code, 1);
     assert.match(r.stderr, /Cannot start the network worker with net ghe\.example\.com/);
     assert.equal(r.stdout, "", "nothing but protocol messages on stdout, and here none");
@@ -233,7 +241,7 @@ Deno.test("serve narrows only after the network worker loaded its code (no worke
     for (let i = 0; i < 3; i++) {
       // stdin ends at once: the server shuts down right after start-up, the moment a
       // too-early revoke used to break the worker's own module loads.
-      const r = await run(["run", ...permissionFlags(), MAIN, "serve", "--db", `${dir}/x.db`], {}, INIT);
+      const r = await run(["run", ...permissionFlags(), MAIN, "serve", "--db", `${dir}/x.db`], { stdin: INIT });
       assert.equal(r.code, 0, r.stderr);
       assert.doesNotMatch(r.stderr, /network worker/, r.stderr);
       assert.match(r.stdout, /"id":2/, "tools/list was answered");

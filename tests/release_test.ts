@@ -61,7 +61,7 @@ Deno.test("the .mcpb manifests pass `mcpb validate` and carry a binary server wi
   try {
     const tools = listedTools();
     for (const bundle of MCPB_BUNDLES) {
-      const m = mcpbManifest(bundle, tools, "example-org/longcall") as {
+      const m = mcpbManifest(bundle, tools, { repository: "example-org/longcall" }) as {
         manifest_version: string;
         version: string;
         server: {

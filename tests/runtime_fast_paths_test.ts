@@ -37,11 +37,11 @@ const ownerOf = (runtime: Runtime) => runtime.execution.executor?.ownerId ?? "";
 Deno.test("openRuntime: by default a submission runs at once and a cancel aborts the running handler at once", async () => {
   await withRuntime(undefined, async (runtime) => {
     const echo = await runtime.control.submit("echo", { a: 1 });
-    assert.deepEqual((await waitForStatus(runtime.store, echo.id, "succeeded")).result, { a: 1 });
+    assert.deepEqual((await waitForStatus(runtime.store, echo.id, { status: "succeeded" })).result, { a: 1 });
     const sleep = await runtime.control.submit("sleep", { ms: 60_000 });
-    await waitForStatus(runtime.store, sleep.id, "running");
+    await waitForStatus(runtime.store, sleep.id, { status: "running" });
     assert.equal((await runtime.control.cancel(sleep.id)).effect, "requested");
-    await waitForStatus(runtime.store, sleep.id, "cancelled");
+    await waitForStatus(runtime.store, sleep.id, { status: "cancelled" });
   });
 });
 
@@ -49,15 +49,15 @@ Deno.test("openRuntime: fastPaths false leaves a submission to the claim poll an
   await withRuntime(false, async (runtime) => {
     const sleep = await runtime.control.submit("sleep", { ms: 60_000 });
     // Three heartbeats: a wake on submit (a microtask away) would have claimed the job by now.
-    await heartbeatsPass(runtime.store, ownerOf(runtime), 3);
+    await heartbeatsPass(runtime.store, ownerOf(runtime), { count: 3 });
     assert.equal(runtime.store.rows.jobGet(sleep.id)?.status, "queued", "nothing woke the executor");
     runtime.execution.wake(); // what the claim poll would do
-    await waitForStatus(runtime.store, sleep.id, "running");
+    await waitForStatus(runtime.store, sleep.id, { status: "running" });
 
     assert.equal((await runtime.control.cancel(sleep.id)).effect, "requested");
-    await heartbeatsPass(runtime.store, ownerOf(runtime), 3);
+    await heartbeatsPass(runtime.store, ownerOf(runtime), { count: 3 });
     assert.equal(runtime.store.rows.jobGet(sleep.id)?.status, "running", "nothing aborted the handler");
     runtime.execution.abortLocal([sleep.id]); // what the cancel poll would do
-    await waitForStatus(runtime.store, sleep.id, "cancelled");
+    await waitForStatus(runtime.store, sleep.id, { status: "cancelled" });
   });
 });

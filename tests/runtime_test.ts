@@ -54,7 +54,7 @@ Deno.test("openRuntime: in_process runs admitted jobs; close() stops the executo
   assert.equal(runtime.execution.where, "in_process");
   await runtime.execution.start();
   const job = await runtime.control.submit("echo", { hello: 1 });
-  const row = await waitForStatus(runtime.store, job.id, "succeeded");
+  const row = await waitForStatus(runtime.store, job.id, { status: "succeeded" });
   assert.deepEqual(row.result, { hello: 1 });
   await runtime.close();
   await runtime.close();
@@ -163,8 +163,9 @@ Deno.test("openRuntime: with a network worker the serving connection leaves chec
   }
 });
 
-/** Runs a longcall command to its end; returns its exit code, stdout and stderr. */
-async function longcall(args: string[], env: Record<string, string>, stdin = "") {
+/** Runs a longcall command to its end, `options.stdin` (default none) on its stdin; returns its exit code, stdout and stderr. */
+async function longcall(args: string[], env: Record<string, string>, options: { stdin?: string } = {}) {
+  const { stdin = "" } = options;
   const child = new Deno.Command(denoExecPath(), {
     args,
     cwd: REPO_ROOT,

@@ -31,8 +31,9 @@ async function answersUntilSync(server: RawStdioServer, before: number): Promise
   return after.slice(0, -1);
 }
 
-/** A modern tools/list line of exactly `bytes` bytes (newline included), its id first or last. */
-function lineOf(id: string, bytes: number, idLast = false): string {
+/** A modern tools/list line of exactly `bytes` bytes (newline included), its id first or last (`options.idLast`). */
+function lineOf(id: string, bytes: number, options: { idLast?: boolean } = {}): string {
+  const { idLast = false } = options;
   const make = (pad: string) => {
     const params = { _meta: { ...modernMeta(), "test/pad": pad } };
     return JSON.stringify(
@@ -136,7 +137,7 @@ Deno.test(`stdio framing: a line of ${MCP_MESSAGE_BYTES_MAX} bytes is served; on
 
   for (const [id, idLast] of [["over-first", false], ["over-last", true]] as const) {
     const over = server.waitFor(`${id} reply`, (m) => m.id === id);
-    await server.send(lineOf(id, MCP_MESSAGE_BYTES_MAX + 1, idLast));
+    await server.send(lineOf(id, MCP_MESSAGE_BYTES_MAX + 1, { idLast }));
     const e = errorOf(await over);
     assert.equal(e.code, -32600);
     assert.match(

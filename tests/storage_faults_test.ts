@@ -161,7 +161,7 @@ Deno.test("Executor retries a terminal write through SQLITE_FULL until it lands 
   // Only the terminal write fails: heartbeats keep the lease.
   h.store.conn.faults = { errcode: SQLITE_FULL, count: 3, when: isTerminalWrite };
   const job = await h.control.submit("echo", { verdict: "green" });
-  const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"], 30_000);
+  const row = await waitForStatus(h.store, job.id, { status: ["succeeded", "failed", "cancelled"], timeoutMs: 30_000 });
   assert.equal(h.store.conn.faults.count, 0, "every injected fault was hit");
   assert.equal(row.status, "succeeded");
   assert.deepEqual(row.result, { verdict: "green" });
@@ -176,7 +176,7 @@ Deno.test("Executor releases a job whose terminal write cannot land; reconciliat
   // A non-transient error on the terminal write: no retry can help.
   h.store.conn.faults = { errcode: SQLITE_CORRUPT, count: 1, when: isTerminalWrite };
   const job = await h.control.submit("echo", { verdict: "green" });
-  const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"], 30_000);
+  const row = await waitForStatus(h.store, job.id, { status: ["succeeded", "failed", "cancelled"], timeoutMs: 30_000 });
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "process_lost");
   assert.equal(row.error?.retryable, true);
@@ -202,7 +202,7 @@ Deno.test("Executor: a cancel request ends a job whose terminal write keeps fail
   assert.equal(h.store.rows.jobGet(job.id)?.status, "running");
   const effect = await h.control.cancel(job.id);
   assert.equal(effect.effect, "requested");
-  const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"], 30_000);
+  const row = await waitForStatus(h.store, job.id, { status: ["succeeded", "failed", "cancelled"], timeoutMs: 30_000 });
   assert.equal(row.status, "cancelled");
   assert.equal(h.store.rows.jobCountAdmitted(), 0);
 });
@@ -232,26 +232,29 @@ Deno.test("Executor: heartbeats that cannot be written lapse the lease; the owne
   });
   const early = await h.control.submit("late", null);
   const fenced = await h.control.submit("late", null);
-  for (const job of [early, fenced]) await waitForStatus(h.store, job.id, ["running"]);
+  for (const job of [early, fenced]) await waitForStatus(h.store, job.id, { status: ["running"] });
   const owner = h.store.rows.jobGet(early.id)?.owner_id;
   assert.equal(owner, h.executor?.ownerId, "the first process runs them");
   // Every write of the first process fails (its disk is full) for longer than its lease.
   h.store.conn.faults = { errcode: SQLITE_FULL, count: Infinity };
   for (const job of [early, fenced]) {
-    const row = await waitForStatus(other.store, job.id, ["succeeded", "failed", "cancelled"], 30_000);
+    const row = await waitForStatus(other.store, job.id, {
+      status: ["succeeded", "failed", "cancelled"],
+      timeoutMs: 30_000,
+    });
     assert.equal(row.status, "failed");
     assert.equal(row.error?.code, "process_lost", "the other process recorded the lost owner's job");
   }
   // One handler finishes while the fault lasts: its end cannot be written and the lease is gone, so
   // the run is given up (it leaves the running set: no write of it is still to come).
   finish.get(early.id)?.open();
-  await waitFor("the early run to end", () => !h.executor?.runningIds().includes(early.id), 30_000);
+  await waitFor("the early run to end", () => !h.executor?.runningIds().includes(early.id), { timeoutMs: 30_000 });
   // Space returns; the first owner learns it lost its lease and registers afresh.
   h.store.conn.faults = undefined;
   await waitFor("the first owner to re-register", () => h.executor?.ownerId !== owner);
   // The other handler finishes now: its terminal write reaches the database and is fenced.
   finish.get(fenced.id)?.open();
-  await waitFor("the fenced run to end", () => !h.executor?.runningIds().includes(fenced.id), 30_000);
+  await waitFor("the fenced run to end", () => !h.executor?.runningIds().includes(fenced.id), { timeoutMs: 30_000 });
   for (const job of [early, fenced]) {
     const after = other.store.rows.jobGet(job.id);
     assert.equal(after?.status, "failed", "the fenced owner did not overwrite the recorded end");
@@ -270,10 +273,10 @@ Deno.test("Executor keeps progress that a storage fault stopped and writes it wi
   // More faults than one progress write retries through (STORE_FAULT_RETRY_MS_EXECUTION).
   h.store.conn.faults = { errcode: SQLITE_FULL, count: Infinity, when: isProgressWrite };
   const job = await h.control.submit("sleep", { ms: 300, steps: 3 });
-  await waitForStatus(h.store, job.id, ["running"]);
+  await waitForStatus(h.store, job.id, { status: ["running"] });
   await new Promise((resolve) => setTimeout(resolve, STORE_FAULT_RETRY_MS_EXECUTION + 500));
   h.store.conn.faults = undefined;
-  const row = await waitForStatus(h.store, job.id, ["succeeded", "failed", "cancelled"], 30_000);
+  const row = await waitForStatus(h.store, job.id, { status: ["succeeded", "failed", "cancelled"], timeoutMs: 30_000 });
   assert.equal(row.status, "succeeded");
   assert.equal(row.completed_items, 3, "the last progress was written after the fault (at the latest with the end)");
   assert.equal(row.total_items, 3);
@@ -347,7 +350,7 @@ Deno.test("tasks/cancel during a storage fault: -32603 carrying the typed, retry
       jsonrpc: "2.0",
       id,
       method,
-      params: { taskId: queued.id, _meta: modernEnvelope({ name: "t", version: "0" }, {}, true) },
+      params: { taskId: queued.id, _meta: modernEnvelope({ name: "t", version: "0" }, {}, { declareTasks: true }) },
     });
     return await waitFor(`the answer to ${method}`, () => inbox.find((m) => "id" in m && m.id === id));
   };
@@ -378,7 +381,10 @@ Deno.test("A storage fault while writing ETags and corpus rows does not fail a w
   const isCacheOrCorpusWrite = (sql: readonly string[]) =>
     sql.some((s) => s.includes("http_etags") || s.includes("pull_request_checks"));
   h.store.conn.faults = { errcode: SQLITE_FULL, count: Infinity, when: isCacheOrCorpusWrite };
-  const { row, result } = await runJob<WatchResult>(h, WATCH_KIND, { ...SCENARIO_PULL, poll_interval_ms: 5_000 });
+  const { row, result } = await runJob<WatchResult>(h, {
+    kind: WATCH_KIND,
+    input: { ...SCENARIO_PULL, poll_interval_ms: 5_000 },
+  });
   assert.equal(row.outcome, "succeeded");
   assert.equal(result.outcome, "succeeded");
   assert.equal(new EtagRows(h.store.conn).etagCount(), 0, "no ETag was stored (the fault held)");
@@ -392,8 +398,7 @@ Deno.test("A storage fault while writing corpus rows makes a sync item retryable
   h.store.conn.faults = { errcode: SQLITE_FULL, count: Infinity, when: isCorpusWrite };
   const { result } = await runJob<{ items: { item_status: string; reason?: string; retry_after_ms?: number }[] }>(
     h,
-    "github.sync_threads",
-    { repositories: ["octo/widgets"] },
+    { kind: "github.sync_threads", input: { repositories: ["octo/widgets"] } },
   );
   assert.equal(result.items[0]?.item_status, "retryable");
   assert.equal(result.items[0]?.reason, "storage_unavailable");

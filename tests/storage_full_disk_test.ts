@@ -140,16 +140,18 @@ Deno.test({
     const submitted = await call(WATCH_KIND, { ...SCENARIO_PULL, poll_interval_ms: 5_000 });
     assert.notEqual(submitted.isError, true, JSON.stringify(submitted));
     const id = String(submitted.structuredContent?.id);
-    await waitFor("the watch to poll GitHub", async () => (await job(id)).phase === "waiting_for_checks", 30_000);
+    await waitFor("the watch to poll GitHub", async () => (await job(id)).phase === "waiting_for_checks", {
+      timeoutMs: 30_000,
+    });
     const checkReads = () => fake.requests.filter((r) => r.kind === "check_runs").length;
-    await waitFor("a first poll", () => checkReads() > 0, 30_000);
+    await waitFor("a first poll", () => checkReads() > 0, { timeoutMs: 30_000 });
 
     // The disk fills; then CI turns green, so the watch's next polls reach a verdict while it is full.
     const filled = await fill(`${dir}/filler`);
     assert.ok(filled > 0);
     const readsBefore = checkReads();
     fake.advance(600_000);
-    await waitFor("the verdict polls", () => checkReads() >= readsBefore + 2, 30_000);
+    await waitFor("the verdict polls", () => checkReads() >= readsBefore + 2, { timeoutMs: 30_000 });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
 
     // Submissions are refused, typed and retryable; reads keep answering.
@@ -164,7 +166,9 @@ Deno.test({
 
     // Space returns within the lease: the kept verdict is written.
     await Deno.remove(`${dir}/filler`);
-    await waitFor("the verdict to land", async () => (await job(id)).execution_state === "terminal", 30_000);
+    await waitFor("the verdict to land", async () => (await job(id)).execution_state === "terminal", {
+      timeoutMs: 30_000,
+    });
     const after = await job(id);
     assert.equal(after.outcome, "succeeded", JSON.stringify(after));
     const again = await call(WATCH_KIND, { ...SCENARIO_PULL, number: 43 });

@@ -13,7 +13,9 @@ import { openTempStore, tempDir } from "../testing/temp.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
-async function insert(rows: JobRows, kind: string, now: number): Promise<string> {
+/** Inserts one queued job of `job.kind`, created at `job.now`, and returns its id. */
+async function insert(rows: JobRows, job: { kind: string; now: number }): Promise<string> {
+  const { kind, now } = job;
   const row = await rows.jobInsertIfAdmitted({
     id: newJobId(now),
     kind,
@@ -35,10 +37,12 @@ for (const count of [1, CLAIM_KINDS_INLINE_MAX, CLAIM_KINDS_INLINE_MAX + 1]) {
     await rows.ownerRegister({ ownerId, pid: 1, leaseMs: 60_000 }, T0);
     // Kind names SQL would misread if they were spliced into the statement instead of bound.
     const kinds = Array.from({ length: count }, (_, i) => `k${i}') OR ('1'='1`);
-    const other = await insert(rows, "not-named", T0);
+    const other = await insert(rows, { kind: "not-named", now: T0 });
     const named: string[] = [];
     // Newest kind first, so FIFO order differs from the order of the kinds list.
-    for (let i = 0; i < count; i++) named.push(await insert(rows, kinds[count - 1 - i] as string, T0 + 1 + i));
+    for (let i = 0; i < count; i++) {
+      named.push(await insert(rows, { kind: kinds[count - 1 - i] as string, now: T0 + 1 + i }));
+    }
     const first = await rows.jobClaimBatchIfOwnerLive({ ownerId, kinds, max: 1 }, T0 + 100);
     assert.deepEqual(first.map((c) => c.id), named.slice(0, 1));
     assert.deepEqual(first[0]?.request, { kind: kinds[count - 1] });
@@ -61,11 +65,11 @@ Deno.test("JobRows.jobClaimBatchIfOwnerLive: the claim follows the kinds of each
   const ownerId = newOwnerId();
   await rows.ownerRegister({ ownerId, pid: 1, leaseMs: 60_000 }, T0);
   const many = Array.from({ length: CLAIM_KINDS_INLINE_MAX + 1 }, (_, i) => `m${i}`);
-  const a = await insert(rows, "a", T0);
-  const b = await insert(rows, "b", T0 + 1);
-  const c = await insert(rows, "c", T0 + 2);
-  const m = await insert(rows, many.at(-1) as string, T0 + 3);
-  const d = await insert(rows, "d", T0 + 4);
+  const a = await insert(rows, { kind: "a", now: T0 });
+  const b = await insert(rows, { kind: "b", now: T0 + 1 });
+  const c = await insert(rows, { kind: "c", now: T0 + 2 });
+  const m = await insert(rows, { kind: many.at(-1) as string, now: T0 + 3 });
+  const d = await insert(rows, { kind: "d", now: T0 + 4 });
   const claim = async (kinds: string[]) =>
     (await rows.jobClaimBatchIfOwnerLive({ ownerId, kinds, max: 5 }, T0 + 100)).map((j) => j.id);
   // The same kinds list again, a list of other kinds, a longer one, the json_each form, and back
@@ -77,8 +81,8 @@ Deno.test("JobRows.jobClaimBatchIfOwnerLive: the claim follows the kinds of each
   const kinds = ["d"];
   assert.deepEqual(await claim(kinds), [d]);
   // The same array changed in place names other kinds: they are claimed, not the ones it named before.
-  const e = await insert(rows, "e", T0 + 5);
-  const d2 = await insert(rows, "d", T0 + 6);
+  const e = await insert(rows, { kind: "e", now: T0 + 5 });
+  const d2 = await insert(rows, { kind: "d", now: T0 + 6 });
   kinds[0] = "e";
   assert.deepEqual(await claim(kinds), [e]);
   assert.equal(rows.jobGet(d2)?.status, "queued");

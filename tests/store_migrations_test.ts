@@ -13,7 +13,9 @@ import { openTempStore, tempDir } from "../testing/temp.ts";
 
 const T0 = Date.UTC(2026, 0, 1);
 
-function refused(db: DatabaseSync, sql: string, ...params: string[]): string {
+/** The database's refusal of `sql`, run with `options.params` bound; fails if it is not refused. */
+function refused(db: DatabaseSync, sql: string, options: { params?: string[] } = {}): string {
+  const { params = [] } = options;
   try {
     db.prepare(sql).run(...params);
   } catch (err) {
@@ -81,16 +83,22 @@ async function upgradeKeepsEveryGuard(version: number): Promise<void> {
   try {
     db.exec("PRAGMA busy_timeout = 2000");
     for (const id of [ids.succeeded, ids.failed]) {
-      assert.match(refused(db, "UPDATE jobs SET result = 'null' WHERE id = ?", id), /it is terminal/);
-      assert.match(refused(db, "UPDATE jobs SET error = NULL, result = NULL WHERE id = ?", id), /it is terminal/);
-      assert.match(refused(db, "UPDATE jobs SET outcome = 'partial' WHERE id = ?", id), /it is terminal/);
-      assert.match(refused(db, "UPDATE jobs SET status = 'running' WHERE id = ?", id), /it is terminal/);
-      assert.match(refused(db, "UPDATE jobs SET status = 'cancelled' WHERE id = ?", id), /it is terminal/);
+      assert.match(refused(db, "UPDATE jobs SET result = 'null' WHERE id = ?", { params: [id] }), /it is terminal/);
+      assert.match(
+        refused(db, "UPDATE jobs SET error = NULL, result = NULL WHERE id = ?", { params: [id] }),
+        /it is terminal/,
+      );
+      assert.match(refused(db, "UPDATE jobs SET outcome = 'partial' WHERE id = ?", { params: [id] }), /it is terminal/);
+      assert.match(refused(db, "UPDATE jobs SET status = 'running' WHERE id = ?", { params: [id] }), /it is terminal/);
+      assert.match(
+        refused(db, "UPDATE jobs SET status = 'cancelled' WHERE id = ?", { params: [id] }),
+        /it is terminal/,
+      );
     }
-    assert.match(refused(db, "UPDATE jobs SET status = 'succeeded' WHERE id = ?", ids.queued), /illegal/);
-    assert.match(refused(db, "UPDATE jobs SET status = 'queued' WHERE id = ?", ids.running), /illegal/);
-    assert.match(refused(db, "DELETE FROM jobs WHERE id = ?", ids.queued), /not terminal/);
-    assert.match(refused(db, "DELETE FROM jobs WHERE id = ?", ids.running), /not terminal/);
+    assert.match(refused(db, "UPDATE jobs SET status = 'succeeded' WHERE id = ?", { params: [ids.queued] }), /illegal/);
+    assert.match(refused(db, "UPDATE jobs SET status = 'queued' WHERE id = ?", { params: [ids.running] }), /illegal/);
+    assert.match(refused(db, "DELETE FROM jobs WHERE id = ?", { params: [ids.queued] }), /not terminal/);
+    assert.match(refused(db, "DELETE FROM jobs WHERE id = ?", { params: [ids.running] }), /not terminal/);
     // m006: REPLACE's implicit delete fires no DELETE trigger; an insert of an existing id is refused.
     for (const id of Object.values(ids)) {
       for (const verb of ["INSERT OR REPLACE", "REPLACE"]) {
@@ -99,7 +107,7 @@ async function upgradeKeepsEveryGuard(version: number): Promise<void> {
             db,
             `${verb} INTO jobs (id, kind, status, outcome, request, result, created_at, updated_at, retention_ms)
              VALUES (?, 'echo', 'succeeded', 'succeeded', '{}', '"forged"', 1, 1, 1)`,
-            id,
+            { params: [id] },
           ),
           /already exists/,
         );

@@ -18,12 +18,12 @@ import { openTempStore, tempDir } from "../testing/temp.ts";
 const T0 = Date.UTC(2026, 0, 1);
 const LEASE = 10_000;
 
-async function insert(rows: JobRows, now = T0, extra: { retentionMs?: number; kind?: string } = {}): Promise<JobRow> {
+async function insert(rows: JobRows, now = T0, options: { retentionMs?: number; kind?: string } = {}): Promise<JobRow> {
   return await rows.jobInsertIfAdmitted({
     id: newJobId(),
-    kind: extra.kind ?? "echo",
+    kind: options.kind ?? "echo",
     requestJson: JSON.stringify({ n: 1 }),
-    retentionMs: extra.retentionMs ?? 60_000,
+    retentionMs: options.retentionMs ?? 60_000,
     authority: null,
     now,
     admittedMax: 1_000,
@@ -67,7 +67,9 @@ function raw(path: string): DatabaseSync {
   return db;
 }
 
-function sqlRefused(db: DatabaseSync, sql: string, ...params: (string | number | null)[]): string {
+/** The database's refusal of `sql`, run with `options.params` bound (none by default); fails if it is not refused. */
+function sqlRefused(db: DatabaseSync, sql: string, options: { params?: (string | number | null)[] } = {}): string {
+  const { params = [] } = options;
   try {
     db.prepare(sql).run(...params);
   } catch (err) {
@@ -436,7 +438,10 @@ Deno.test("jobs triggers: raw UPDATE of a terminal row's status, result, error o
       assert.deepEqual(db.prepare("SELECT * FROM jobs WHERE id = ?").get(id), before);
     }
     // The refusal is real: this one matches the row and must raise.
-    assert.match(sqlRefused(db, "UPDATE jobs SET result = 'null' WHERE id = ?", ok.row.id), /it is terminal/);
+    assert.match(
+      sqlRefused(db, "UPDATE jobs SET result = 'null' WHERE id = ?", { params: [ok.row.id] }),
+      /it is terminal/,
+    );
     // A raw DELETE of a terminal row is what retention does: allowed.
     assert.equal(Number(db.prepare("DELETE FROM jobs WHERE id = ?").run(ok.row.id).changes), 1);
   } finally {
@@ -452,8 +457,8 @@ Deno.test("jobs triggers: raw DELETE of a queued or running row is refused", asy
   const r = await running(store.rows);
   const db = raw(path);
   try {
-    assert.match(sqlRefused(db, "DELETE FROM jobs WHERE id = ?", q.id), /not terminal/);
-    assert.match(sqlRefused(db, "DELETE FROM jobs WHERE id = ?", r.row.id), /not terminal/);
+    assert.match(sqlRefused(db, "DELETE FROM jobs WHERE id = ?", { params: [q.id] }), /not terminal/);
+    assert.match(sqlRefused(db, "DELETE FROM jobs WHERE id = ?", { params: [r.row.id] }), /not terminal/);
     assert.match(sqlRefused(db, "DELETE FROM jobs"), /not terminal/);
     assert.equal((db.prepare("SELECT count(*) AS n FROM jobs").get() as { n: number }).n, 2);
   } finally {
@@ -497,7 +502,11 @@ Deno.test("jobs triggers: raw INSERT OR REPLACE, REPLACE INTO and UPSERT of an e
       for (const id of [ok.row.id, failed.row.id, cancelled.id, q.id, r.row.id]) {
         const before = db.prepare("SELECT * FROM jobs WHERE id = ?").get(id);
         for (const sql of attacks) {
-          assert.match(sqlRefused(db, sql, id), /terminal|illegal|already exists/, `${recursive}: ${sql}`);
+          assert.match(
+            sqlRefused(db, sql, { params: [id] }),
+            /terminal|illegal|already exists/,
+            `${recursive}: ${sql}`,
+          );
           assert.deepEqual(db.prepare("SELECT * FROM jobs WHERE id = ?").get(id), before, `${recursive}: ${sql}`);
         }
       }
@@ -541,9 +550,9 @@ Deno.test("jobs triggers: illegal status transitions are refused; legal ones pas
   const r = await running(store.rows);
   const db = raw(path);
   try {
-    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'succeeded' WHERE id = ?", q.id), /illegal/);
-    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'queued' WHERE id = ?", r.row.id), /illegal/);
-    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'bogus' WHERE id = ?", q.id), /illegal|CHECK/);
+    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'succeeded' WHERE id = ?", { params: [q.id] }), /illegal/);
+    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'queued' WHERE id = ?", { params: [r.row.id] }), /illegal/);
+    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'bogus' WHERE id = ?", { params: [q.id] }), /illegal|CHECK/);
     // Every legal transition, applied by raw SQL, passes the triggers.
     const legal: [string, string][] = [
       ["queued", "running"],
@@ -842,8 +851,14 @@ Deno.test("openStore: a version-3 database with jobs migrates to the lean schema
   assert.deepEqual(store.rows.jobList({ limit: 10 }).map((r) => r.id), [newer.id, legacyId], "newest first");
   const db = raw(path);
   try {
-    assert.match(sqlRefused(db, "UPDATE jobs SET result = 'null' WHERE id = ?", legacyId), /it is terminal/);
-    assert.match(sqlRefused(db, "UPDATE jobs SET status = 'succeeded' WHERE id = ?", newer.id), /illegal/);
+    assert.match(
+      sqlRefused(db, "UPDATE jobs SET result = 'null' WHERE id = ?", { params: [legacyId] }),
+      /it is terminal/,
+    );
+    assert.match(
+      sqlRefused(db, "UPDATE jobs SET status = 'succeeded' WHERE id = ?", { params: [newer.id] }),
+      /illegal/,
+    );
   } finally {
     db.close();
   }
@@ -895,8 +910,9 @@ Deno.test("JobRows: run-time guidance averages the newest JOB_RECENT_RUNS_SAMPLE
   await using dir = await tempDir();
   using store = openTempStore(dir.file("a.db"));
   const rows = store.rows;
-  // One job of its own kind that ran `ms` milliseconds, finishing at `end`.
-  const ran = async (kind: string, ms: number, end: number) => {
+  // One job of its own kind that ran `run.ms` milliseconds, finishing at `run.end`.
+  const ran = async (kind: string, run: { ms: number; end: number }) => {
+    const { ms, end } = run;
     const queued = await insert(rows, end - ms - 1, { kind });
     const ownerId = await owner(rows, end - ms - 1);
     const claimed = await rows.jobClaimNextIfOwnerLive({ ownerId, kinds: [kind] }, end - ms);
@@ -904,11 +920,15 @@ Deno.test("JobRows: run-time guidance averages the newest JOB_RECENT_RUNS_SAMPLE
     assert.ok(await rows.jobSetTerminalIfOwned({ id: queued.id, ownerId, attempt: 1 }, SUCCESS, { now: end }));
   };
   // At the bound: every one of the sample counts (the oldest, 5_000 ms, moves the mean).
-  for (let i = 0; i < JOB_RECENT_RUNS_SAMPLE; i++) await ran("at", i === 0 ? 5_000 : 1_000, T0 + 100_000 + i);
+  for (let i = 0; i < JOB_RECENT_RUNS_SAMPLE; i++) {
+    await ran("at", { ms: i === 0 ? 5_000 : 1_000, end: T0 + 100_000 + i });
+  }
   const atMean = (5_000 + (JOB_RECENT_RUNS_SAMPLE - 1) * 1_000) / JOB_RECENT_RUNS_SAMPLE;
   assert.equal(rows.jobRecentRunMs("at"), atMean);
   // Past the bound: the oldest finished job (5_000 ms) no longer counts; the newest ones do.
-  for (let i = 0; i <= JOB_RECENT_RUNS_SAMPLE; i++) await ran("past", i === 0 ? 5_000 : 2_000, T0 + 200_000 + i);
+  for (let i = 0; i <= JOB_RECENT_RUNS_SAMPLE; i++) {
+    await ran("past", { ms: i === 0 ? 5_000 : 2_000, end: T0 + 200_000 + i });
+  }
   assert.equal(rows.jobRecentRunMs("past"), 2_000);
   assert.equal(rows.jobRecentRunMs("never"), undefined);
 

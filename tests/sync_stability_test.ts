@@ -35,7 +35,7 @@ function storedNumbers(h: GitHubHarness, n: number): number[] {
 }
 
 async function syncValue(h: GitHubHarness, input: Record<string, unknown>) {
-  const { result } = await runJob<SyncResult>(h, SYNC_KIND, { repositories: [REPO], ...input });
+  const { result } = await runJob<SyncResult>(h, { kind: SYNC_KIND, input: { repositories: [REPO], ...input } });
   const value = result.items[0]?.value;
   assert.ok(value !== undefined, JSON.stringify(result.items[0]));
   return { result, value };
@@ -45,7 +45,7 @@ Deno.test("sync stability: a thread updated between page 1 and page 2 is stored 
   await using h = await openGitHubHarness({ generatedRepos: { [REPO]: 150 } });
   const order = newestFirst(150);
   const mover = order[120] ?? 0; // on page 2; once updated it jumps to page 1, which was already read
-  h.fake.touchIssueAfterPage(REPO, mover, 1, { title: "Edited while the sync paged through" });
+  h.fake.touchIssueAfterPage(REPO, mover, { afterPage: 1, title: "Edited while the sync paged through" });
   const { value } = await syncValue(h, { limit_per_repository: 1000 });
   assert.deepEqual(storedNumbers(h, 150).length, 150, "no thread skipped");
   assert.equal(value.threads_seen, 150);
@@ -62,7 +62,7 @@ Deno.test("sync stability: a thread closing during an open-only listing does not
   const open = newestFirst(n, (i) => i % 3 !== 0);
   assert.ok(open.length > 100);
   const closer = open[50] ?? 0; // on page 1: leaving the filter shifts open[100] onto page 1 unseen
-  h.fake.touchIssueAfterPage(REPO, closer, 1, { state: "closed" });
+  h.fake.touchIssueAfterPage(REPO, closer, { afterPage: 1, state: "closed" });
   const { value } = await syncValue(h, { state: "open", limit_per_repository: 1000 });
   const stored = new Set(storedNumbers(h, n));
   assert.deepEqual(open.filter((i) => !stored.has(i)), [], "every thread open when the sync started is stored");
@@ -78,7 +78,7 @@ Deno.test("sync stability: threads still moving after SYNC_RELISTINGS_MAX re-lis
     await using h = await openGitHubHarness({ generatedRepos: { [REPO]: 150 } });
     const order = newestFirst(150);
     // One thread of page 2 moves after each read of page 1 (the full listing's, then each re-listing's).
-    for (let k = 0; k < moves; k++) h.fake.touchIssueAfterPage(REPO, order[110 + k] ?? 0, 1);
+    for (let k = 0; k < moves; k++) h.fake.touchIssueAfterPage(REPO, order[110 + k] ?? 0, { afterPage: 1 });
     const { value } = await syncValue(h, { limit_per_repository: 1000 });
     const stillMoving = moves === SYNC_RELISTINGS_MAX;
     assert.equal(value.listing_complete, !stillMoving, `moves=${moves}`);
@@ -122,7 +122,9 @@ Deno.test("listIssuesStable: relistingsMax outside 0..SYNC_RELISTINGS_MAX is a R
   const checked = await listIssuesStable(gh, { owner: "move", repo: "repo" }, { signal, state: "all" });
   assert.deepEqual([checked.items.length, checked.stable, checked.complete, checked.listings], [150, true, true, 2]);
   assert.ok(
-    checked.items.every((t, i, all) => i === 0 || Date.parse(all[i - 1]?.updated_at ?? "") >= Date.parse(t.updated_at)),
+    checked.items.every((t, i) =>
+      i === 0 || Date.parse(checked.items[i - 1]?.updated_at ?? "") >= Date.parse(t.updated_at)
+    ),
     "newest first",
   );
 });
@@ -133,7 +135,7 @@ Deno.test("sync stability: a thread leaving an open-only listing is stored as it
   await using h = await openGitHubHarness({ generatedRepos: { [REPO]: n } });
   const open = newestFirst(n, (i) => i % 3 !== 0);
   const closer = open[50] ?? 0; // on page 1; closed right after page 1 is answered
-  h.fake.touchIssueAfterPage(REPO, closer, 1, { state: "closed" });
+  h.fake.touchIssueAfterPage(REPO, closer, { afterPage: 1, state: "closed" });
   const { value } = await syncValue(h, { state: "open", limit_per_repository: limit });
   const rows = new CorpusRows(h.store.conn);
   const stillOpen = open.filter((i) => i !== closer).slice(0, limit);

@@ -27,9 +27,9 @@ const BIG = "big/repo";
 const BIG_THREADS = 250;
 
 async function sync(h: GitHubHarness, input: Record<string, unknown>) {
-  const done = await runJob<SyncResult>(h, SYNC_KIND, input);
+  const done = await runJob<SyncResult>(h, { kind: SYNC_KIND, input });
   assert.equal(done.row.outcome, done.result.batch_status === "complete" ? "succeeded" : "partial");
-  assertMatchesAdvertised(syncResultOutput(), done.result, `the ${done.result.batch_status} sync result`);
+  assertMatchesAdvertised(syncResultOutput(), done.result, { what: `the ${done.result.batch_status} sync result` });
   return done;
 }
 
@@ -39,8 +39,9 @@ function item(result: SyncResult, key: string): SyncItem {
   return found;
 }
 
-/** Stored threads of a repository, numbers 1..n (undefined where not stored). */
-function stored(h: GitHubHarness, repository: string, n: number) {
+/** Stored threads of `threads.repository`, numbers 1..`threads.n` (undefined where not stored). */
+function stored(h: GitHubHarness, threads: { repository: string; n: number }) {
+  const { repository, n } = threads;
   const rows = new CorpusRows(h.store.conn);
   return rows.threadsGet(Array.from({ length: n }, (_, i) => ({ repository, number: i + 1 })));
 }
@@ -66,7 +67,10 @@ Deno.test("sync: paginates through > 100 threads with Link, stores them all, and
   assert.deepEqual(result.budget, { max: 200, used: 5 });
   // The rate-limit state GitHub reported on the last answer (the fake counts down from 5,000).
   assert.equal(result.rate_limit["remaining"], h.fake.remaining());
-  assert.ok(stored(h, BIG, BIG_THREADS).every((t) => t !== undefined), "every thread is in the corpus");
+  assert.ok(
+    stored(h, { repository: BIG, n: BIG_THREADS }).every((t) => t !== undefined),
+    "every thread is in the corpus",
+  );
   assert.equal(new CorpusRows(h.store.conn).repositoriesGet([BIG])[0]?.description?.startsWith("Generated"), true);
 });
 
@@ -75,7 +79,7 @@ Deno.test("sync: a kind filter keeps only that kind; limit_per_repository keeps 
   const prs = await sync(h, { repositories: [BIG], kind: "pull_request", limit_per_repository: 1000 });
   const expectedPrs = Math.floor(BIG_THREADS / 4); // the fake makes every 4th item a pull request
   assert.equal(item(prs.result, BIG).value?.threads_seen, expectedPrs);
-  const rows = stored(h, BIG, BIG_THREADS);
+  const rows = stored(h, { repository: BIG, n: BIG_THREADS });
   assert.equal(rows.filter((t) => t !== undefined).length, expectedPrs);
   assert.ok(rows.every((t, i) => t === undefined ? (i + 1) % 4 !== 0 : t.kind === "pull_request"));
 
@@ -84,7 +88,7 @@ Deno.test("sync: a kind filter keeps only that kind; limit_per_repository keeps 
   assert.equal(v?.threads_seen, 30);
   assert.equal(v?.listing_complete, false, "more threads were left on GitHub");
   assert.equal(v?.listing_stable, true, "nothing moved: only the limit left threads behind");
-  const kept = stored(h, "small/repo", BIG_THREADS).filter((t) => t !== undefined);
+  const kept = stored(h, { repository: "small/repo", n: BIG_THREADS }).filter((t) => t !== undefined);
   assert.equal(kept.length, 30);
   const newest = Array.from({ length: BIG_THREADS }, (_, i) => generatedUpdatedAt(i + 1)).sort((a, b) => b - a);
   assert.ok(kept.every((t) => t.updated_at >= (newest[29] ?? Infinity)), "the 30 most recently updated");
@@ -101,7 +105,7 @@ Deno.test("sync: updated_after sends since= and stores only threads updated at o
   const expected = Array.from({ length: BIG_THREADS }, (_, i) => generatedUpdatedAt(i + 1)).filter((u) => u >= after);
   assert.ok(expected.length > 0 && expected.length < BIG_THREADS);
   assert.equal(item(result, BIG).value?.threads_seen, expected.length);
-  const kept = stored(h, BIG, BIG_THREADS).filter((t) => t !== undefined);
+  const kept = stored(h, { repository: BIG, n: BIG_THREADS }).filter((t) => t !== undefined);
   assert.equal(kept.length, expected.length);
   assert.ok(kept.every((t) => t.updated_at >= after));
   const listings = h.fake.requests.filter((r) => r.kind === "issues");
@@ -157,7 +161,7 @@ Deno.test("sync: one batch with 404, private 403, retry-after and success ends p
   let armed = false;
   await using h = await openGitHubHarness({
     generatedRepos: { [BIG]: BIG_THREADS, "gen/limited": 10 },
-    kinds: (store, baseUrl, clock) => {
+    kinds: (store, { baseUrl, clock }) => {
       const corpus = store.corpus;
       const etags = new SqliteEtagCache(store.etags, clock);
       // Between the real client and the real fake: arms the fake's secondary limit right before
@@ -200,7 +204,7 @@ Deno.test("sync: one batch with 404, private 403, retry-after and success ends p
   assert.equal(limited.reason, "rate_limited");
   assert.equal(limited.retry_after_ms, 60_000, "retry-after exceeds the sync's 10 s wait bound: reported, not waited");
   assert.equal(h.fake.counts.rateLimited, 1, "one refused request; no hammering");
-  assert.equal(stored(h, "gen/limited", 10).filter((t) => t !== undefined).length, 0);
+  assert.equal(stored(h, { repository: "gen/limited", n: 10 }).filter((t) => t !== undefined).length, 0);
 });
 
 Deno.test("sync: after a long retry-after, later repositories are retryable without sending a request", async () => {

@@ -69,9 +69,12 @@ Deno.test("createServerFactory(): an adapter that cannot load fails each modern 
 Deno.test("a server whose Tasks adapter cannot load answers modern requests with an error and logs why; legacy sessions are served", async () => {
   await using dir = await tempDir();
   await using server = new RawStdioServer(
-    stdioServer(dir.path, dir.file("jobs.db"), ["--product", "--tasks-unloadable"], {
-      LONGCALL_GITHUB_API_URL: "http://127.0.0.1:1",
-      LONGCALL_LOG: "warn",
+    stdioServer(dir.path, dir.file("jobs.db"), {
+      flags: ["--product", "--tasks-unloadable"],
+      env: {
+        LONGCALL_GITHUB_API_URL: "http://127.0.0.1:1",
+        LONGCALL_LOG: "warn",
+      },
     }),
   );
   // Each modern request gets an answer (no hang): the SDK's internal error, since the factory rejected.

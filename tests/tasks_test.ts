@@ -97,8 +97,13 @@ async function tasksGet(host: TaskHost, id: string): Promise<GetTaskResultV2> {
   return parseGet(await host.tasksGet(id), `tasks/get ${id}`);
 }
 
-/** Polls tasks/get until the task leaves `working`. */
-async function waitTask(host: TaskHost, id: string, timeoutMs = 15_000, everyMs = 20): Promise<GetTaskResultV2> {
+/** Polls tasks/get every `options.everyMs` until the task leaves `working`, for at most `options.timeoutMs`. */
+async function waitTask(
+  host: TaskHost,
+  id: string,
+  options: { timeoutMs?: number; everyMs?: number } = {},
+): Promise<GetTaskResultV2> {
+  const { timeoutMs = 15_000, everyMs = 20 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const task = await tasksGet(host, id);
@@ -108,8 +113,9 @@ async function waitTask(host: TaskHost, id: string, timeoutMs = 15_000, everyMs 
   }
 }
 
-/** A declaring raw tools/call: the CreateTaskResult. */
-async function createTask(host: TaskHost, name: string, args: Json): Promise<CreateTaskResultV2> {
+/** A declaring raw tools/call of `call.name` with `call.args`: the CreateTaskResult. */
+async function createTask(host: TaskHost, call: { name: string; args: Json }): Promise<CreateTaskResultV2> {
+  const { name, args } = call;
   return parseCreate(await host.rawRequest("tools/call", { name, arguments: args }, { declareTasks: true }), name);
 }
 
@@ -143,8 +149,9 @@ async function waitJobRunning(client: Client, id: string): Promise<void> {
   }
 }
 
-/** The terminal-result parity the issue asks for: a task and jobs.get tell the same story. */
-function assertParity(task: GetTaskResultV2, job: JobValue, what: string): void {
+/** The terminal-result parity the issue asks for: a task and jobs.get's job tell the same story. */
+function assertParity(pair: { task: GetTaskResultV2; job: JobValue }, what: string): void {
+  const { task, job } = pair;
   assert.equal(job.execution_state, "terminal", `${what}: job terminal`);
   switch (task.status) {
     case "completed": {
@@ -188,7 +195,9 @@ function recordNotifications(client: Client): string[] {
 
 // ------------------------------------------------------------------ the task host, both transports
 
-async function hostFlow(t: Deno.TestContext, host: TaskHost, label: string): Promise<void> {
+/** The task flow every transport's host runs, as steps of `t` named after `flow.label`. */
+async function hostFlow(t: Deno.TestContext, flow: { host: TaskHost; label: string }): Promise<void> {
+  const { host, label } = flow;
   const notifications = recordNotifications(host.client);
 
   await t.step(`${label}: server/discover advertises the extension and the session runs tasks`, () => {
@@ -216,11 +225,11 @@ async function hostFlow(t: Deno.TestContext, host: TaskHost, label: string): Pro
       result["structuredContent"],
     );
     assert.equal(task.pollIntervalMs, undefined, "no poll hint once terminal");
-    assertParity(task, await jobGet(host.client, created.taskId), "sleep");
+    assertParity({ task, job: await jobGet(host.client, created.taskId) }, "sleep");
   });
 
   await t.step(`${label}: a working task has pollIntervalMs and a growing ttlMs`, async () => {
-    const created = await createTask(host, "test.sleep", { ms: 30_000, steps: 300 });
+    const created = await createTask(host, { name: "test.sleep", args: { ms: 30_000, steps: 300 } });
     const first = await tasksGet(host, created.taskId);
     assert.equal(first.status, "working");
     assertPollInterval(first, "working task");
@@ -241,7 +250,7 @@ async function hostFlow(t: Deno.TestContext, host: TaskHost, label: string): Pro
     assert.equal(sc["outcome"], "partial");
     assert.deepEqual(sc["result"], { items: [1, 2], complete: false });
     assert.ok(call.taskId !== undefined);
-    assertParity(await tasksGet(host, call.taskId), await jobGet(host.client, call.taskId), "partial");
+    assertParity({ task: await tasksGet(host, call.taskId), job: await jobGet(host.client, call.taskId) }, "partial");
   });
 
   await t.step(`${label}: an operation error completes with isError and the typed error`, async () => {
@@ -255,7 +264,7 @@ async function hostFlow(t: Deno.TestContext, host: TaskHost, label: string): Pro
       retryable: false,
     });
     assert.ok(call.taskId !== undefined);
-    assertParity(await tasksGet(host, call.taskId), await jobGet(host.client, call.taskId), "fail");
+    assertParity({ task: await tasksGet(host, call.taskId), job: await jobGet(host.client, call.taskId) }, "fail");
   });
 
   await t.step(`${label}: the session's cancel sends tasks/cancel and settles cancelled`, async () => {
@@ -269,7 +278,7 @@ async function hostFlow(t: Deno.TestContext, host: TaskHost, label: string): Pro
     assert.ok(host.dispatched.some((d) => d.method === "tasks/cancel" && d.taskId === taskId), "tasks/cancel sent");
     const task = await tasksGet(host, taskId);
     assert.equal(task.status, "cancelled");
-    assertParity(task, await jobGet(host.client, taskId), "cancelled");
+    assertParity({ task, job: await jobGet(host.client, taskId) }, "cancelled");
     // Idempotent: a cancel of a terminal task is an empty ack and changes nothing.
     const again = resultOf(await host.tasksCancel(taskId), "second tasks/cancel");
     CancelTaskResultV2Schema.parse(again);
@@ -278,7 +287,7 @@ async function hostFlow(t: Deno.TestContext, host: TaskHost, label: string): Pro
   });
 
   await t.step(`${label}: tasks/* errors: -32021 undeclared, -32601 removed methods, -32602 unknown id`, async () => {
-    const done = await createTask(host, "test.echo", { v: 1 });
+    const done = await createTask(host, { name: "test.echo", args: { v: 1 } });
     const finished = await waitTask(host, done.taskId);
     assert.equal(finished.status, "completed");
     const undeclared = errorOf(await host.tasksGet(done.taskId, { declareTasks: false }), "undeclared tasks/get");
@@ -370,12 +379,12 @@ async function legacyGetsJobReference(target: StdioTarget | HttpTarget): Promise
 Deno.test("task host over stdio: succeeded, partial, operation error, cancelled, interrupted; legacy gets JobReferences", async (t) => {
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
-  const target = stdioServer(dir.path, db, ["--grace-ms", "100"]);
+  const target = stdioServer(dir.path, db, { flags: ["--grace-ms", "100"] });
   let hangId = "";
   const host = await connectTaskHost(target);
   try {
-    await hostFlow(t, host, "stdio");
-    const hang = await createTask(host, "test.hang", {});
+    await hostFlow(t, { host, label: "stdio" });
+    const hang = await createTask(host, { name: "test.hang", args: {} });
     hangId = hang.taskId;
     await waitJobRunning(host.client, hangId);
   } finally {
@@ -393,7 +402,7 @@ Deno.test("task host over stdio: succeeded, partial, operation error, cancelled,
           assert.equal(task.error.code, -32603);
           assert.equal(((task.error.data as Json)["error"] as Json)["code"], "interrupted");
         }
-        assertParity(task, await jobGet(next.client, hangId), "interrupted");
+        assertParity({ task, job: await jobGet(next.client, hangId) }, "interrupted");
       } finally {
         await next.close();
       }
@@ -412,9 +421,9 @@ Deno.test("task host over streamable HTTP: succeeded, partial, operation error, 
   try {
     const host = await connectTaskHost({ url: http.mcpUrl });
     try {
-      await hostFlow(t, host, "http");
+      await hostFlow(t, { host, label: "http" });
       await t.step("http: Mcp-Name must match the taskId (-32020)", async () => {
-        const task = await createTask(host, "test.echo", {});
+        const task = await createTask(host, { name: "test.echo", args: {} });
         const res = await fetch(http.mcpUrl, {
           method: "POST",
           headers: {
@@ -451,7 +460,9 @@ Deno.test("subscriptions/listen with taskIds over stdio: the SDK acknowledges wi
   await using dir = await tempDir();
   const server = new RawStdioServer(stdioServer(dir.path, dir.file("jobs.db")));
   try {
-    const created = await server.modern("tools/call", { name: "test.sleep", arguments: { ms: 200 } }, true);
+    const created = await server.modern("tools/call", { name: "test.sleep", arguments: { ms: 200 } }, {
+      declareTasks: true,
+    });
     const taskId = CreateTaskResultV2Schema.parse(created["result"]).taskId;
     const listenId = "listen-1";
     const ack = server.waitFor(
@@ -475,7 +486,7 @@ Deno.test("subscriptions/listen with taskIds over stdio: the SDK acknowledges wi
     assert.deepEqual(params["notifications"], { toolsListChanged: true });
     // The task still reaches its terminal state through tasks/get, and nothing is pushed for it.
     for (;;) {
-      const got = await server.modern("tasks/get", { taskId }, true);
+      const got = await server.modern("tasks/get", { taskId }, { declareTasks: true });
       const task = GetTaskResultV2Schema.parse(got["result"]);
       if (task.status !== "working") {
         assert.equal(task.status, "completed");
@@ -509,7 +520,9 @@ Deno.test("notifications/cancelled for the tools/call that created a task does n
       params: { requestId: callId, reason: "the user moved on", _meta: modernMeta(true) },
     });
     for (;;) {
-      const task = GetTaskResultV2Schema.parse((await server.modern("tasks/get", { taskId }, true))["result"]);
+      const task = GetTaskResultV2Schema.parse(
+        (await server.modern("tasks/get", { taskId }, { declareTasks: true }))["result"],
+      );
       if (task.status !== "working") {
         assert.equal(task.status, "completed", "only tasks/cancel cancels a task");
         break;
@@ -528,14 +541,16 @@ Deno.test("retention: a finished task is readable until createdAt + ttlMs, then 
   const db = dir.file("jobs.db");
   const RETENTION_MS = 1_500;
   const host = await connectTaskHost(
-    stdioServer(dir.path, db, ["--retention-ms", String(RETENTION_MS), "--admitted-max", "2", "--grace-ms", "50"]),
+    stdioServer(dir.path, db, {
+      flags: ["--retention-ms", String(RETENTION_MS), "--admitted-max", "2", "--grace-ms", "50"],
+    }),
   );
   const known: string[] = [];
   try {
     await t.step("readable through its ttlMs, expired after it", async () => {
-      const created = await createTask(host, "test.sleep", { ms: 0 });
+      const created = await createTask(host, { name: "test.sleep", args: { ms: 0 } });
       known.push(created.taskId);
-      const done = await waitTask(host, created.taskId, 10_000, 5);
+      const done = await waitTask(host, created.taskId, { timeoutMs: 10_000, everyMs: 5 });
       assert.equal(done.status, "completed");
       assert.ok(done.ttlMs !== null);
       const expiresAt = Date.parse(done.createdAt) + done.ttlMs;
@@ -563,7 +578,7 @@ Deno.test("retention: a finished task is readable until createdAt + ttlMs, then 
     });
 
     await t.step("at the admission bound a declaring tools/call gets the overload error, not a task", async () => {
-      for (let i = 0; i < 2; i++) known.push((await createTask(host, "test.hang", {})).taskId);
+      for (let i = 0; i < 2; i++) known.push((await createTask(host, { name: "test.hang", args: {} })).taskId);
       const raw = resultOf(
         await host.rawRequest("tools/call", { name: "test.sleep", arguments: { ms: 1 } }, { declareTasks: true }),
         "overloaded tools/call",
@@ -598,13 +613,13 @@ Deno.test("kill -9 while a task runs: a new process reports process_lost and sti
   let hangId = "", queuedId = "";
 
   await t.step("server A (HTTP) runs a task and queues another, then is SIGKILLed", async () => {
-    const a = await spawnHttp(dir.path, db, [...LEASE_FLAGS, "--running-max", "1"]);
+    const a = await spawnHttp(dir.path, db, { flags: [...LEASE_FLAGS, "--running-max", "1"] });
     try {
       const host = await connectTaskHost({ url: a.mcpUrl });
       try {
-        hangId = (await createTask(host, "test.hang", {})).taskId;
+        hangId = (await createTask(host, { name: "test.hang", args: {} })).taskId;
         await waitJobRunning(host.client, hangId);
-        const queued = await createTask(host, "test.sleep", { ms: 50 });
+        const queued = await createTask(host, { name: "test.sleep", args: { ms: 50 } });
         queuedId = queued.taskId;
         assert.equal((await jobGet(host.client, queuedId)).execution_state, "queued");
         assertPollInterval(await tasksGet(host, queuedId), "queued task");
@@ -618,7 +633,7 @@ Deno.test("kill -9 while a task runs: a new process reports process_lost and sti
     }
   });
 
-  const target = stdioServer(dir.path, db, LEASE_FLAGS);
+  const target = stdioServer(dir.path, db, { flags: LEASE_FLAGS });
   const b = await connectTaskHost(target);
   try {
     await t.step("server B: the running task failed with -32603 / process_lost", async () => {
@@ -628,7 +643,7 @@ Deno.test("kill -9 while a task runs: a new process reports process_lost and sti
         assert.equal(task.error.code, -32603);
         assert.equal(((task.error.data as Json)["error"] as Json)["code"], "process_lost");
       }
-      assertParity(task, await jobGet(b.client, hangId), "process_lost");
+      assertParity({ task, job: await jobGet(b.client, hangId) }, "process_lost");
     });
 
     await t.step("server B: the dead process's queued task completes", async () => {
@@ -637,15 +652,15 @@ Deno.test("kill -9 while a task runs: a new process reports process_lost and sti
       assert.deepEqual(task.status === "completed" ? (task.result["structuredContent"] as Json)["result"] : 0, {
         slept_ms: 50,
       });
-      assertParity(task, await jobGet(b.client, queuedId), "queued after restart");
+      assertParity({ task, job: await jobGet(b.client, queuedId) }, "queued after restart");
     });
 
     await t.step("a task created through server A2 is read and cancelled through server B", async () => {
-      const a2 = await spawnHttp(dir.path, db, [...LEASE_FLAGS, "--grace-ms", "100"]);
+      const a2 = await spawnHttp(dir.path, db, { flags: [...LEASE_FLAGS, "--grace-ms", "100"] });
       try {
         const hostA2 = await connectTaskHost({ url: a2.mcpUrl });
         try {
-          const created = await createTask(hostA2, "test.sleep", { ms: 60_000, steps: 600 });
+          const created = await createTask(hostA2, { name: "test.sleep", args: { ms: 60_000, steps: 600 } });
           const seen = await tasksGet(b, created.taskId);
           assert.equal(seen.status, "working");
           assert.equal(seen.createdAt, created.createdAt);
@@ -680,12 +695,12 @@ Deno.test("cancel racing completion, 200 times: tasks/get and jobs.get always ag
     const worker = async () => {
       while (next < ITERATIONS) {
         const ms = next++ % 6;
-        const created = await createTask(host, "test.sleep", { ms });
+        const created = await createTask(host, { name: "test.sleep", args: { ms } });
         CancelTaskResultV2Schema.parse(resultOf(await host.tasksCancel(created.taskId), "racing cancel"));
-        const task = await waitTask(host, created.taskId, 10_000, 5);
+        const task = await waitTask(host, created.taskId, { timeoutMs: 10_000, everyMs: 5 });
         assert.ok(task.status === "completed" || task.status === "cancelled", `status ${task.status}`);
         const job = await jobGet(host.client, created.taskId);
-        assertParity(task, job, `race ${created.taskId}`);
+        assertParity({ task, job }, `race ${created.taskId}`);
         if (task.status === "completed") assert.deepEqual(job.result, { slept_ms: ms });
         outcomes.set(created.taskId, { status: task.status, ms });
       }
@@ -699,7 +714,7 @@ Deno.test("cancel racing completion, 200 times: tasks/get and jobs.get always ag
       using store = openTempStore(dir.file("jobs.db"));
       const [owner] = store.rows.ownerListLive(Date.now());
       assert.ok(owner !== undefined, "the server's executor is live");
-      await heartbeatsPass(store, owner.owner_id, 2, 30_000);
+      await heartbeatsPass(store, owner.owner_id, { count: 2, timeoutMs: 30_000 });
     }
     const ids = [...outcomes.keys()];
     for (let i = 0; i < ids.length; i += 100) {
@@ -710,7 +725,7 @@ Deno.test("cancel racing completion, 200 times: tasks/get and jobs.get always ag
         assert.equal(task.status, outcomes.get(id)?.status, `task ${id} changed after the race`);
         const job = jobs[j];
         assert.ok(job !== undefined);
-        assertParity(task, job, `re-read ${id}`);
+        assertParity({ task, job }, `re-read ${id}`);
       }
     }
   } finally {

@@ -47,7 +47,7 @@ async function watchOn(
   options: Omit<GitHubHarnessOptions, "scenario"> = {},
 ): Promise<{ row: JobRow; result: WatchResult; fake: FakeGitHub; elapsedMs: number }> {
   await using h = await openGitHubHarness({ scenario, ...options });
-  const done = await runJob<WatchResult>(h, WATCH_KIND, { ...PR, ...input }, 30_000);
+  const done = await runJob<WatchResult>(h, { kind: WATCH_KIND, input: { ...PR, ...input } }, { timeoutMs: 30_000 });
   assert.equal(done.row.outcome, done.result.outcome, "the job's outcome is the watch outcome");
   const elapsedMs = Date.parse(done.result.finished_at) - Date.parse(done.result.started_at);
   return { ...done, fake: h.fake, elapsedMs };
@@ -71,7 +71,10 @@ Deno.test("watch rows: 40 commit statuses with #35 failing are read over two pag
 /** A client whose transport rewrites combined-status answers (between the real client and the real fake). */
 function statusRewritingHarness(rewrite: (body: Record<string, unknown>, res: Response) => Response | undefined) {
   return {
-    kinds: (store: Parameters<NonNullable<GitHubHarnessOptions["kinds"]>>[0], baseUrl: string, clock: never) => [
+    kinds: (
+      store: Parameters<NonNullable<GitHubHarnessOptions["kinds"]>>[0],
+      { baseUrl, clock }: Parameters<NonNullable<GitHubHarnessOptions["kinds"]>>[1],
+    ) => [
       watchRunner({
         observer: () =>
           clientObserver(
@@ -170,28 +173,31 @@ Deno.test("watch rows: a re-run still in progress with fail_fast is pending unti
 });
 
 Deno.test("latestRuns: newest per name + app + workflow + event; other workflows, events and apps are kept", () => {
-  const run = (
-    id: number,
-    name: string,
-    suite: number,
-    started: string,
-    conclusion: string,
-    app = "github-actions",
-  ) => ({
-    id,
-    name,
-    status: "completed",
-    conclusion,
-    started_at: started,
-    app: { slug: app },
-    check_suite: { id: suite },
-  });
+  const run = (fields: {
+    id: number;
+    name: string;
+    suite: number;
+    started: string;
+    conclusion: string;
+    app?: string;
+  }) => {
+    const { id, name, suite, started, conclusion, app = "github-actions" } = fields;
+    return {
+      id,
+      name,
+      status: "completed",
+      conclusion,
+      started_at: started,
+      app: { slug: app },
+      check_suite: { id: suite },
+    };
+  };
   const runs = [
-    run(1, "build", 10, "2026-01-01T00:00:00Z", "failure"),
-    run(2, "build", 11, "2026-01-01T00:05:00Z", "success"), // re-run of workflow 1 / pull_request
-    run(3, "build", 12, "2026-01-01T00:01:00Z", "failure"), // workflow 2: kept
-    run(4, "build", 13, "2026-01-01T00:02:00Z", "failure"), // workflow 1, event push: kept
-    run(5, "build", 14, "2026-01-01T00:03:00Z", "failure", "other-ci"), // another app: kept
+    run({ id: 1, name: "build", suite: 10, started: "2026-01-01T00:00:00Z", conclusion: "failure" }),
+    run({ id: 2, name: "build", suite: 11, started: "2026-01-01T00:05:00Z", conclusion: "success" }), // re-run of workflow 1 / pull_request
+    run({ id: 3, name: "build", suite: 12, started: "2026-01-01T00:01:00Z", conclusion: "failure" }), // workflow 2: kept
+    run({ id: 4, name: "build", suite: 13, started: "2026-01-01T00:02:00Z", conclusion: "failure" }), // workflow 1, event push: kept
+    run({ id: 5, name: "build", suite: 14, started: "2026-01-01T00:03:00Z", conclusion: "failure", app: "other-ci" }), // another app: kept
   ];
   const workflows = new Map([
     [10, { workflow_id: 1, event: "pull_request" }],
@@ -487,7 +493,7 @@ Deno.test("watch rows: required_only watches only the base branch's required che
 Deno.test("watch rows: required_only on unreadable rules is a typed error; no required checks is no_checks", async () => {
   await using h = await openGitHubHarness({ scenario: "rules_forbidden" });
   const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, required_only: true }));
-  const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 20_000 });
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "required_checks_unavailable");
   assert.match(row.error?.message ?? "", /rules of branch main cannot be read/);
@@ -563,7 +569,7 @@ Deno.test("watch rows: unreadable classic protection is required_checks_unavaila
         }],
       });
       const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, required_only: true }));
-      const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
+      const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 20_000 });
       const what = `${branchProtection}, ${requiredChecks.length} ruleset check(s)`;
       assert.equal(row.status, "failed", what);
       assert.equal(row.error?.code, "required_checks_unavailable", what);
@@ -605,7 +611,7 @@ Deno.test("watch rows: one check run over the byte bound even at per_page=1 fail
   }];
   await using h = await openGitHubHarness({ scenario: huge, token: "test-token" });
   const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, PR));
-  const row = await waitForStatus(h.store, job.id, TERMINAL, 30_000);
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 30_000 });
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "request_failed");
   const perPage = h.fake.requests.filter((r) => r.kind === "check_runs").map((r) =>
@@ -657,7 +663,7 @@ Deno.test("watch rows: required checks at the bound are watched; one more is req
   assert.equal(atBound.result.summary.pending, Math.min(WATCH_REQUIRED_CHECKS_MAX, atBound.result.summary.total));
   await using h = await openGitHubHarness({ scenario: required(WATCH_REQUIRED_CHECKS_MAX + 1) });
   const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, required_only: true }));
-  const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 20_000 });
   assert.equal(row.error?.code, "required_checks_unavailable");
   assert.match(row.error?.message ?? "", new RegExp(`over the bound of ${WATCH_REQUIRED_CHECKS_MAX}`));
 });
@@ -665,7 +671,7 @@ Deno.test("watch rows: required checks at the bound are watched; one more is req
 Deno.test("watch rows: without rate-limit headers an anonymous watch's cost assumes GitHub's 60/h", async () => {
   await using h = await openGitHubHarness({
     scenario: "checks_pass",
-    kinds: (store, baseUrl, clock) => [
+    kinds: (store, { baseUrl, clock }) => [
       watchRunner({
         observer: () =>
           clientObserver(
@@ -689,14 +695,14 @@ Deno.test("watch rows: without rate-limit headers an anonymous watch's cost assu
       }),
     ],
   });
-  const { result } = await runJob<WatchResult>(h, WATCH_KIND, PR, 20_000);
+  const { result } = await runJob<WatchResult>(h, { kind: WATCH_KIND, input: PR }, { timeoutMs: 20_000 });
   assert.equal(result.anonymous_cost?.hourly_limit, GITHUB_ANONYMOUS_LIMIT_PER_HOUR);
 });
 
 Deno.test("watch rows: workflow runs that cannot be read leave re-runs uncollapsed, so an old failure still counts", async () => {
   await using h = await openGitHubHarness({
     scenario: "rerun_passed",
-    kinds: (store, baseUrl, clock) => [
+    kinds: (store, { baseUrl, clock }) => [
       watchRunner({
         observer: () =>
           clientObserver(
@@ -721,7 +727,7 @@ Deno.test("watch rows: workflow runs that cannot be read leave re-runs uncollaps
       }),
     ],
   });
-  const { result } = await runJob<WatchResult>(h, WATCH_KIND, PR, 20_000);
+  const { result } = await runJob<WatchResult>(h, { kind: WATCH_KIND, input: PR }, { timeoutMs: 20_000 });
   assert.equal(result.outcome, "failed", "fail closed: the old failed run is not dropped on a guess");
   assert.equal(result.duplicates_dropped, 0);
 });

@@ -46,10 +46,10 @@ async function watch(
   h: WatchHarness,
   input: Record<string, unknown> = {},
 ): Promise<{ row: JobRow; result: WatchResult }> {
-  const done = await runJob<WatchResult>(h, WATCH_KIND, { ...PR, ...input }, 20_000);
+  const done = await runJob<WatchResult>(h, { kind: WATCH_KIND, input: { ...PR, ...input } }, { timeoutMs: 20_000 });
   assert.equal(done.row.outcome, done.result.outcome, "the job's outcome is the watch outcome");
   // Every outcome's result is what the tool's outputSchema advertises (clients validate it).
-  assertMatchesAdvertised(watchResultOutput(), done.result, `the ${done.result.outcome} watch result`);
+  assertMatchesAdvertised(watchResultOutput(), done.result, { what: `the ${done.result.outcome} watch result` });
   return done;
 }
 
@@ -297,7 +297,7 @@ Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelle
   await waitFor("the watcher to park in the rate-limit wait", () => clock.pendingSleeps === 1 && h.fake.counts.total);
   assert.equal(h.fake.counts.rateLimited, 1);
   // Poll guidance follows the reset, not a busy interval: capped at the 60 s maximum here.
-  const parked = await waitForStatus(h.store, job.id, ["running"]);
+  const parked = await waitForStatus(h.store, job.id, { status: ["running"] });
   await waitFor("the rate_limited phase to be written", () => h.store.rows.jobGet(job.id)?.phase === "rate_limited");
   const limited = h.store.rows.jobGet(job.id) ?? parked;
   assert.equal(h.control.pollAfterMs(limited), 60_000);
@@ -308,7 +308,7 @@ Deno.test("watch: cancelling during a long rate-limit wait ends the job cancelle
   );
   const cancelledAt = Date.now();
   assert.equal((await h.control.cancel(job.id)).effect, "requested");
-  const row = await waitForStatus(h.store, job.id, TERMINAL, 5_000);
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 5_000 });
   assert.equal(row.status, "cancelled");
   assert.ok(Date.now() - cancelledAt < 2_000, "cancelled within a moment, not after the 10-minute wait");
   assert.equal(clock.pendingSleeps, 0, "the wait was released");
@@ -319,7 +319,7 @@ Deno.test("watch: a rate-limit reset beyond the deadline is not waited for: rate
   await using h = await openWatchHarness({ scenario: "flaky_unchanged" });
   h.fake.exhaustPrimary({ resetInMs: 14 * 60_000 });
   const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, timeout_ms: 5 * 60_000 }));
-  const row = await waitForStatus(h.store, job.id, TERMINAL, 10_000);
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 10_000 });
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "rate_limited");
   assert.equal(row.error?.retryable, true);
@@ -380,7 +380,7 @@ Deno.test("watch: WATCH_FAILED_POLLS_MAX unanswered polls in a row end it failed
   const perPoll = 1 + GITHUB_RETRIES_MAX;
   await using h = await watchThroughOutage(WATCH_FAILED_POLLS_MAX * perPoll + 100);
   const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, PR));
-  const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 20_000 });
   assert.equal(row.status, "failed");
   assert.equal(row.error?.code, "transient");
   assert.equal(row.error?.retryable, true);
@@ -419,14 +419,14 @@ Deno.test("watch: an unanswered poll is reported as the retrying phase, with the
   const ahead = (row.next_poll_at ?? 0) - Date.now();
   assert.ok(ahead > 8_000 && ahead <= 10_000, `next poll ${ahead} ms ahead`);
   await h.control.cancel(job.id);
-  assert.equal((await waitForStatus(h.store, job.id, TERMINAL)).status, "cancelled");
+  assert.equal((await waitForStatus(h.store, job.id, { status: TERMINAL })).status, "cancelled");
 });
 
 Deno.test("watch: an unanswered first poll ends the watch at once (nothing seen yet to wait with)", async () => {
   await using h = await openWatchHarness({ scenario: "checks_pass" });
   h.fake.failNext(1 + GITHUB_RETRIES_MAX, { kind: "pull" });
   const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, PR));
-  const row = await waitForStatus(h.store, job.id, TERMINAL, 20_000);
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 20_000 });
   assert.equal(row.error?.code, "transient");
   assert.equal(h.fake.counts.injectedErrors, 1 + GITHUB_RETRIES_MAX);
 });
@@ -464,7 +464,7 @@ Deno.test("watch: progress says waiting_for_checks with polls, and nextPollAt fe
   assert.equal(third.total_items, 3);
   assert.equal(third.completed_items, 1);
   await h.control.cancel(job.id);
-  assert.equal((await waitForStatus(h.store, job.id, TERMINAL)).status, "cancelled");
+  assert.equal((await waitForStatus(h.store, job.id, { status: TERMINAL })).status, "cancelled");
 });
 
 Deno.test("watch: the confirming phase shows the counts of the reading it confirms, not the last poll's", async () => {
@@ -491,7 +491,7 @@ Deno.test("watch: the confirming phase shows the counts of the reading it confir
   );
   await waitFor("the confirming sleep", () => clock.pendingSleeps === 1);
   clock.advance(30_000);
-  const done = await waitForStatus(h.store, job.id, TERMINAL);
+  const done = await waitForStatus(h.store, job.id, { status: TERMINAL });
   assert.equal(done.outcome, "succeeded");
 });
 

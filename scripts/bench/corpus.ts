@@ -84,13 +84,16 @@ function zipf(rand: () => number, n: number): number {
   return Math.min(n - 1, Math.floor(Math.pow(n, rand()) - 1));
 }
 
-/** `count` synthetic threads of one repository. */
-export function makeThreads(
-  repoIndex: number,
-  count: number,
-  words: string[],
-  rand: () => number,
-): ThreadObservation[] {
+/** What synthetic text is drawn from: a vocabulary and a generator. */
+export interface TextSource {
+  words: string[];
+  rand: () => number;
+}
+
+/** `repo.count` synthetic threads of repository number `repo.index`, their text and fields drawn from `source`. */
+export function makeThreads(repo: { index: number; count: number }, source: TextSource): ThreadObservation[] {
+  const { index: repoIndex, count } = repo;
+  const { words, rand } = source;
   const out: ThreadObservation[] = [];
   const phrase = (n: number) => Array.from({ length: n }, () => words[zipf(rand, words.length)]).join(" ");
   for (let i = 0; i < count; i++) {
@@ -127,7 +130,7 @@ export async function benchCorpus(): Promise<BenchSection> {
     const perRepo = THREADS / REPOSITORIES;
     const batches: Array<{ repository: string; threads: ThreadObservation[] }> = [];
     for (let r = 0; r < REPOSITORIES; r++) {
-      const threads = makeThreads(r, perRepo, words, rand);
+      const threads = makeThreads({ index: r, count: perRepo }, { words, rand });
       for (let i = 0; i < threads.length; i += BATCH) {
         batches.push({ repository: `org${r}/repo${r}`, threads: threads.slice(i, i + BATCH) });
       }

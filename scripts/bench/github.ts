@@ -71,11 +71,14 @@ async function economyWatch(timeline: ScenarioStep[], anonymous: boolean) {
     ...(anonymous ? { rateLimit: { anonymousLimit: 60 } } : { token: "bench-token" }),
   });
   const realStart = performance.now();
-  const { result } = await runJob<WatchResult>(h, WATCH_KIND, {
-    ...SCENARIO_PULL,
-    timeout_ms: WATCH_MS,
-    poll_interval_ms: POLL_MS,
-  }, 120_000);
+  const { result } = await runJob<WatchResult>(h, {
+    kind: WATCH_KIND,
+    input: {
+      ...SCENARIO_PULL,
+      timeout_ms: WATCH_MS,
+      poll_interval_ms: POLL_MS,
+    },
+  }, { timeoutMs: 120_000 });
   const realMs = performance.now() - realStart;
   if (result.outcome !== "timed_out") throw new Error(`expected timed_out, got ${result.outcome}`);
   // What GitHub charges: every answer but /rate_limit, and 304s too when no token was sent.

@@ -157,15 +157,24 @@ function itemsOf(response: RawResponse): JobsGetItem[] {
   return structured.items;
 }
 
-function callTool(conn: V2Connection, name: string, args: Record<string, unknown>, declareTasks = false) {
-  return conn.rawRequest("tools/call", { name, arguments: args }, { declareTasks, timeoutMs: 30_000 });
+/** A `tools/call` request's params: the tool and its arguments (a type, so it is a `Record<string, unknown>`). */
+type ToolCall = { name: string; arguments: Record<string, unknown> };
+
+/** Sends `call` as a raw `tools/call` (30 s time box); `options.declareTasks` declares the tasks extension. */
+function callTool(conn: V2Connection, call: ToolCall, options?: { declareTasks?: boolean }) {
+  return conn.rawRequest("tools/call", call, { declareTasks: options?.declareTasks ?? false, timeoutMs: 30_000 });
 }
 
-async function jobsGet(conn: V2Connection, ids: string[], format: "concise" | "detailed" = "concise") {
-  return itemsOf(await callTool(conn, "jobs.get", { ids, response_format: format }));
+async function jobsGet(conn: V2Connection, ids: string[]) {
+  return itemsOf(await callTool(conn, { name: "jobs.get", arguments: { ids, response_format: "concise" } }));
 }
 
-async function waitForStates(conn: V2Connection, ids: string[], state: string, timeoutMs: number): Promise<void> {
+/** Polls jobs.get until every one of `wait.ids` is in `wait.state`; throws after `wait.timeoutMs`. */
+async function waitForStates(
+  conn: V2Connection,
+  wait: { ids: string[]; state: string; timeoutMs: number },
+): Promise<void> {
+  const { ids, state, timeoutMs } = wait;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let pending = 0;
@@ -179,13 +188,17 @@ async function waitForStates(conn: V2Connection, ids: string[], state: string, t
   }
 }
 
-/** Submits `count` jobs through `tool` (JobReferences), at most 50 in flight. */
-async function submitJobs(conn: V2Connection, tool: string, count: number): Promise<string[]> {
+/** Submits `jobs.count` jobs through `jobs.tool` (JobReferences), at most 50 in flight. */
+async function submitJobs(conn: V2Connection, jobs: { tool: string; count: number }): Promise<string[]> {
+  const { tool, count } = jobs;
   const ids: string[] = [];
   for (let done = 0; done < count;) {
     const wave = Math.min(50, count - done);
     const refs = await Promise.all(
-      Array.from({ length: wave }, (_, i) => callTool(conn, tool, tool === "test.echo" ? { n: done + i } : {})),
+      Array.from({ length: wave }, (_, i) => {
+        const args = tool === "test.echo" ? { n: done + i } : {};
+        return callTool(conn, { name: tool, arguments: args });
+      }),
     );
     for (const ref of refs) {
       const id = (resultOf(ref, tool)["structuredContent"] as { id: string }).id;
@@ -253,7 +266,7 @@ interface PipeWindow {
 
 /** UTF-8 bytes of the JSON of a jobs.get result (its text content and structuredContent) for `window`. */
 async function resultBytes(conn: V2Connection, window: string[]): Promise<number> {
-  const result = resultOf(await callTool(conn, "jobs.get", { ids: window }), "jobs.get");
+  const result = resultOf(await callTool(conn, { name: "jobs.get", arguments: { ids: window } }), "jobs.get");
   return new TextEncoder().encode(JSON.stringify(result)).length;
 }
 
@@ -294,10 +307,10 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
   const host: TaskHost = await connectTaskHost(target, { endpointId: "longcall-bench" });
   try {
     // 1,000 stored jobs: 900 terminal, then 100 that stay running.
-    const done = await submitJobs(host, "test.echo", TERMINAL_JOBS);
-    await waitForStates(host, done, "terminal", 60_000);
-    const hanging = await submitJobs(host, "test.hang", RUNNING_JOBS);
-    await waitForStates(host, hanging, "running", 30_000);
+    const done = await submitJobs(host, { tool: "test.echo", count: TERMINAL_JOBS });
+    await waitForStates(host, { ids: done, state: "terminal", timeoutMs: 60_000 });
+    const hanging = await submitJobs(host, { tool: "test.hang", count: RUNNING_JOBS });
+    await waitForStates(host, { ids: hanging, state: "running", timeoutMs: 30_000 });
     const ids = shuffle([...done, ...hanging]);
 
     const legacy = await connectV2(target, { era: "legacy" });
@@ -332,7 +345,9 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
         const start = (round * 37) % (ids.length - 100);
         const hundred = ids.slice(start, start + 100);
         const keep = round >= WARMUP_ROUNDS;
-        const step = (series: number[], what: string, send: () => Promise<RawResponse>) => async () => {
+        // One step of the round: `request.send` timed (named `request.what` in errors), kept in `series`.
+        const step = (series: number[], request: { what: string; send: () => Promise<RawResponse> }) => async () => {
+          const { what, send } = request;
           const at = performance.now();
           const ms = await timed(send, what);
           if (!keep) return;
@@ -340,19 +355,31 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
           out.calls.push({ at, ms, series });
         };
         const windowStep = (window: PipeWindow) =>
-          step(
-            window.times,
-            `jobs.get ${window.ids}`,
-            () => callTool(legacy, "jobs.get", { ids: ids.slice(start, start + window.ids) }),
-          );
+          step(window.times, {
+            what: `jobs.get ${window.ids}`,
+            send: () =>
+              callTool(legacy, { name: "jobs.get", arguments: { ids: ids.slice(start, start + window.ids) } }),
+          });
         const steps: Array<() => Promise<void>> = [
           windowStep(out.pipe.under),
           windowStep(out.pipe.over),
-          step(out.legacyEcho, "bench.echo", () => callTool(legacy, "bench.echo", echoArgs)),
-          step(out.get1, "jobs.get 1", () => callTool(legacy, "jobs.get", { ids: [one] })),
-          step(out.get100, "jobs.get 100", () => callTool(legacy, "jobs.get", { ids: hundred })),
-          step(out.modernEcho, "bench.echo (modern)", () => callTool(host, "bench.echo", echoArgs, true)),
-          step(out.tasksGet, "tasks/get", () => host.tasksGet(one)),
+          step(out.legacyEcho, {
+            what: "bench.echo",
+            send: () => callTool(legacy, { name: "bench.echo", arguments: echoArgs }),
+          }),
+          step(out.get1, {
+            what: "jobs.get 1",
+            send: () => callTool(legacy, { name: "jobs.get", arguments: { ids: [one] } }),
+          }),
+          step(out.get100, {
+            what: "jobs.get 100",
+            send: () => callTool(legacy, { name: "jobs.get", arguments: { ids: hundred } }),
+          }),
+          step(out.modernEcho, {
+            what: "bench.echo (modern)",
+            send: () => callTool(host, { name: "bench.echo", arguments: echoArgs }, { declareTasks: true }),
+          }),
+          step(out.tasksGet, { what: "tasks/get", send: () => host.tasksGet(one) }),
         ];
         for (const step of shuffle(steps)) await step();
       }
@@ -461,21 +488,21 @@ class RawServer {
   async toolsList(): Promise<Record<string, unknown>> {
     const listed = this.#answer(2);
     await this.write(INITIALIZE, INITIALIZED, TOOLS_LIST);
-    return await withTimeout(listed, 30_000, "tools/list");
+    return await withTimeout(listed, { ms: 30_000, what: "tools/list" });
   }
 
   /** Writes `server/discover` (the modern era's first request); resolves with its answer. */
   async discover(): Promise<Record<string, unknown>> {
     const answered = this.#answer(3);
     await this.write(DISCOVER);
-    return await withTimeout(answered, 30_000, "server/discover");
+    return await withTimeout(answered, { ms: 30_000, what: "server/discover" });
   }
 
   async call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
     const id = this.#nextId++;
     const answered = this.#answer(id);
     await this.write({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
-    const message = await withTimeout(answered, 30_000, `tools/call ${name}`);
+    const message = await withTimeout(answered, { ms: 30_000, what: `tools/call ${name}` });
     this.#pending.delete(id);
     const result = message["result"] as Record<string, unknown> | undefined;
     if (result === undefined || result["isError"] === true) {
@@ -515,7 +542,9 @@ function startPhasesOf(stderr: string): StartPhases | undefined {
     : { serving_at_ms: fields.serving_at_ms, start_ms: fields.start_ms };
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/** `promise`, or a rejection naming `limit.what` once `limit.ms` have passed without it settling. */
+async function withTimeout<T>(promise: Promise<T>, limit: { ms: number; what: string }): Promise<T> {
+  const { ms, what } = limit;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     return await Promise.race([
@@ -595,10 +624,11 @@ function phasesSentence(where: string, phases: StartPhases | undefined): string 
 }
 
 /**
- * Alternates the configurations START_RUNS times each, after one unmeasured run of each; `floor`
- * (the hello server plus one Worker) runs in the same rounds when given.
+ * Alternates the configurations (each a `deno` command line) START_RUNS times each, after one unmeasured run
+ * of each; `floor` (the hello server plus one Worker) runs in the same rounds.
  */
-async function startPairs(product: string[], hello: string[], floor: string[]) {
+async function startPairs(lines: { product: string[]; hello: string[]; floor: string[] }) {
+  const { product, hello, floor } = lines;
   const first = { product: await startOnce(product), hello: await startOnce(hello) };
   await startOnce(floor);
   const p: StartSample[] = [];
@@ -754,14 +784,14 @@ export async function benchMcp(): Promise<BenchSection> {
     // resolution flag (helloFlags).
     const flags = launchFlags();
     const hello = helloFlags();
-    const source = await startPairs(
-      ["run", ...flags, MAIN, "serve", "--db", `${dir}/start-source.db`],
-      ["run", ...hello, HELLO_SERVER],
+    const source = await startPairs({
+      product: ["run", ...flags, MAIN, "serve", "--db", `${dir}/start-source.db`],
+      hello: ["run", ...hello, HELLO_SERVER],
       // The floor, from source too: the hello server plus one Worker created before its first request.
-      ["run", ...hello, HELLO_WORKER_SERVER],
-    );
+      floor: ["run", ...hello, HELLO_WORKER_SERVER],
+    });
     // What part of the source start-up is loading our own modules one by one (scripts/bench/module_load.ts).
-    const moduleLoad = await measureModuleLoad(flags, dir, START_RUNS);
+    const moduleLoad = await measureModuleLoad(dir, { flags, runs: START_RUNS });
 
     // The shipped bundle (network worker embedded, started from memory) against a plain bundle of hello.
     await bundleTo(`${dir}/longcall.js`);
@@ -771,7 +801,7 @@ export async function benchMcp(): Promise<BenchSection> {
     // The floor of the start-up ratio: bundled hello plus one Worker created before its first request.
     await bundle(HELLO_WORKER_SERVER, `${dir}/hello_worker.js`);
     const helloWorkerBundle = ["run", ...hello, `${dir}/hello_worker.js`];
-    const bundled = await startPairs(productBundle, helloBundle, helloWorkerBundle);
+    const bundled = await startPairs({ product: productBundle, hello: helloBundle, floor: helloWorkerBundle });
     // Claude Code's path: spawn to the server/discover answer (it loads the Tasks adapter), source and bundle.
     const discover = {
       source: await discoverTimes(["run", ...flags, MAIN, "serve", "--db", `${dir}/start-source.db`]),
@@ -900,7 +930,7 @@ function startFloorRow(floor: string, pairs: { floorMs: number; helloMs: number 
 function pipeRows(lat: LatencyResults, seed: number): BenchSection["rows"] {
   const { under, over } = lat.pipe;
   const p99Vs1 = (s: number[]) => {
-    const { low, high } = ratioInterval(s, lat.get1, 0.99, { seed });
+    const { low, high } = ratioInterval(s, lat.get1, { p: 0.99, seed });
     return `${(quantile(s, 0.99) / quantile(lat.get1, 0.99)).toFixed(2)}x (${low.toFixed(2)}-${high.toFixed(2)}x)`;
   };
   const p50 = (s: readonly number[]) => quantile(s, 0.5);
@@ -953,7 +983,7 @@ function section(
   const p99 = (s: number[]) => quantile(s, 0.99);
   // How far each p99 ratio could have moved by which calls of this run were slow (the resampling note below).
   const within = (a: number[], b: number[]) => {
-    const { low, high } = ratioInterval(a, b, 0.99, { seed });
+    const { low, high } = ratioInterval(a, b, { p: 0.99, seed });
     return `; ${low.toFixed(2)}-${high.toFixed(2)}x`;
   };
   const getVsEcho = p99(lat.get1) / p99(lat.legacyEcho);

@@ -73,11 +73,20 @@ async function importOnce(flags: readonly string[], url: string): Promise<number
   return ms;
 }
 
+/** How {@link measureModuleLoad} imports each side. */
+export interface ModuleLoadPlan {
+  /** The `deno run` flags of each import (the shipped launch flags). */
+  flags: readonly string[];
+  /** How many measured imports of each side. */
+  runs: number;
+}
+
 /**
- * Writes the serve path's entry and its one-module bundle into `dir`, then imports each `runs` times,
- * alternating, with `flags` (the shipped launch flags).
+ * Writes the serve path's entry and its one-module bundle into `dir`, then imports each `plan.runs` times,
+ * alternating, with `plan.flags` (the shipped launch flags).
  */
-export async function measureModuleLoad(flags: readonly string[], dir: string, runs: number): Promise<ModuleLoad> {
+export async function measureModuleLoad(dir: string, plan: ModuleLoadPlan): Promise<ModuleLoad> {
+  const { flags, runs } = plan;
   if (!Number.isInteger(runs) || runs < 1) {
     throw new RangeError(`Cannot measure module loading: runs must be a positive integer, current value is ${runs}`);
   }

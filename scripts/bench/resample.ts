@@ -37,14 +37,24 @@ export function seededRandom(seed: number): () => number {
 /** A fresh seed for a run (printed with its figures, so the interval can be recomputed). */
 export const freshSeed = () => crypto.getRandomValues(new Uint32Array(1))[0] as number;
 
-function resampledQuantile(samples: Float64Array, scratch: Float64Array, p: number, random: () => number): number {
-  for (let i = 0; i < scratch.length; i++) scratch[i] = samples[Math.floor(random() * samples.length)] as number;
-  scratch.sort();
-  return percentile(scratch, p);
+/**
+ * The `draw.p` quantile of one resample of `samples` (drawn with replacement, to its size, from `draw.random`)
+ * each time it is called.
+ */
+function resampledQuantile(samples: Float64Array, draw: { p: number; random: () => number }): () => number {
+  const { p, random } = draw;
+  const scratch = new Float64Array(samples.length);
+  return () => {
+    for (let i = 0; i < scratch.length; i++) scratch[i] = samples[Math.floor(random() * samples.length)] as number;
+    scratch.sort();
+    return percentile(scratch, p);
+  };
 }
 
 /** The options of {@linkcode ratioInterval}. */
 export interface RatioIntervalOptions {
+  /** The quantile compared, in (0, 1]. */
+  p: number;
   /** The generator's seed. */
   seed: number;
   /** How many resamples ({@linkcode RESAMPLES_DEFAULT}; 1 to {@linkcode RESAMPLES_MAX}). */
@@ -54,16 +64,16 @@ export interface RatioIntervalOptions {
 }
 
 /**
- * The central `level` interval of `quantile(a, p) / quantile(b, p)` over resamples of `a` and of `b` (each drawn
- * with replacement, to its own size): how far this run's ratio of quantiles could move by the luck of which
- * calls were slow.
+ * The central `options.level` interval of `quantile(a, p) / quantile(b, p)` (`p` is `options.p`) over resamples
+ * of `a` and of `b` (each drawn with replacement, to its own size): how far this run's ratio of quantiles could
+ * move by the luck of which calls were slow.
  */
 export function ratioInterval(
   a: readonly number[],
   b: readonly number[],
-  p: number,
   options: RatioIntervalOptions,
 ): { low: number; high: number } {
+  const { p } = options;
   const resamples = options.resamples ?? RESAMPLES_DEFAULT;
   const level = options.level ?? 0.95;
   if (a.length === 0 || b.length === 0) {
@@ -79,14 +89,10 @@ export function ratioInterval(
     throw new RangeError(`Cannot resample: level must be in (0, 1), current value is ${level}`);
   }
   const random = seededRandom(options.seed);
-  const sa = Float64Array.from(a);
-  const sb = Float64Array.from(b);
-  const scratchA = new Float64Array(sa.length);
-  const scratchB = new Float64Array(sb.length);
+  const quantileA = resampledQuantile(Float64Array.from(a), { p, random });
+  const quantileB = resampledQuantile(Float64Array.from(b), { p, random });
   const ratios = new Float64Array(resamples);
-  for (let r = 0; r < resamples; r++) {
-    ratios[r] = resampledQuantile(sa, scratchA, p, random) / resampledQuantile(sb, scratchB, p, random);
-  }
+  for (let r = 0; r < resamples; r++) ratios[r] = quantileA() / quantileB();
   ratios.sort();
   const tail = (1 - level) / 2;
   return { low: percentile(ratios, tail), high: percentile(ratios, 1 - tail) };
@@ -102,8 +108,12 @@ export interface TimedCall {
 /** Shuffles of the slow marks that {@linkcode slowCallClustering} averages over. */
 export const CLUSTER_SHUFFLES = 200;
 
-/** The share of `slow` calls (by index into `at`, ascending) with another slow call starting within `windowMs`. */
-function clusteredShare(at: Float64Array, slow: Uint8Array, windowMs: number): number {
+/**
+ * The share of `marks.slow` calls (by index into `marks.at`, ascending) with another slow call starting within
+ * `windowMs`.
+ */
+function clusteredShare(marks: { at: Float64Array; slow: Uint8Array }, windowMs: number): number {
+  const { at, slow } = marks;
   let slowCount = 0;
   let clustered = 0;
   let lo = 0;
@@ -151,7 +161,7 @@ export function slowCallClustering(
   const ordered = [...calls].sort((x, y) => x.at - y.at);
   const at = Float64Array.from(ordered, (c) => c.at);
   const slow = Uint8Array.from(ordered, (c) => c.ms > (threshold.get(c.series) as number) ? 1 : 0);
-  const clustered = clusteredShare(at, slow, options.windowMs);
+  const clustered = clusteredShare({ at, slow }, options.windowMs);
   const random = seededRandom(options.seed);
   const shuffled = Uint8Array.from(slow);
   let sum = 0;
@@ -162,7 +172,7 @@ export function slowCallClustering(
       shuffled[i] = shuffled[j] as number;
       shuffled[j] = x;
     }
-    sum += clusteredShare(at, shuffled, options.windowMs);
+    sum += clusteredShare({ at, slow: shuffled }, options.windowMs);
   }
   return { slow: slow.reduce((n, x) => n + x, 0), clustered, independent: sum / CLUSTER_SHUFFLES };
 }

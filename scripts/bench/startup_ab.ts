@@ -71,8 +71,9 @@ function parseEntries(positionals: string[], withoutResolution: readonly string[
   return entries;
 }
 
-/** Runs the rounds; each entry's samples and hello's, in round order. */
-async function measure(entries: Entry[], runs: number, dir: string) {
+/** Runs `plan.runs` rounds, each entry's database in `dir`; each entry's samples and hello's, in round order. */
+async function measure(dir: string, plan: { entries: Entry[]; runs: number }) {
+  const { entries, runs } = plan;
   const [shipped, plain] = [launchFlags(), helloFlags()];
   // One database per entry, created by its unmeasured run: a host restarts a server on its existing database.
   const argsOf = (e: Entry) => [
@@ -124,7 +125,7 @@ if (import.meta.main) {
   const dir = await Deno.makeTempDir({ prefix: "longcall-startup-ab-" });
   try {
     const loadBefore = await loadAverage();
-    const samples = await measure(entries, runs, dir);
+    const samples = await measure(dir, { entries, runs });
     const loadAfter = await loadAverage();
     const hello = samples.get("hello")!.map((s) => s.ms);
     const helloMs = median(hello);

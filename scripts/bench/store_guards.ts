@@ -47,8 +47,15 @@ const VARIANTS = {
 } as const satisfies Record<string, readonly string[]>;
 type Variant = keyof typeof VARIANTS;
 
-/** Runs `count` jobs through admission, claim and terminal write; jobs per second. */
-async function lifecycle(store: Store, ownerId: string, count: number): Promise<number> {
+/** A store and the registered owner that runs jobs on it. */
+interface Owned {
+  store: Store;
+  ownerId: string;
+}
+
+/** Runs `count` jobs through admission, claim and terminal write as `owned.ownerId`; jobs per second. */
+async function lifecycle(owned: Owned, count: number): Promise<number> {
+  const { store, ownerId } = owned;
   const rows = store.rows;
   const claim = { ownerId, kinds: ["noop"], max: JOB_RUNNING_MAX_DEFAULT };
   const t0 = performance.now();
@@ -82,15 +89,16 @@ async function lifecycle(store: Store, ownerId: string, count: number): Promise<
   return count / ((performance.now() - t0) / 1000);
 }
 
-/** One variant on a fresh database in `dir`: `retained` jobs first, then `jobs` timed. */
-async function measure(dir: string, variant: Variant, jobs: number, retained: number): Promise<number> {
+/** One variant on a fresh database in `dir`: `run.retained` jobs first, then `run.jobs` timed. */
+async function measure(dir: string, run: { variant: Variant; jobs: number; retained: number }): Promise<number> {
+  const { variant, jobs, retained } = run;
   const store = openStore(`${dir}/${variant.replaceAll(" ", "_")}.db`);
   try {
     for (const trigger of VARIANTS[variant]) storeConnection(store).db.exec(`DROP TRIGGER ${trigger}`);
     const ownerId = newOwnerId();
     await store.rows.ownerRegister({ ownerId, pid: Deno.pid, leaseMs: 3_600_000 }, Date.now());
-    if (retained > 0) await lifecycle(store, ownerId, retained);
-    return await lifecycle(store, ownerId, jobs);
+    if (retained > 0) await lifecycle({ store, ownerId }, retained);
+    return await lifecycle({ store, ownerId }, jobs);
   } finally {
     store.close();
   }
@@ -126,7 +134,7 @@ if (import.meta.main) {
     const dir = await Deno.makeTempDir({ prefix: "longcall-store-guards-" });
     try {
       loads.push(await loadAverage());
-      for (const variant of rates.keys()) rates.get(variant)!.push(await measure(dir, variant, jobs, retained));
+      for (const variant of rates.keys()) rates.get(variant)!.push(await measure(dir, { variant, jobs, retained }));
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

@@ -34,7 +34,12 @@ export const PACKAGES: readonly PackageVersion[] = ["0.1.16", "0.2.0-alpha.12"];
 
 type Entry = Omit<ScenarioSpec, "pkg" | "group" | "wire"> & { readonly wire?: Wire };
 
-function entries(pkg: PackageVersion, group: Group, wire: Wire, list: readonly Entry[]): readonly ScenarioSpec[] {
+/** What every scenario of one catalogue list shares: its package, its group and its default wire. */
+type ListOf = Pick<ScenarioSpec, "pkg" | "group" | "wire">;
+
+/** The specs of `list`, each in `of.pkg` and `of.group`, speaking `of.wire` unless the entry names its own. */
+function entries(of: ListOf, list: readonly Entry[]): readonly ScenarioSpec[] {
+  const { pkg, group, wire } = of;
   return list.map((e) => ({ wire, ...e, pkg, group }));
 }
 
@@ -47,7 +52,7 @@ const NO_MRTR = "longcall tools never return `input_required` (MRTR); needs the 
 const TASKS_PRODUCT_NA = "needs the tasks fixture tools (greet, slow_compute, failing_job, protocol_error_job, " +
   "confirm_delete, multi_input, test_tool_with_task); run `deno task conformance --fixture`";
 
-const LEGACY = entries("0.1.16", "legacy", "2025-11-25", [
+const LEGACY = entries({ pkg: "0.1.16", group: "legacy", wire: "2025-11-25" }, [
   { name: "server-initialize" },
   { name: "logging-set-level", notApplicable: "longcall declares no `logging` capability (logs go to stderr)" },
   { name: "ping" },
@@ -88,7 +93,7 @@ const LEGACY = entries("0.1.16", "legacy", "2025-11-25", [
   { name: "dns-rebinding-protection" },
 ]);
 
-const CORE = entries("0.2.0-alpha.12", "core", "2026-07-28", [
+const CORE = entries({ pkg: "0.2.0-alpha.12", group: "core", wire: "2026-07-28" }, [
   {
     name: "server-stateless",
     naChecks: {
@@ -159,7 +164,7 @@ const CORE = entries("0.2.0-alpha.12", "core", "2026-07-28", [
   { name: "sep-2640-skills-manifest", notApplicable: "the skills extension (SEP-2640) is not implemented" },
 ]);
 
-const TASKS = entries("0.2.0-alpha.12", "tasks", "2026-07-28", [
+const TASKS = entries({ pkg: "0.2.0-alpha.12", group: "tasks", wire: "2026-07-28" }, [
   { name: "tasks-lifecycle" },
   { name: "tasks-capability-negotiation" },
   { name: "tasks-wire-fields" },

@@ -30,21 +30,22 @@ function whyNotApplicable(r: ScenarioResult): string {
   return r.excused.map((id) => `\`${id}\`: ${naChecks[id] ?? ""}`).join("; ");
 }
 
-/** The section of one mode: header, tally and one row per scenario, between its markers. */
-export function renderSection(opts: Options, results: readonly ScenarioResult[], commandLine: string): string {
+/** The section of one mode (`options.mode`): header, tally and one row per scenario, between its markers. */
+export function renderSection(results: readonly ScenarioResult[], commandLine: string, options: Options): string {
   const date = new Date().toISOString();
   const ran = results.filter((r) => r.verdict !== "n/a");
   const tally = (v: Verdict) => ran.filter((r) => r.verdict === v).length;
-  const title = opts.mode === "fixture" ? "Tasks extension (fixture server)" : "Product server";
+  const title = options.mode === "fixture" ? "Tasks extension (fixture server)" : "Product server";
   const lines = [
-    MARK_BEGIN(opts.mode),
+    MARK_BEGIN(options.mode),
     `## ${title}`,
     "",
     `Generated ${date} by \`${commandLine}\`.`,
     "",
-    `Server: \`${opts.server}\`, MCP endpoint path \`${opts.path}\`. Each scenario ran in its own conformance CLI ` +
-    `process (\`--allow-net=127.0.0.1\`), time box ${opts.timeoutMs} ms. 0.2.0-alpha.12 core scenarios ran with ` +
-    `\`--spec-version <Wire>\`; tasks-* scenarios at their default wire (2026-07-28); 0.1.16 at 2025-11-25.`,
+    `Server: \`${options.server}\`, MCP endpoint path \`${options.path}\`. Each scenario ran in its own ` +
+    `conformance CLI process (\`--allow-net=127.0.0.1\`), time box ${options.timeoutMs} ms. ` +
+    `0.2.0-alpha.12 core scenarios ran with \`--spec-version <Wire>\`; tasks-* scenarios at their default wire ` +
+    `(2026-07-28); 0.1.16 at 2025-11-25.`,
     "",
     `Ran ${ran.length}: ${tally("pass")} pass, ${tally("fail")} fail, ${tally("skipped")} skipped, ` +
     `${tally("timeout")} timeout, ${tally("error")} error; ${results.length - ran.length} not applicable.`,
@@ -63,12 +64,19 @@ export function renderSection(opts: Options, results: readonly ScenarioResult[],
         `${cell(notes)} | ${cell(whyNotApplicable(r))} |`,
     );
   }
-  lines.push("", MARK_END(opts.mode));
+  lines.push("", MARK_END(options.mode));
   return lines.join("\n");
 }
 
-/** Replaces the mode's section in `path` (or appends it, or writes a new file with a header). */
-export async function writeReport(path: string, mode: Mode, section: string): Promise<void> {
+/** One mode's section of the results file: the mode, and the markdown {@link renderSection} gave for it. */
+export interface ReportSection {
+  mode: Mode;
+  text: string;
+}
+
+/** Replaces the section of `section.mode` in `path` (or appends it, or writes a new file with a header). */
+export async function writeReport(path: string, section: ReportSection): Promise<void> {
+  const { mode } = section;
   let existing: string | undefined;
   try {
     existing = await Deno.readTextFile(path);
@@ -82,11 +90,11 @@ export async function writeReport(path: string, mode: Mode, section: string): Pr
   const begin = existing?.indexOf(MARK_BEGIN(mode)) ?? -1;
   const end = existing?.indexOf(MARK_END(mode)) ?? -1;
   if (existing !== undefined && begin >= 0 && end > begin) {
-    text = existing.slice(0, begin) + section + existing.slice(end + MARK_END(mode).length);
+    text = existing.slice(0, begin) + section.text + existing.slice(end + MARK_END(mode).length);
   } else if (existing !== undefined && existing.trim() !== "") {
-    text = `${existing.trimEnd()}\n\n${section}\n`;
+    text = `${existing.trimEnd()}\n\n${section.text}\n`;
   } else {
-    text = `${header}\n${section}\n`;
+    text = `${header}\n${section.text}\n`;
   }
   await Deno.writeTextFile(path, text);
 }

@@ -61,8 +61,19 @@ function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Runs one scenario against `url` in its own CLI process, killed after `timeoutMs`. */
-export async function runScenario(spec: ScenarioSpec, url: string, workDir: string, timeoutMs: number) {
+/** Where and how long {@link runScenario} runs a scenario. */
+export interface ScenarioRun {
+  /** The target's MCP endpoint. */
+  url: string;
+  /** The run's directory: the CLI's working directory, results under `results/`. */
+  workDir: string;
+  /** The time box: the CLI process is killed after it. */
+  timeoutMs: number;
+}
+
+/** Runs one scenario against `run.url` in its own CLI process, killed after `run.timeoutMs`. */
+export async function runScenario(spec: ScenarioSpec, run: ScenarioRun) {
+  const { url, workDir, timeoutMs } = run;
   const outDir = `${workDir}/results/${spec.pkg}/${spec.name}`;
   await Deno.mkdir(outDir, { recursive: true });
   const args = [

@@ -16,8 +16,20 @@ export interface RunningServer {
 
 const TAIL_LINES = 40;
 
-/** Starts the target and waits for its LISTENING line; throws (with the stderr tail) if it exits or is silent. */
-export async function startServer(command: string, dbPath: string, startTimeoutMs: number): Promise<RunningServer> {
+/** How {@link startServer} starts the target. */
+export interface ServerStart {
+  /** The database path that replaces `{db}` in the command. */
+  dbPath: string;
+  /** How long the server has to print its LISTENING line. */
+  startTimeoutMs: number;
+}
+
+/**
+ * Starts the target (`start.dbPath` in place of `{db}`) and waits up to `start.startTimeoutMs` for its LISTENING
+ * line; throws (with the stderr tail) if it exits or is silent.
+ */
+export async function startServer(command: string, start: ServerStart): Promise<RunningServer> {
+  const { dbPath, startTimeoutMs } = start;
   const argv = command.split(/\s+/).filter((s) => s !== "").map((s) => s.replaceAll("{db}", dbPath));
   const [program, ...rest] = argv;
   if (program === undefined) throw new TypeError(`Cannot start the server: current command is "${command}"`);

@@ -132,12 +132,19 @@ export const ENV_DOCS: Record<EnvVar, EnvDoc | null> = {
   PATH: null,
 };
 
+/** What {@link mcpbManifest} adds to a bundle's manifest beyond its tools. */
+export interface McpbManifestOptions {
+  /** `OWNER/NAME` on GitHub: the manifest's repository and homepage (none when unset). */
+  repository?: string | undefined;
+}
+
 /** The manifest of one `.mcpb` bundle. */
 export function mcpbManifest(
   bundle: McpbBundle,
   tools: { name: string; description: string }[],
-  repository?: string,
+  options: McpbManifestOptions = {},
 ): Record<string, unknown> {
+  const { repository } = options;
   const command = (target: Target) => `\${__dirname}/bin/${binaryName(target)}`;
   return {
     manifest_version: "0.3",

@@ -29,13 +29,21 @@ export interface ProbeResult {
   stderr: string;
 }
 
-/** Runs `command args` with `env` added to the environment, sends the exchange and waits for exit. */
+/** Where {@link probeToolsList} runs its process. */
+export interface ProbeOptions {
+  /** Variables added to the environment (default none). */
+  env?: Record<string, string>;
+  /** The working directory (default: this process's). */
+  cwd?: string;
+}
+
+/** Runs `command args` with `options.env` added to the environment, sends the exchange and waits for exit. */
 export async function probeToolsList(
   command: string,
   args: readonly string[],
-  env: Record<string, string> = {},
-  cwd?: string,
+  options: ProbeOptions = {},
 ): Promise<ProbeResult> {
+  const { env = {}, cwd } = options;
   const child = new Deno.Command(command, {
     args: [...args],
     env,

@@ -3,8 +3,8 @@
  *
  * - `positional-params-max`: a function or method signature takes at most two positional parameters plus
  *   an options object (house style, "Names and tests"). A third parameter is accepted only when it is the
- *   last one and is named `options` or ends in `Options`; anything else past the second is reported. It
- *   holds the runtime code (`src/`, tests beside it excepted); tests and scripts are not held to it yet.
+ *   last one and is named `options` or ends in `Options`; anything else past the second is reported,
+ *   `...rest` included. It holds every file `deno lint` reads: runtime code, tests, test support and scripts.
  *
  * @module
  */
@@ -18,15 +18,6 @@ type FunctionNode =
   | Deno.lint.ArrowFunctionExpression
   | Deno.lint.TSDeclareFunction
   | Deno.lint.TSMethodSignature;
-
-/** The repository's root, as a path with a trailing slash (this file is scripts/lint/ in it). */
-const ROOT = new URL("../../", import.meta.url).pathname.replace(/^\/([A-Za-z]:)/, "$1");
-
-/** Whether `filename` (absolute, as `deno lint` gives it) is runtime code, which the rule holds: `src/`, not a test. */
-export function isRuntimeCode(filename: string, root = ROOT): boolean {
-  const path = filename.replaceAll("\\", "/");
-  return path.startsWith(`${root}src/`) && !path.endsWith("_test.ts");
-}
 
 /** The parameter's own name, through defaults, `...rest` and TypeScript parameter properties. */
 function paramName(param: Deno.lint.Parameter): string | undefined {
@@ -57,7 +48,6 @@ export function positionalCount(params: readonly Deno.lint.Parameter[]): number 
 
 const positionalParamsMax: Deno.lint.Rule = {
   create(context) {
-    if (!isRuntimeCode(context.filename)) return {};
     const check = (node: FunctionNode) => {
       const count = positionalCount(node.params);
       if (count <= POSITIONAL_PARAMS_MAX) return;

@@ -28,7 +28,7 @@ Deno.test("requestCounts(): with a token 304s are free; anonymous, they are amon
 });
 
 Deno.test("printSyncResult(): a listing cut by its limit and one whose threads moved read differently", () => {
-  const item = (key: string, listing_complete: boolean, listing_stable: boolean) => ({
+  const item = (key: string, listing: { listing_complete: boolean; listing_stable: boolean }) => ({
     key,
     item_status: "complete" as const,
     value: {
@@ -37,8 +37,7 @@ Deno.test("printSyncResult(): a listing cut by its limit and one whose threads m
       updated: 0,
       unchanged: 0,
       stale: 0,
-      listing_complete,
-      listing_stable,
+      ...listing,
       synced_at: "2026-12-02T00:00:00.000Z",
     },
   });
@@ -48,7 +47,11 @@ Deno.test("printSyncResult(): a listing cut by its limit and one whose threads m
   try {
     printSyncResult({
       batch_status: "complete",
-      items: [item("o/limited", false, true), item("o/moving", false, false), item("o/all", true, true)],
+      items: [
+        item("o/limited", { listing_complete: false, listing_stable: true }),
+        item("o/moving", { listing_complete: false, listing_stable: false }),
+        item("o/all", { listing_complete: true, listing_stable: true }),
+      ],
       requests: 3,
       not_modified: 0,
       budget: { max: 200, used: 3 },

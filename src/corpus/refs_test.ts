@@ -9,21 +9,24 @@ import {
   parseThreadRef,
 } from "./refs.ts";
 
-/** The invalid_argument `fn` throws, checked for its path and example. */
-function refused(fn: () => unknown, path: string, example: unknown): AppError {
+/** The invalid_argument `fn` throws, checked for its data: the path and the example. */
+function refused(fn: () => unknown, data: { path: string; example: unknown }): AppError {
   try {
     fn();
   } catch (err) {
     assert.ok(err instanceof AppError, String(err));
     assert.equal(err.code, "invalid_argument");
-    assert.deepEqual(err.data, { path, example });
+    assert.deepEqual(err.data, data);
     return err;
   }
-  assert.fail(`expected invalid_argument at ${path}`);
+  assert.fail(`expected invalid_argument at ${data.path}`);
 }
 
 Deno.test("invalidArgument: throws invalid_argument with the path and an example in data", () => {
-  const err = refused(() => invalidArgument("a.b", { message: "Cannot read a.b: nope", example: 7 }), "a.b", 7);
+  const err = refused(() => invalidArgument("a.b", { message: "Cannot read a.b: nope", example: 7 }), {
+    path: "a.b",
+    example: 7,
+  });
   assert.equal(err.message, "Cannot read a.b: nope");
   assert.equal(err.retryable, false);
 });
@@ -60,7 +63,10 @@ Deno.test("parseRepositoryName: every other shape is invalid_argument naming the
     ["a/b"],
   ];
   for (const value of bad) {
-    const err = refused(() => parseRepositoryName(value, "repositories[3]"), "repositories[3]", EXAMPLE_REPOSITORY);
+    const err = refused(() => parseRepositoryName(value, "repositories[3]"), {
+      path: "repositories[3]",
+      example: EXAMPLE_REPOSITORY,
+    });
     assert.equal(
       err.message,
       `Cannot read repositories[3]: expected a repository as owner/repo; current value is ${JSON.stringify(value)}`,
@@ -108,7 +114,7 @@ Deno.test("parseThreadRef: every rejection is invalid_argument with the thread e
     { repository: "a/b", number: 1 },
   ];
   for (const value of bad) {
-    const err = refused(() => parseThreadRef(value, "threads[0]"), "threads[0]", EXAMPLE_THREAD_REF);
+    const err = refused(() => parseThreadRef(value, "threads[0]"), { path: "threads[0]", example: EXAMPLE_THREAD_REF });
     assert.equal(
       err.message,
       `Cannot read threads[0]: expected a thread reference as owner/repo#number; current value is ${

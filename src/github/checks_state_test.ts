@@ -19,21 +19,23 @@ import {
 } from "./checks_state.ts";
 
 let nextId = 1;
-function run(name: string, conclusion: string | null, more: Partial<CheckRunLike> = {}): CheckRunLike {
+/** A completed GitHub Actions check run of `name` ending in `conclusion`; `options` overrides any other field. */
+function run(name: string, conclusion: string | null, options: Partial<CheckRunLike> = {}): CheckRunLike {
   return {
     id: nextId++,
     name,
     status: "completed",
     conclusion,
     app: { id: 15368, slug: ACTIONS_APP_SLUG },
-    ...more,
+    ...options,
   };
 }
 function status(context: string, state: string): StatusLike {
   return { context, state };
 }
-function suite(status: string, conclusion: string | null, more: Partial<SuiteLike> = {}): SuiteLike {
-  return { id: nextId++, status, conclusion, app: { slug: ACTIONS_APP_SLUG }, latest_check_runs_count: 1, ...more };
+/** A GitHub Actions check suite in `status` with `conclusion` and one run; `options` overrides any other field. */
+function suite(status: string, conclusion: string | null, options: Partial<SuiteLike> = {}): SuiteLike {
+  return { id: nextId++, status, conclusion, app: { slug: ACTIONS_APP_SLUG }, latest_check_runs_count: 1, ...options };
 }
 
 const DONE: VerdictOptions = { coverageComplete: true, failFast: false };

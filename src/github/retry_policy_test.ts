@@ -39,7 +39,9 @@ function setup(options: { maxRateLimitWaitMs?: number; authenticated?: boolean }
   return { clock, lines, stats, policy };
 }
 
-function answer(status: number, body: unknown = "", headers: Record<string, string> = {}): RawResponse {
+/** A GitHub answer of `status` with `options.body` (JSON unless a string; default empty) and `options.headers`. */
+function answer(status: number, options: { body?: unknown; headers?: Record<string, string> } = {}): RawResponse {
+  const { body = "", headers = {} } = options;
   return {
     status,
     statusText: "",
@@ -70,7 +72,7 @@ Deno.test("RetryPolicy.afterRefusal: 404, 401, 403 and 422 are typed at once, wi
   const cases = [[404, "not_found"], [401, "access_denied"], [403, "access_denied"], [422, "request_failed"]] as const;
   for (const [status, code] of cases) {
     const err = await refusal(
-      policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(status, { message: `nope ${status}` })),
+      policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(status, { body: { message: `nope ${status}` } })),
     );
     assert.equal(err.code, code);
     assert.equal(err.retryable, false);
@@ -85,7 +87,7 @@ Deno.test("RetryPolicy.afterRefusal: a 401 to a request with a token names the s
     refusal(
       setup({ authenticated }).policy.afterRefusal(
         call({ maxWaitMs: 60_000 }),
-        answer(status, { message: "Bad credentials" }),
+        answer(status, { body: { message: "Bad credentials" } }),
       ),
     );
   const withToken = await refused(true, 401);
@@ -100,14 +102,14 @@ Deno.test("RetryPolicy.afterRefusal: a 401 to a request with a token names the s
 Deno.test("RetryPolicy.afterRefusal: GitHub's message is scrubbed and cut at GITHUB_ERROR_MESSAGE_CHARS_MAX", async () => {
   const { policy } = setup();
   const long = `${TOKEN} ${"m".repeat(GITHUB_ERROR_MESSAGE_CHARS_MAX)}`;
-  const err = await refusal(policy.afterRefusal(call({ maxWaitMs: 0 }), answer(422, { message: long })));
+  const err = await refusal(policy.afterRefusal(call({ maxWaitMs: 0 }), answer(422, { body: { message: long } })));
   assert.ok(!err.message.includes(TOKEN), err.message);
   const kept = err.message.slice(err.message.indexOf(": GitHub answered 422: ") + ": GitHub answered 422: ".length);
   assert.equal(kept, `[redacted] ${"m".repeat(GITHUB_ERROR_MESSAGE_CHARS_MAX - TOKEN.length - 1)}`);
   const exact = "x".repeat(GITHUB_ERROR_MESSAGE_CHARS_MAX);
-  const whole = await refusal(policy.afterRefusal(call({ maxWaitMs: 0 }), answer(422, exact)));
+  const whole = await refusal(policy.afterRefusal(call({ maxWaitMs: 0 }), answer(422, { body: exact })));
   assert.ok(whole.message.endsWith(`: ${exact}`), "a non-JSON body at the bound is kept whole");
-  const over = await refusal(policy.afterRefusal(call({ maxWaitMs: 0 }), answer(422, `${exact}y`)));
+  const over = await refusal(policy.afterRefusal(call({ maxWaitMs: 0 }), answer(422, { body: `${exact}y` })));
   assert.ok(over.message.endsWith(`: ${exact}`), "one character more is cut");
 });
 
@@ -116,13 +118,13 @@ Deno.test("RetryPolicy.afterRefusal: a 5xx is retried GITHUB_RETRIES_MAX times w
   const attempt = freshAttempt();
   const start = clock.now();
   for (let i = 0; i < GITHUB_RETRIES_MAX; i++) {
-    await policy.afterRefusal(call({ maxWaitMs: 0, attempt }), answer(502, "bad gateway"));
+    await policy.afterRefusal(call({ maxWaitMs: 0, attempt }), answer(502, { body: "bad gateway" }));
   }
   assert.equal(attempt.retries, GITHUB_RETRIES_MAX);
   assert.equal(stats.retries, GITHUB_RETRIES_MAX);
   assert.equal(clock.now() - start, GITHUB_RETRY_BACKOFF_MS_MIN * (2 ** GITHUB_RETRIES_MAX - 1), "1 s, 2 s, 4 s, ...");
   assert.equal(lines.filter((l) => l.includes("retrying")).length, GITHUB_RETRIES_MAX);
-  const err = await refusal(policy.afterRefusal(call({ maxWaitMs: 0, attempt }), answer(502, "bad gateway")));
+  const err = await refusal(policy.afterRefusal(call({ maxWaitMs: 0, attempt }), answer(502, { body: "bad gateway" })));
   assert.equal(err.code, "transient");
   assert.equal(err.retryable, true);
   assert.equal(err.retryAfterMs, GITHUB_RETRY_BACKOFF_MS_MIN * 2 ** GITHUB_RETRIES_MAX);
@@ -133,7 +135,7 @@ Deno.test("RetryPolicy.afterRefusal: a 5xx is retried GITHUB_RETRIES_MAX times w
 Deno.test("RetryPolicy.afterRefusal: a retry-after within the bound closes the gate, which waitForGate waits out", async () => {
   const { policy, clock, stats } = setup();
   const attempt = freshAttempt();
-  await policy.afterRefusal(call({ maxWaitMs: 60_000, attempt }), answer(429, "", { "retry-after": "30" }));
+  await policy.afterRefusal(call({ maxWaitMs: 60_000, attempt }), answer(429, { headers: { "retry-after": "30" } }));
   assert.deepEqual(attempt, { retries: 0, limitedWaits: 1, secondaryWaits: 0 });
   const resumes: number[] = [];
   const before = clock.now();
@@ -148,20 +150,20 @@ Deno.test("RetryPolicy.afterRefusal: a retry-after within the bound closes the g
 Deno.test("RetryPolicy.afterRefusal: a limit longer than the call's bound is rate_limited, with when to retry", async () => {
   const { policy } = setup();
   const err = await refusal(
-    policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(403, "", { "retry-after": "61" })),
+    policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(403, { headers: { "retry-after": "61" } })),
   );
   assert.equal(err.code, "rate_limited");
   assert.equal(err.retryable, true);
   assert.equal(err.retryAfterMs, 61_000);
   assert.deepEqual(err.data, { retry_after_ms: 61_000, kind: "retry_after", reset_at: null });
   // At the bound it is waited for.
-  await policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(403, "", { "retry-after": "60" }));
+  await policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(403, { headers: { "retry-after": "60" } }));
 });
 
 Deno.test("RetryPolicy.afterRefusal: GITHUB_RATE_LIMIT_WAITS_MAX limited answers are waited for; one more gives up", async () => {
   const { policy } = setup();
   const attempt = freshAttempt();
-  const limited = () => answer(429, { message: "secondary rate limit" }, { "retry-after": "1" });
+  const limited = () => answer(429, { body: { message: "secondary rate limit" }, headers: { "retry-after": "1" } });
   for (let i = 0; i < GITHUB_RATE_LIMIT_WAITS_MAX; i++) {
     await policy.afterRefusal(call({ maxWaitMs: 60_000, attempt }), limited());
   }
@@ -176,7 +178,10 @@ Deno.test("RetryPolicy.afterRefusal: secondary limits without a hint back off fr
   const waits: number[] = [];
   for (let i = 0; i < 3; i++) {
     const before = clock.now();
-    await policy.afterRefusal(call({ maxWaitMs: 600_000, attempt }), answer(403, { message: "secondary rate limit" }));
+    await policy.afterRefusal(
+      call({ maxWaitMs: 600_000, attempt }),
+      answer(403, { body: { message: "secondary rate limit" } }),
+    );
     await policy.waitForGate(call({ maxWaitMs: 600_000 }));
     waits.push(clock.now() - before);
   }
@@ -206,7 +211,7 @@ Deno.test("RetryPolicy.waitForGate: the caller's signal cancels a wait at once",
   const clock = new ManualClock(0);
   const stats: RetryStats = { retries: 0, rate_limit_waits: 0, rateLimit: emptyRateLimitState() };
   const policy = new RetryPolicy({ clock, log: createLogger("silent"), stats, scrub: (t) => t });
-  await policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(429, "", { "retry-after": "30" }));
+  await policy.afterRefusal(call({ maxWaitMs: 60_000 }), answer(429, { headers: { "retry-after": "30" } }));
   const controller = new AbortController();
   const waiting = policy.waitForGate(call({ maxWaitMs: 60_000, signal: controller.signal }));
   assert.equal(clock.pendingSleeps, 1);

@@ -250,8 +250,9 @@ async function openControl(): Promise<{ store: Store; control: JobControl; clock
   };
 }
 
-/** Claims the oldest queued job as a live owner and ends it with `result`. */
-async function succeed(store: Store, clock: ManualClock, result: unknown): Promise<JobRow> {
+/** Claims the oldest queued job of `t.store` as a live owner and ends it with `result`, at `t.clock`'s time. */
+async function succeed(t: { store: Store; clock: ManualClock }, result: unknown): Promise<JobRow> {
+  const { store, clock } = t;
   await store.rows.ownerRegister({ ownerId: "owner-1", pid: 1, leaseMs: 60_000 }, clock.now());
   const claimed = await store.rows.jobClaimNextIfOwnerLive({ ownerId: "owner-1", kinds: [KIND] }, clock.now());
   assert.ok(claimed !== undefined);
@@ -308,7 +309,7 @@ Deno.test("jobGetItems: another authority's job is not_found; detailed shows req
   const [hidden] = jobGetItems(t.control, [mine.id], { authority: "token-b", format: "concise" });
   assert.equal(hidden?.item_status, "unavailable");
   assert.equal(hidden?.reason, "not_found");
-  const ended = await succeed(t.store, t.clock, { answer: 42 });
+  const ended = await succeed(t, { answer: 42 });
   const [item] = jobGetItems(t.control, [ended.id], { authority: "token-a", format: "detailed" });
   assert.equal(item?.item_status, "complete");
   assert.equal("retry_after_ms" in (item ?? {}), false, "a terminal job has no guidance");
@@ -320,7 +321,7 @@ Deno.test("jobGetItems: another authority's job is not_found; detailed shows req
 Deno.test("jobCancelItems: queued -> cancelled; already ended -> terminal with the job; unknown and invalid ids", async () => {
   await using t = await openControl();
   const done = await t.control.submit(KIND, {});
-  await succeed(t.store, t.clock, null);
+  await succeed(t, null);
   const queued = await t.control.submit(KIND, {});
   const unknown = "1c9c3d4e-5f60-4a71-8b92-a3b4c5d6e7f8";
   const items = await jobCancelItems(t.control, [`job:${queued.id}`, done.id, unknown, "bad"], { authority: null });

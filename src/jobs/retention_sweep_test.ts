@@ -10,8 +10,9 @@ import { retentionSweep } from "./retention_sweep.ts";
 
 const RETENTION_MS = 1_000;
 
-/** `n` jobs cancelled while queued (ended, expiring RETENTION_MS later) plus one still queued. */
-async function seed(store: ReturnType<typeof openStore>, clock: ManualClock, n: number): Promise<void> {
+/** `n` jobs cancelled while queued (ended, expiring RETENTION_MS later) plus one still queued, at `at.clock`'s time. */
+async function seed(at: { store: ReturnType<typeof openStore>; clock: ManualClock }, n: number): Promise<void> {
+  const { store, clock } = at;
   for (let i = 0; i < n + 1; i++) {
     await store.rows.jobInsertIfAdmitted({
       id: crypto.randomUUID(),
@@ -32,7 +33,7 @@ Deno.test("retentionSweep: deletes expired ended jobs in batches until a short b
   const store = openStore(":memory:");
   try {
     const clock = new ManualClock();
-    await seed(store, clock, 7);
+    await seed({ store, clock }, 7);
     assert.equal(
       await retentionSweep(store.rows, { clock, keepGoing: () => true, batchMax: 3 }),
       0,
@@ -59,7 +60,7 @@ Deno.test("retentionSweep: a batch of exactly batchMax asks once more (and gets 
   const store = openStore(":memory:");
   try {
     const clock = new ManualClock();
-    await seed(store, clock, 3);
+    await seed({ store, clock }, 3);
     clock.advance(RETENTION_MS);
     const batches: number[] = [];
     const rows = {
@@ -80,7 +81,7 @@ Deno.test("retentionSweep: stops between batches once keepGoing() is false", asy
   const store = openStore(":memory:");
   try {
     const clock = new ManualClock();
-    await seed(store, clock, 5);
+    await seed({ store, clock }, 5);
     clock.advance(RETENTION_MS);
     let batches = 0;
     const rows = {

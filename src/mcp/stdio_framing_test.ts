@@ -209,8 +209,12 @@ Deno.test("probeId() reads an id only where it is certainly top-level", () => {
   assert.equal(probeId("", 'xx,\\"id\\":5}"}'), null);
 });
 
-/** A LineTransport over in-memory streams: `feed` lines, then end the input; the drain bound on `clock`. */
-function memoryTransport(lines: string[], drainMs: number, clock: ManualClock) {
+/**
+ * A LineTransport over in-memory streams: `lines`, then the end of the input; the drain bound
+ * (`options.drainAfterEofMs`) on `options.clock`.
+ */
+function memoryTransport(lines: string[], options: { drainAfterEofMs: number; clock: ManualClock }) {
+  const { drainAfterEofMs, clock } = options;
   const written: string[] = [];
   const input = new ReadableStream<Uint8Array>({
     start(c) {
@@ -224,7 +228,7 @@ function memoryTransport(lines: string[], drainMs: number, clock: ManualClock) {
       written.push(new TextDecoder().decode(bytes));
       return Promise.resolve();
     },
-  }, { lineBytesMax: MCP_MESSAGE_BYTES_MAX, drainAfterEofMs: drainMs, clock });
+  }, { lineBytesMax: MCP_MESSAGE_BYTES_MAX, drainAfterEofMs, clock });
   let closed = false;
   transport.onclose = () => closed = true;
   return { transport, written, isClosed: () => closed };
@@ -236,7 +240,7 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 Deno.test("LineTransport: after the end of input it waits for an unanswered request and closes once it is answered", async () => {
   const clock = new ManualClock();
   const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-  const { transport, written, isClosed } = memoryTransport([request], 60_000, clock);
+  const { transport, written, isClosed } = memoryTransport([request], { drainAfterEofMs: 60_000, clock });
   const delivered: number[] = [];
   transport.onmessage = (m) => void delivered.push((m as { id: number }).id);
   await transport.start();
@@ -257,7 +261,7 @@ Deno.test("LineTransport: after the end of input it waits for an unanswered requ
 Deno.test("LineTransport: a request never answered is waited for exactly the drain bound, then the transport closes", async () => {
   const clock = new ManualClock();
   const request = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-  const { transport, written, isClosed } = memoryTransport([request], 100, clock);
+  const { transport, written, isClosed } = memoryTransport([request], { drainAfterEofMs: 100, clock });
   let delivered = 0;
   transport.onmessage = () => delivered++;
   await transport.start();
@@ -280,7 +284,7 @@ Deno.test("LineTransport: a request the client cancelled is not waited for at th
   const clock = new ManualClock();
   const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "jobs.get" } });
   const cancel = JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } });
-  const { transport, written, isClosed } = memoryTransport([request, cancel], 60_000, clock);
+  const { transport, written, isClosed } = memoryTransport([request, cancel], { drainAfterEofMs: 60_000, clock });
   const seen: string[] = [];
   transport.onmessage = (m) => void seen.push((m as { method: string }).method);
   await transport.start();

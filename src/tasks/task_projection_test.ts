@@ -52,8 +52,12 @@ const ENDED = { started_at: T0 + 1_000, completed_at: T0 + 2_000, expires_at: T0
 const OPERATION_ERROR: JobError = { code: "not_found", message: "no such pull request", retryable: false };
 const errorOf = (code: string): JobError => ({ code, message: `broke: ${code}`, retryable: code !== "internal" });
 
-/** The detailed task of `r` with guidance `pollMs` (ttl 60 s), validated against the official schema. */
-function task(r: JobRow, pollMs?: number, inputs?: TaskInputs) {
+/**
+ * The detailed task of `r` with guidance `options.pollMs` (ttl 60 s) and the job's `options.inputs`, validated
+ * against the official schema.
+ */
+function task(r: JobRow, options: { pollMs?: number; inputs?: TaskInputs } = {}) {
+  const { pollMs, inputs } = options;
   const t = detailedTask(r, jobHandle(r, { pollMs, ttlMs: 60_000 }), { inputs });
   GetTaskResultV2Schema.parse({ ...t, resultType: "complete" });
   return t as unknown as Record<string, unknown>;
@@ -70,7 +74,7 @@ function toolResultOf(t: Record<string, unknown>) {
 // ---------------------------------------------------------------- the table, row by row
 
 Deno.test("detailedTask: queued and running -> working, statusMessage from phase and counts, shared fields", () => {
-  assert.deepEqual(task(row(), 1_000), {
+  assert.deepEqual(task(row(), { pollMs: 1_000 }), {
     taskId: ID,
     statusMessage: `${KIND} is queued`,
     createdAt: "2026-01-01T00:00:00.000Z",
@@ -81,7 +85,7 @@ Deno.test("detailedTask: queued and running -> working, statusMessage from phase
   });
   const running = task(
     row({ status: "running", phase: "waiting_for_checks", completed_items: 1, total_items: 2 }),
-    400,
+    { pollMs: 400 },
   );
   assert.equal(running["status"], "working");
   assert.equal(running["statusMessage"], `${KIND} waiting for checks (1/2)`);
@@ -99,10 +103,10 @@ Deno.test("detailedTask: a running job with outstanding inputs is input_required
     },
   } as unknown as InputRequestsV2;
   const inputs: TaskInputs = { requests: () => requests, respond: () => Promise.resolve() };
-  const t = task(row({ status: "running" }), 500, inputs);
+  const t = task(row({ status: "running" }), { pollMs: 500, inputs });
   assert.equal(t["status"], "input_required");
   assert.deepEqual(t["inputRequests"], requests);
-  assert.equal(task(row({ status: "running" }), 500)["status"], "working", "without inputs: working");
+  assert.equal(task(row({ status: "running" }), { pollMs: 500 })["status"], "working", "without inputs: working");
 });
 
 Deno.test("detailedTask: succeeded (and a partial outcome) -> completed with the tool's CallToolResult", () => {

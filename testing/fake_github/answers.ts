@@ -7,6 +7,14 @@
 
 import { type Json, type JsonObject, SCENARIO_SHA_FIRST } from "./model.ts";
 
+/** What a route handler reads of a request: the repository the path names and the URL. */
+export interface RouteRequest {
+  /** `owner/repo`, as the path spells it. */
+  fullName: string;
+  /** The request's URL: its query carries the filters and paging, and `Link` headers are built from it. */
+  url: URL;
+}
+
 /** A route's answer: status, body, `Link`, and whether a 200 may become a 304. */
 export interface Answer {
   status: number;
@@ -36,9 +44,9 @@ export function shaOf(ref: string): string {
 
 /** GitHub's paging parameters: `per_page` 30 by default, at most 100; `page` from 1. */
 export function pageParams(params: URLSearchParams): { perPage: number; page: number } {
-  const perPage = Math.min(PER_PAGE_MAX, intParam(params, "per_page", PER_PAGE_DEFAULT) ?? PER_PAGE_DEFAULT) ||
+  const perPage = Math.min(PER_PAGE_MAX, intParam(params.get("per_page"), PER_PAGE_DEFAULT) ?? PER_PAGE_DEFAULT) ||
     PER_PAGE_DEFAULT;
-  const page = Math.max(1, intParam(params, "page", 1) ?? 1);
+  const page = Math.max(1, intParam(params.get("page"), 1) ?? 1);
   return { perPage, page };
 }
 
@@ -46,16 +54,19 @@ export function pageParams(params: URLSearchParams): { perPage: number; page: nu
 const PER_PAGE_DEFAULT = 30;
 const PER_PAGE_MAX = 100;
 
-/** An integer query parameter: `fallback` when absent, undefined when not a non-negative integer. */
-export function intParam(params: URLSearchParams, name: string, fallback: number): number | undefined {
-  const raw = params.get(name);
+/**
+ * An integer query parameter's value (`params.get(name)`): `fallback` when absent (null), undefined when not a
+ * non-negative integer.
+ */
+export function intParam(raw: string | null, fallback: number): number | undefined {
   if (raw === null) return fallback;
   if (!/^\d+$/.test(raw)) return undefined;
   return Number(raw);
 }
 
-/** The `Link` header of page `page` of `last` (GitHub's prev/next/last/first rels). */
-export function linkFor(url: URL, page: number, last: number): { link?: string } {
+/** The `Link` header of page `pages.page` of `pages.last` (GitHub's prev/next/last/first rels). */
+export function linkFor(url: URL, pages: { page: number; last: number }): { link?: string } {
+  const { page, last } = pages;
   if (last <= 1) return {};
   const at = (p: number) => {
     const u = new URL(url.href);
@@ -70,14 +81,14 @@ export function linkFor(url: URL, page: number, last: number): { link?: string }
 }
 
 /**
- * One page of `all`, as GitHub pages a list: the slice `page` and `per_page` ask for (30 by default,
- * 100 at most) and the Link header to the others.
+ * One page of `all`, as GitHub pages a list: the slice the `page` and `per_page` of `url`'s query ask for
+ * (30 by default, 100 at most) and the Link header to the others.
  */
-export function pageOf<T>(all: readonly T[], params: URLSearchParams, url: URL): { items: T[]; link?: string } {
-  const { perPage, page } = pageParams(params);
+export function pageOf<T>(all: readonly T[], url: URL): { items: T[]; link?: string } {
+  const { perPage, page } = pageParams(url.searchParams);
   return {
     items: all.slice((page - 1) * perPage, page * perPage),
-    ...linkFor(url, page, Math.max(1, Math.ceil(all.length / perPage))),
+    ...linkFor(url, { page, last: Math.max(1, Math.ceil(all.length / perPage)) }),
   };
 }
 

@@ -7,7 +7,18 @@
 
 import checkRunsFixture from "../../fixtures/github/check_runs.json" with { type: "json" };
 import combinedStatusFixture from "../../fixtures/github/combined_status.json" with { type: "json" };
-import { type Answer, clone, digest, iso, noCommit, notFound, pageOf, shaOf, smallHash } from "./answers.ts";
+import {
+  type Answer,
+  clone,
+  digest,
+  iso,
+  noCommit,
+  notFound,
+  pageOf,
+  type RouteRequest,
+  shaOf,
+  smallHash,
+} from "./answers.ts";
 import { type FakeSuite, FIXTURE_REPO, type Json, type JsonObject, SCENARIO_SHA_FIRST } from "./model.ts";
 import { appPayload, minimalRepositoryPayload } from "./payloads.ts";
 import type { CheckRecord, ShaState } from "./state.ts";
@@ -88,13 +99,12 @@ function publicSuite(x: JsonObject): JsonObject {
   return rest;
 }
 
-export function checkRunsPayload(
-  world: FakeWorld,
-  fullName: string,
-  ref: string,
-  params: URLSearchParams,
-  url: URL,
-): Answer {
+/** A request for a commit reference's checks: `GET /repos/{o}/{r}/commits/{ref}/...`. */
+export type RefRequest = RouteRequest & { ref: string };
+
+/** `GET /repos/{o}/{r}/commits/{ref}/check-runs`, paged. */
+export function checkRunsPayload(world: FakeWorld, request: RefRequest): Answer {
+  const { fullName, ref, url } = request;
   const state = world.shaStateFor(fullName, ref);
   if (state === undefined) {
     return noCommit(ref, "https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference");
@@ -126,28 +136,26 @@ export function checkRunsPayload(
     };
     return r;
   });
-  const { items, ...link } = pageOf(all, params, url);
+  const { items, ...link } = pageOf(all, url);
   return { status: 200, body: { total_count: all.length, check_runs: items }, ...link, cacheable: true };
 }
 
-export function checkSuitesPayload(
-  world: FakeWorld,
-  fullName: string,
-  ref: string,
-  params: URLSearchParams,
-  url: URL,
-): Answer {
+/** `GET /repos/{o}/{r}/commits/{ref}/check-suites`, paged. */
+export function checkSuitesPayload(world: FakeWorld, request: RefRequest): Answer {
+  const { fullName, ref, url } = request;
   const state = world.shaStateFor(fullName, ref);
   if (state === undefined) {
     return noCommit(ref, "https://docs.github.com/rest/checks/suites#list-check-suites-for-a-git-reference");
   }
   const all = suitesOf(shaOf(ref), state).map(publicSuite);
-  const { items, ...link } = pageOf(all, params, url);
+  const { items, ...link } = pageOf(all, url);
   return { status: 200, body: { total_count: all.length, check_suites: items }, ...link, cacheable: true };
 }
 
-export function workflowRunsPayload(world: FakeWorld, fullName: string, params: URLSearchParams, url: URL): Answer {
-  const headSha = params.get("head_sha");
+/** `GET /repos/{o}/{r}/actions/runs?head_sha=`: the GitHub Actions suites of the commit as workflow runs, paged. */
+export function workflowRunsPayload(world: FakeWorld, request: RouteRequest): Answer {
+  const { fullName, url } = request;
+  const headSha = url.searchParams.get("head_sha");
   const state = headSha === null ? undefined : world.shaStateFor(fullName, headSha);
   const sha = shaOf(headSha ?? "");
   const all = state === undefined ? [] : suitesOf(sha, state)
@@ -190,18 +198,14 @@ export function workflowRunsPayload(world: FakeWorld, fullName: string, params: 
         head_repository: x.repository ?? null,
       };
     });
-  const { items, ...link } = pageOf(all, params, url);
+  const { items, ...link } = pageOf(all, url);
   return { status: 200, body: { total_count: all.length, workflow_runs: items }, ...link, cacheable: true };
 }
 
-export function annotationsPayload(
-  world: FakeWorld,
-  fullName: string,
-  idText: string,
-  params: URLSearchParams,
-  url: URL,
-): Answer {
-  const id = Number(idText);
+/** `GET /repos/{o}/{r}/check-runs/{id}/annotations` (`request.id` as the path spells it), paged. */
+export function annotationsPayload(world: FakeWorld, request: RouteRequest & { id: string }): Answer {
+  const { fullName, url } = request;
+  const id = Number(request.id);
   let found: { sha: string; check: CheckRecord } | undefined;
   if (fullName === FIXTURE_REPO) {
     const s = world.scenario();
@@ -223,11 +227,13 @@ export function annotationsPayload(
     message: a.message,
     raw_details: null,
   }));
-  const { items, ...link } = pageOf(all, params, url);
+  const { items, ...link } = pageOf(all, url);
   return { status: 200, body: items, ...link, cacheable: true };
 }
 
-export function rulesPayload(world: FakeWorld, fullName: string, branch: string): Answer {
+/** `GET /repos/{o}/{r}/rules/branches/{branch}`: the scenario's required checks (the same for every branch). */
+export function rulesPayload(world: FakeWorld, request: RouteRequest & { branch: string }): Answer {
+  const { fullName } = request;
   const required = fullName === FIXTURE_REPO ? world.scenario().requiredChecks : [];
   if (required === "forbidden") {
     return {
@@ -250,17 +256,12 @@ export function rulesPayload(world: FakeWorld, fullName: string, branch: string)
       required_status_checks: required.map((r) => ({ ...r })),
     },
   }];
-  void branch;
   return { status: 200, body, cacheable: true };
 }
 
-export function statusPayload(
-  world: FakeWorld,
-  fullName: string,
-  ref: string,
-  params: URLSearchParams,
-  url: URL,
-): Answer {
+/** `GET /repos/{o}/{r}/commits/{ref}/status`: the combined status, its `statuses` paged. */
+export function statusPayload(world: FakeWorld, request: RefRequest): Answer {
+  const { fullName, ref, url } = request;
   const state = world.shaStateFor(fullName, ref);
   if (state === undefined) {
     return {
@@ -291,7 +292,7 @@ export function statusPayload(
     : "success";
   // Paginated like GitHub: `statuses` is one page (30 by default, 100 at most); `state` and
   // `total_count` cover every status.
-  const { items, ...link } = pageOf(statuses, params, url);
+  const { items, ...link } = pageOf(statuses, url);
   body.statuses = items;
   body.sha = sha;
   body.total_count = statuses.length;

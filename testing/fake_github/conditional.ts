@@ -15,9 +15,10 @@ export function tokenOf(req: Request): string | undefined {
   return m?.[1];
 }
 
-/** The ETag of a representation: the body text, its `Link`, and the token (a validator from one
+/** The ETag of a representation (the body text and its `Link`) for a token (a validator from one
  * token does not match for another, as GitHub's do not). */
-export function etagOf(text: string, link: string | undefined, token: string | undefined): string {
+export function etagOf(representation: { text: string; link: string | undefined }, token: string | undefined): string {
+  const { text, link } = representation;
   return `"${digest(`${text}|${link ?? ""}|${token === undefined ? "" : digest(token)}`)}"`;
 }
 

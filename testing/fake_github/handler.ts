@@ -33,7 +33,9 @@ export interface FakeContext {
   latencyMs(): number;
 }
 
-function json(status: number, body: Json | undefined, headers: Headers): Response {
+/** A response with `body` as JSON (none when undefined), like `new Response(body, init)`. */
+function json(body: Json | undefined, init: { status: number; headers: Headers }): Response {
+  const { status, headers } = init;
   if (body !== undefined) headers.set("content-type", "application/json; charset=utf-8");
   return new Response(body === undefined ? null : JSON.stringify(body), { status, headers });
 }
@@ -86,7 +88,7 @@ export function fakeHandler(ctx: FakeContext): (req: Request) => Promise<Respons
             }
           }
         }
-        return json(status, body, headers);
+        return json(body, { status, headers });
       };
       if (req.method !== "GET" && req.method !== "HEAD") {
         return finish(404, { message: "Not Found", status: "404" });
@@ -125,12 +127,12 @@ export function fakeHandler(ctx: FakeContext): (req: Request) => Promise<Respons
         limits.setHeaders(headers, token);
         return finish(failure?.status ?? 502, { message: "Server Error", status: String(failure?.status ?? 502) });
       }
-      const answer = route(world, kind, parts, url);
+      const answer = route(world, { kind, parts, url });
       if (kind === "issues") world.applyMoves(`${parts[0]}/${parts[1]}`, Number(url.searchParams.get("page") ?? "1"));
       const text = JSON.stringify(answer.body);
       if (answer.link !== undefined) headers.set("link", answer.link);
       if (answer.status === 200 && answer.cacheable) {
-        const etag = etagOf(text, answer.link, token);
+        const etag = etagOf({ text, link: answer.link }, token);
         headers.set("etag", etag);
         headers.set("cache-control", cacheControlOf(token));
         if (etagMatches(req.headers.get("if-none-match"), etag)) {

@@ -229,16 +229,17 @@ export interface FakeGitHub {
   exhaustPrimary(options?: { resetInMs?: number }): void;
   /** Remaining primary requests of a token (anonymous when undefined). */
   remaining(token?: string): number;
-  /** Marks an issue of a fixture or generated repository as updated now (changes `updated_at` and, optionally, title). */
-  touchIssue(fullName: string, number: number, changes?: { title?: string; state?: "open" | "closed" }): void;
-  /** Listing movement: right after page `afterPage` of a `/issues` listing of `fullName` is answered
-   * (200 or 304), {@linkcode FakeGitHub.touchIssue} runs once, so the thread moves between two page reads
-   * (a `since=` re-listing without `page` is page 1; several moves for one page fire on successive reads). */
+  /** Marks an issue of a fixture or generated repository as updated now (changes `updated_at` and, optionally,
+   * the `title` and `state` of `options`). */
+  touchIssue(fullName: string, number: number, options?: { title?: string; state?: "open" | "closed" }): void;
+  /** Listing movement: right after page `options.afterPage` of a `/issues` listing of `fullName` is answered
+   * (200 or 304), {@linkcode FakeGitHub.touchIssue} runs once with the `title` and `state` of `options`, so the
+   * thread moves between two page reads (a `since=` re-listing without `page` is page 1; several moves for one
+   * page fire on successive reads). */
   touchIssueAfterPage(
     fullName: string,
     number: number,
-    afterPage: number,
-    changes?: { title?: string; state?: "open" | "closed" },
+    options: { afterPage: number; title?: string; state?: "open" | "closed" },
   ): void;
   setLatency(ms: number): void;
   resetCounts(): void;

@@ -14,8 +14,13 @@ const GENERATED_BASE_MS = Date.UTC(2024, 0, 1);
 const LOREM = "Steps to reproduce, expected behaviour and actual behaviour are described below. " +
   "The widget renders, then the layout shifts when data arrives late; a retry fixes it. ";
 
-/** A complete `simple-user` (every property GitHub's description requires). */
-export function userPayload(login: string, id: number, type: "User" | "Organization" = "User"): JsonObject {
+/** A complete `simple-user` (every property GitHub's description requires); `options.type` is `User` by default. */
+export function userPayload(
+  login: string,
+  id: number,
+  options: { type?: "User" | "Organization" } = {},
+): JsonObject {
+  const type = options.type ?? "User";
   const api = `https://api.github.com/users/${login}`;
   return {
     login,
@@ -39,14 +44,12 @@ export function userPayload(login: string, id: number, type: "User" | "Organizat
   };
 }
 
-/** A complete `label`. */
+/** A complete `label` of the repository whose API URL is `repoApi`. */
 export function labelPayload(
   repoApi: string,
-  id: number,
-  name: string,
-  color: string,
-  description: string,
+  label: { id: number; name: string; color: string; description: string },
 ): JsonObject {
+  const { id, name, color, description } = label;
   return {
     id,
     node_id: `LA_gen${digest(`${repoApi}:${name}`)}`,
@@ -83,8 +86,14 @@ export function generatedIssue(fullName: string, i: number): JsonObject {
   const closed = i % 3 === 0;
   const base = `https://api.github.com/repos/${owner}/${repo}`;
   const labels: Json[] = [];
-  if (i % 5 === 0) labels.push(labelPayload(base, 1, "bug", "d73a4a", "Something isn't working"));
-  if (i % 7 === 0) labels.push(labelPayload(base, 4, "enhancement", "a2eeef", "New feature or request"));
+  if (i % 5 === 0) {
+    labels.push(labelPayload(base, { id: 1, name: "bug", color: "d73a4a", description: "Something isn't working" }));
+  }
+  if (i % 7 === 0) {
+    labels.push(
+      labelPayload(base, { id: 4, name: "enhancement", color: "a2eeef", description: "New feature or request" }),
+    );
+  }
   const html = `https://github.com/${owner}/${repo}/${isPr ? "pull" : "issues"}/${i}`;
   const item: JsonObject = {
     url: `${base}/issues/${i}`,
@@ -136,7 +145,9 @@ export function appPayload(slug: string): JsonObject {
     id,
     slug,
     node_id: `MDM6QXBw${digest(`app:${slug}`)}`,
-    owner: slug === "github-actions" ? userPayload("github", 9919, "Organization") : clone(repositoryFixture.owner),
+    owner: slug === "github-actions"
+      ? userPayload("github", 9919, { type: "Organization" })
+      : clone(repositoryFixture.owner),
     name,
     description: "",
     external_url: `https://github.com/apps/${slug}`,
@@ -149,7 +160,8 @@ export function appPayload(slug: string): JsonObject {
 }
 
 /** The fixture repository renamed to `fullName`, with its id and open-issue count. */
-export function repositoryPayload(fullName: string, id: number, openIssues: number): JsonObject {
+export function repositoryPayload(fullName: string, fields: { id: number; openIssues: number }): JsonObject {
+  const { id, openIssues } = fields;
   const [owner = "", name = ""] = fullName.split("/");
   const repo = clone(repositoryFixture);
   repo.id = id;
@@ -169,7 +181,7 @@ export function repositoryPayload(fullName: string, id: number, openIssues: numb
  * owner and URL-template properties of the repository (no counts, dates or clone URLs).
  */
 export function minimalRepositoryPayload(fullName: string): JsonObject {
-  const repo = repositoryPayload(fullName, Number(repositoryFixture.id), 0);
+  const repo = repositoryPayload(fullName, { id: Number(repositoryFixture.id), openIssues: 0 });
   const identity = ["id", "node_id", "name", "full_name", "private", "owner", "html_url", "description", "fork", "url"];
   return Object.fromEntries(
     Object.entries(repo).filter(([k]) =>

@@ -7,18 +7,29 @@
 
 import pullFixture from "../../fixtures/github/pull.json" with { type: "json" };
 import repositoryFixture from "../../fixtures/github/repository.json" with { type: "json" };
-import { type Answer, clone, digest, intParam, iso, linkFor, notFound, smallHash } from "./answers.ts";
+import {
+  type Answer,
+  clone,
+  digest,
+  intParam,
+  iso,
+  linkFor,
+  notFound,
+  type RouteRequest,
+  smallHash,
+} from "./answers.ts";
 import { FIXTURE_REPO, type JsonObject, SCENARIO_PULL } from "./model.ts";
 import { repositoryPayload, userPayload } from "./payloads.ts";
 import type { FakeWorld } from "./world.ts";
 
 /** `GET /repos/{o}/{r}`: the fixture repository, or a generated one with its own id. */
-export function repositoryAnswer(world: FakeWorld, fullName: string): Answer {
+export function repositoryAnswer(world: FakeWorld, request: RouteRequest): Answer {
+  const { fullName } = request;
   const n = fullName === FIXTURE_REPO ? undefined : world.generated.get(fullName);
   const open = (world.issuesOf(fullName) ?? []).filter((i) => i.state === "open").length;
   const body = n === undefined
-    ? repositoryPayload(fullName, Number(repositoryFixture.id), open)
-    : repositoryPayload(fullName, 700_000 + smallHash(fullName) % 100_000, open);
+    ? repositoryPayload(fullName, { id: Number(repositoryFixture.id), openIssues: open })
+    : repositoryPayload(fullName, { id: 700_000 + smallHash(fullName) % 100_000, openIssues: open });
   return { status: 200, body, cacheable: true };
 }
 
@@ -30,7 +41,8 @@ const BRANCH_DOC = "https://docs.github.com/rest/branches/branches#get-a-branch"
  * `enforcement_level`, `contexts`, `checks[{context, app_id}]`); unprotected like GitHub's example
  * (`enabled: false`, `enforcement_level: off`) unless the scenario says otherwise.
  */
-export function branchPayload(world: FakeWorld, fullName: string, branch: string): Answer {
+export function branchPayload(world: FakeWorld, request: RouteRequest & { branch: string }): Answer {
+  const { fullName, branch } = request;
   const protection = fullName === FIXTURE_REPO ? world.scenario().branchProtection : undefined;
   if (protection === "forbidden") {
     return {
@@ -94,7 +106,8 @@ export function branchPayload(world: FakeWorld, fullName: string, branch: string
 }
 
 /** `GET /repos/{o}/{r}/pulls/{n}`: the scenario pull request follows its timeline; generated ones mirror their issue. */
-export function pullPayload(world: FakeWorld, fullName: string, number: number): Answer {
+export function pullPayload(world: FakeWorld, request: RouteRequest & { number: number }): Answer {
+  const { fullName, number } = request;
   const pull = clone(pullFixture);
   const base = `https://api.github.com/repos/${fullName}`;
   const html = `https://github.com/${fullName}/pull/${number}`;
@@ -134,14 +147,16 @@ export function pullPayload(world: FakeWorld, fullName: string, number: number):
 }
 
 /** `GET /repos/{o}/{r}/issues` with state, since, sort, direction and paging; 422 on bad parameters. */
-export function issuesPayload(world: FakeWorld, fullName: string, params: URLSearchParams, url: URL): Answer {
+export function issuesPayload(world: FakeWorld, request: RouteRequest): Answer {
+  const { fullName, url } = request;
+  const params = url.searchParams;
   const list = world.issuesOf(fullName);
   if (list === undefined) return notFound();
   const state = params.get("state") ?? "open";
   const sort = params.get("sort") ?? "created";
   const direction = params.get("direction") ?? (sort === "created" || sort === "updated" ? "desc" : "desc");
-  const perPageRaw = intParam(params, "per_page", 30);
-  const page = intParam(params, "page", 1);
+  const perPageRaw = intParam(params.get("per_page"), 30);
+  const page = intParam(params.get("page"), 1);
   const sinceRaw = params.get("since");
   const since = sinceRaw === null ? undefined : Date.parse(sinceRaw);
   if (
@@ -172,7 +187,7 @@ export function issuesPayload(world: FakeWorld, fullName: string, params: URLSea
   return {
     status: 200,
     body: filtered.slice((current - 1) * perPage, current * perPage),
-    ...linkFor(url, current, last),
+    ...linkFor(url, { page: current, last }),
     cacheable: true,
   };
 }

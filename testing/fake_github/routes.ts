@@ -46,8 +46,16 @@ export function classify(pathname: string): { kind: EndpointKind; parts: string[
   return { kind: "unknown", parts: [] };
 }
 
+/** A request {@linkcode classify} sorted: its endpoint kind, the path's captured segments, and its URL. */
+export interface ClassifiedRequest {
+  kind: EndpointKind;
+  parts: string[];
+  url: URL;
+}
+
 /** The answer of a classified request: 403 for the private repository, 404 for unknown ones. */
-export function route(world: FakeWorld, kind: EndpointKind, parts: string[], url: URL): Answer {
+export function route(world: FakeWorld, request: ClassifiedRequest): Answer {
+  const { kind, parts, url } = request;
   const owner = parts[0] ?? "";
   const repo = parts[1] ?? "";
   const fullName = `${owner}/${repo}`;
@@ -64,27 +72,29 @@ export function route(world: FakeWorld, kind: EndpointKind, parts: string[], url
     };
   }
   if (!world.knownRepo(fullName)) return notFound("https://docs.github.com/rest/repos/repos#get-a-repository");
+  const repository = { fullName, url };
+  const segment = parts[2] ?? "";
   switch (kind) {
     case "repository":
-      return repositoryAnswer(world, fullName);
+      return repositoryAnswer(world, repository);
     case "pull":
-      return pullPayload(world, fullName, Number(parts[2]));
+      return pullPayload(world, { ...repository, number: Number(parts[2]) });
     case "check_runs":
-      return checkRunsPayload(world, fullName, parts[2] ?? "", url.searchParams, url);
+      return checkRunsPayload(world, { ...repository, ref: segment });
     case "status":
-      return statusPayload(world, fullName, parts[2] ?? "", url.searchParams, url);
+      return statusPayload(world, { ...repository, ref: segment });
     case "check_suites":
-      return checkSuitesPayload(world, fullName, parts[2] ?? "", url.searchParams, url);
+      return checkSuitesPayload(world, { ...repository, ref: segment });
     case "workflow_runs":
-      return workflowRunsPayload(world, fullName, url.searchParams, url);
+      return workflowRunsPayload(world, repository);
     case "annotations":
-      return annotationsPayload(world, fullName, parts[2] ?? "", url.searchParams, url);
+      return annotationsPayload(world, { ...repository, id: segment });
     case "rules":
-      return rulesPayload(world, fullName, parts[2] ?? "");
+      return rulesPayload(world, { ...repository, branch: segment });
     case "branch":
-      return branchPayload(world, fullName, parts[2] ?? "");
+      return branchPayload(world, { ...repository, branch: segment });
     case "issues":
-      return issuesPayload(world, fullName, url.searchParams, url);
+      return issuesPayload(world, repository);
     default:
       return notFound();
   }

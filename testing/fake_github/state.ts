@@ -56,8 +56,12 @@ export interface ScenarioState {
   branchProtection: FakeBranchProtection | "forbidden" | "not_found" | undefined;
 }
 
-/** Replays `steps` (started at `startMs`) up to `nowMs`. */
-export function scenarioState(steps: readonly ScenarioStep[], startMs: number, nowMs: number): ScenarioState {
+/** Replays a timeline (`steps`, started at `startMs`) up to `nowMs`. */
+export function scenarioState(
+  timeline: { steps: readonly ScenarioStep[]; startMs: number },
+  nowMs: number,
+): ScenarioState {
+  const { steps, startMs } = timeline;
   const state: ScenarioState = {
     headSha: SCENARIO_SHA_FIRST,
     pullState: "open",

@@ -19,7 +19,7 @@ import { generatedIssue } from "./payloads.ts";
 import { type ScenarioState, scenarioState, type ShaState } from "./state.ts";
 import { SCENARIOS } from "./timelines.ts";
 
-/** What `touchIssue` may change. */
+/** What `touchIssue` may change (besides `updated_at`, which it always sets). */
 export type IssueChanges = { title?: string; state?: "open" | "closed" };
 
 interface IssueOverride {
@@ -80,7 +80,7 @@ export class FakeWorld {
 
   /** The scenario state now. */
   scenario(): ScenarioState {
-    return scenarioState(this.#steps, this.#scenarioStart, this.now());
+    return scenarioState({ steps: this.#steps, startMs: this.#scenarioStart }, this.now());
   }
 
   /** Whether the fake serves the repository (the fixture one or a generated one). */
@@ -126,16 +126,18 @@ export class FakeWorld {
     return s.bySha.get(sha) ?? { checks: [], statuses: [] };
   }
 
-  /** Marks an issue as updated now. */
-  touch(fullName: string, number: number, changes: IssueChanges): void {
+  /** Marks an issue as updated now, with the changes `options` names. */
+  touch(fullName: string, number: number, options: IssueChanges): void {
     const o: IssueOverride = { updatedAt: this.now() };
-    if (changes.title !== undefined) o.title = changes.title;
-    if (changes.state !== undefined) o.state = changes.state;
+    if (options.title !== undefined) o.title = options.title;
+    if (options.state !== undefined) o.state = options.state;
     this.#overrides.set(`${fullName}#${number}`, o);
   }
 
-  /** Queues a {@linkcode touch} for right after page `afterPage` of the repository's issue listing is answered. */
-  touchAfterPage(fullName: string, number: number, afterPage: number, changes: IssueChanges): void {
+  /** Queues a {@linkcode touch} (with the changes `options` names) for right after page `options.afterPage` of
+   * the repository's issue listing is answered. */
+  touchAfterPage(fullName: string, number: number, options: IssueChanges & { afterPage: number }): void {
+    const { afterPage, ...changes } = options;
     if (!Number.isInteger(afterPage) || afterPage < 1) {
       throw new RangeError(`Cannot move an issue after a page: current value of afterPage is ${afterPage}`);
     }

@@ -26,7 +26,11 @@ import { ScriptedModel } from "./scripted_model.ts";
  * calls `jobs.cancel` and follows the job to its end. A crash (SIGKILL of the server) cuts the call in flight; the
  * host starts a new server on the same database and the model calls `jobs.get` again.
  */
-export async function runNoTaskHost(ctx: RunContext, host: "instant" | "wait", rate: number): Promise<RunResult> {
+export async function runNoTaskHost(
+  ctx: RunContext,
+  options: { host: "instant" | "wait"; rate: number },
+): Promise<RunResult> {
+  const { host, rate } = options;
   const { scenario, live, update } = ctx;
   let client = await openPollingHost(ctx);
   const model = new ScriptedModel(() => {
@@ -38,7 +42,8 @@ export async function runNoTaskHost(ctx: RunContext, host: "instant" | "wait", r
   live.status = "model: tool call";
   let inFlight: AbortController | undefined;
 
-  const call = async (name: string, args: Record<string, Json>, label: string): Promise<unknown> => {
+  const call = async (tool: { name: string; args: Record<string, Json> }, label: string): Promise<unknown> => {
+    const { name, args } = tool;
     model.callTool(name, args);
     inFlight = new AbortController();
     try {
@@ -59,7 +64,7 @@ export async function runNoTaskHost(ctx: RunContext, host: "instant" | "wait", r
   };
 
   startTimeline(ctx);
-  const first = await call(scenario.tool, scenario.args, "JobReference");
+  const first = await call({ name: scenario.tool, args: scenario.args }, "JobReference");
   const ref = rec(rec(first)["structuredContent"]);
   const id = String(ref["id"]);
   const pollJob = rec(rec(rec(ref["follow_up"])["action"])["poll_job"]);
@@ -96,7 +101,7 @@ export async function runNoTaskHost(ctx: RunContext, host: "instant" | "wait", r
       if (userStopped && !cancelSent) {
         cancelSent = true;
         forcedTurns += 2; // the cancel, and the call that confirms the cooperative stop
-        const result = await call("jobs.cancel", { ids: [id] }, "jobs.cancel");
+        const result = await call({ name: "jobs.cancel", args: { ids: [id] } }, "jobs.cancel");
         if (result !== undefined) last = firstItem(result).item;
         if (last.execution_state === "terminal") break;
         continue;
@@ -105,7 +110,7 @@ export async function runNoTaskHost(ctx: RunContext, host: "instant" | "wait", r
         ? { ids: [id], wait_ms: waitMs, until: "terminal", response_format: "detailed" }
         : { ids: [id] };
       const wasKilled = killed;
-      const result = await call("jobs.get", args, "jobs.get");
+      const result = await call({ name: "jobs.get", args }, "jobs.get");
       polls++;
       if (result === undefined) {
         if (killed && !wasKilled) forcedTurns++; // this call was cut by the crash
@@ -149,11 +154,14 @@ export async function runNoTaskHost(ctx: RunContext, host: "instant" | "wait", r
     answer = { job_status: "succeeded", outcome: String(last.outcome), detail: detailOf(last.result) };
   } else {
     // The concise item says the job ended; the typed result needs the detailed view: one more turn.
-    const result = await call("jobs.get", { ids: [id], response_format: "detailed" }, "jobs.get (detailed)");
+    const result = await call(
+      { name: "jobs.get", args: { ids: [id], response_format: "detailed" } },
+      "jobs.get (detailed)",
+    );
     const { item } = firstItem(result);
     answer = { job_status: "succeeded", outcome: String(item.outcome), detail: detailOf(item.result) };
   }
-  const run = finish(ctx, host, model, 0, answer);
+  const run = finish(ctx, { host, model, hostPolls: 0, answer });
   run.noTask = {
     jobMs,
     waitMs,

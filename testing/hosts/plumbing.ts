@@ -68,15 +68,16 @@ export interface RateLimitFront {
 }
 
 /**
- * Starts a front on 127.0.0.1 that answers the first request under `/repos/{repository}` with GitHub's
- * secondary-rate-limit 403 (`retry-after: 60`) and forwards every other request to the fake unchanged. The fake
- * can only limit "the next N requests", whichever repository they are for; this pins the limit to one.
+ * Starts a front on 127.0.0.1 that answers the first request under `/repos/{front.repository}` with GitHub's
+ * secondary-rate-limit 403 (`retry-after: 60`) and forwards every other request to the fake at `front.fakeUrl`
+ * unchanged. The fake can only limit "the next N requests", whichever repository they are for; this pins the limit
+ * to one.
  */
 export function startRateLimitFront(
   resources: Resources,
-  fakeUrl: string,
-  repository: string,
+  front: { fakeUrl: string; repository: string },
 ): Promise<RateLimitFront> {
+  const { fakeUrl, repository } = front;
   const prefix = `/repos/${repository}`;
   let limited = 0;
   return new Promise((resolve) => {

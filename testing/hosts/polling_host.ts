@@ -59,7 +59,8 @@ export async function runPollingHost(ctx: RunContext): Promise<RunResult> {
   live.startedAt = model.startedAt;
   live.status = "model: tool call";
 
-  const call = async (name: string, args: Record<string, Json>, label: string) => {
+  const call = async (tool: { name: string; args: Record<string, Json> }, label: string) => {
+    const { name, args } = tool;
     model.callTool(name, args);
     const result = await client.callTool({ name, arguments: args });
     model.read(resultText(result), label);
@@ -67,7 +68,7 @@ export async function runPollingHost(ctx: RunContext): Promise<RunResult> {
   };
 
   startTimeline(ctx);
-  const first = await call(scenario.tool, scenario.args, "JobReference");
+  const first = await call({ name: scenario.tool, args: scenario.args }, "JobReference");
   const ref = rec(rec(first)["structuredContent"]);
   const id = String(ref["id"]);
   let waitMs = typeof ref["poll_after_ms"] === "number" ? ref["poll_after_ms"] : 1_000;
@@ -95,14 +96,14 @@ export async function runPollingHost(ctx: RunContext): Promise<RunResult> {
       }
       if (userStop.signal.aborted && !cancelSent) {
         cancelSent = true;
-        const result = await call("jobs.cancel", { ids: [id] }, "jobs.cancel");
+        const result = await call({ name: "jobs.cancel", args: { ids: [id] } }, "jobs.cancel");
         const { item, retryAfterMs } = firstItem(result);
         last = item;
         if (item.execution_state === "terminal") break;
         waitMs = retryAfterMs ?? item.retry_after_ms ?? 250;
         continue;
       }
-      const result = await call("jobs.get", { ids: [id] }, "jobs.get");
+      const result = await call({ name: "jobs.get", args: { ids: [id] } }, "jobs.get");
       const { item, retryAfterMs } = firstItem(result);
       last = item;
       if (item.summary !== undefined) {
@@ -128,9 +129,12 @@ export async function runPollingHost(ctx: RunContext): Promise<RunResult> {
     answer = { job_status: "cancelled", outcome: "cancelled", detail: "" };
   } else {
     // The concise item says the job ended; the typed result needs the detailed view: one more turn.
-    const result = await call("jobs.get", { ids: [id], response_format: "detailed" }, "jobs.get (detailed)");
+    const result = await call(
+      { name: "jobs.get", args: { ids: [id], response_format: "detailed" } },
+      "jobs.get (detailed)",
+    );
     const { item } = firstItem(result);
     answer = { job_status: "succeeded", outcome: String(item.outcome), detail: detailOf(item.result) };
   }
-  return finish(ctx, "polling", model, 0, answer);
+  return finish(ctx, { host: "polling", model, hostPolls: 0, answer });
 }

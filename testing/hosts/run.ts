@@ -119,14 +119,17 @@ export function startTimeline(ctx: RunContext): void {
   ctx.fake.resetCounts();
 }
 
-/** The model answers; the run's result with its correctness against the scenario. */
-export function finish(
-  ctx: RunContext,
-  host: HostKind,
-  model: ScriptedModel,
-  hostPolls: number,
-  answer: FinalAnswer,
-): RunResult {
+/** How a run ended: its host, the model, the polls the host made, and the model's final answer. */
+export interface RunEnd {
+  host: HostKind;
+  model: ScriptedModel;
+  hostPolls: number;
+  answer: FinalAnswer;
+}
+
+/** The model answers (`end.answer`); the run's result with its correctness against the scenario. */
+export function finish(ctx: RunContext, end: RunEnd): RunResult {
+  const { host, model, hostPolls, answer } = end;
   model.answer(answerText(answer));
   const correct = answerMatches(answer, ctx.scenario.expected);
   return {

@@ -47,7 +47,8 @@ export class ScriptedModel {
     this.#onChange = onChange;
   }
 
-  #log(who: TranscriptEntry["who"], text: string, bytes?: number) {
+  #log(who: TranscriptEntry["who"], text: string, options: { bytes?: number } = {}) {
+    const { bytes } = options;
     this.transcript.push({ atMs: Date.now() - this.startedAt, who, text, ...(bytes === undefined ? {} : { bytes }) });
   }
 
@@ -60,7 +61,7 @@ export class ScriptedModel {
     this.meter.toolCalls++;
     this.meter.visibleBytes += bytes;
     this.#context += bytes;
-    this.#log("model", `${name} ${text}`, bytes);
+    this.#log("model", `${name} ${text}`, { bytes });
     this.#onChange();
   }
 
@@ -69,7 +70,7 @@ export class ScriptedModel {
     const bytes = utf8(text);
     this.meter.visibleBytes += bytes;
     this.#context += bytes;
-    this.#log("tool", label, bytes);
+    this.#log("tool", label, { bytes });
     this.#onChange();
   }
 
@@ -81,9 +82,9 @@ export class ScriptedModel {
     this.#onChange();
   }
 
-  /** Something the host or the user did without the model. */
-  note(who: "host" | "user", text: string, hostRequest = false): void {
-    if (hostRequest) this.meter.hostRequests++;
+  /** Something the host or the user did without the model (`options.hostRequest`: a request the host sent). */
+  note(who: "host" | "user", text: string, options: { hostRequest?: boolean } = {}): void {
+    if (options.hostRequest === true) this.meter.hostRequests++;
     this.#log(who, text);
     this.#onChange();
   }

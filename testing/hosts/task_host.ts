@@ -73,12 +73,14 @@ function taskOutcomeView(outcome: unknown): { text: string; answer: FinalAnswer 
   };
 }
 
-/** Raw `tasks/get` until the server reports a terminal status; returns it as a task outcome. */
-async function confirmTerminal(host: TaskHost, taskId: string, model: ScriptedModel): Promise<unknown> {
+/** Raw `tasks/get` from `run.host` (noted in `run.model`) until the server reports a terminal status; returns it
+ * as a task outcome. */
+async function confirmTerminal(run: { host: TaskHost; model: ScriptedModel }, taskId: string): Promise<unknown> {
+  const { host, model } = run;
   const deadline = Date.now() + 15_000;
   for (;;) {
     const response = await host.tasksGet(taskId);
-    model.note("host", "tasks/get (confirming the terminal state)", true);
+    model.note("host", "tasks/get (confirming the terminal state)", { hostRequest: true });
     if (response.kind === "error") throw new Error(`tasks/get failed: ${JSON.stringify(response.error)}`);
     const task = response.result;
     const status = task["status"];
@@ -132,7 +134,7 @@ export async function runTaskHost(ctx: RunContext): Promise<RunResult> {
     let cancelTimer: ReturnType<typeof setTimeout> | undefined;
     if (scenario.cancelAfterMs !== undefined) {
       cancelTimer = setTimeout(() => {
-        model.note("user", "stop, never mind (the host cancels the task: tasks/cancel)", true);
+        model.note("user", "stop, never mind (the host cancels the task: tasks/cancel)", { hostRequest: true });
         execution.cancel().catch(() => {});
       }, scenario.cancelAfterMs - (Date.now() - model.startedAt));
     }
@@ -163,12 +165,12 @@ export async function runTaskHost(ctx: RunContext): Promise<RunResult> {
     if (rec(outcome)["status"] === "cancelled") {
       // The session reports a cancellation as soon as tasks/cancel is accepted; the host confirms what the
       // server recorded (cancellation is cooperative) before it tells the model.
-      outcome = await confirmTerminal(host, reference.taskId, model);
+      outcome = await confirmTerminal({ host, model }, reference.taskId);
     }
     const view = taskOutcomeView(outcome);
     model.read(view.text, "final task result");
     live.hostPolls = polls();
-    return finish(ctx, "task", model, polls(), view.answer);
+    return finish(ctx, { host: "task", model, hostPolls: polls(), answer: view.answer });
   } finally {
     clearInterval(pollTicker);
   }

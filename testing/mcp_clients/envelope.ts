@@ -14,12 +14,14 @@ export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 
-/** The `_meta` envelope of a modern request from this client, optionally declaring the tasks extension. */
+/** The `_meta` envelope of a modern request from this client, declaring the tasks extension when
+ * `options.declareTasks` (default false). */
 export function modernEnvelope(
   clientInfo: ClientIdentity,
   capabilities: ClientCapabilities,
-  declareTasks: boolean,
+  options: { declareTasks?: boolean } = {},
 ): Record<string, unknown> {
+  const declareTasks = options.declareTasks ?? false;
   const extensions = {
     ...(capabilities.extensions ?? {}),
     ...(declareTasks ? { [TASKS_EXTENSION_ID]: {} } : {}),

@@ -55,7 +55,7 @@ export async function connectLegacyV1(
       stderr: target.stderr ?? "inherit",
     });
     const child = rememberChild(transport);
-    await connectOrClose(() => client.connect(transport, connectOptions), () => transport.close(), child);
+    await connectOrClose(() => client.connect(transport, connectOptions), () => transport.close(), { child });
     const sdkClose = client.close.bind(client);
     client.close = async () => {
       await endStdinAndAwaitExit(transport);

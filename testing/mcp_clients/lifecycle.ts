@@ -116,14 +116,15 @@ export async function endStdinAndAwaitExit(transport: unknown, timeoutMs = 2_000
 }
 
 /**
- * Runs `connect`; when it fails, runs `close` (ignoring its failure), kills the stdio child if one was
- * spawned and is still running (see {@linkcode rememberChild}), and rethrows the connect error.
+ * Runs `connect`; when it fails, runs `close` (ignoring its failure), kills the stdio child `options.child` if
+ * one was spawned and is still running (see {@linkcode rememberChild}), and rethrows the connect error.
  */
 export async function connectOrClose(
   connect: () => Promise<void>,
   close: () => Promise<void>,
-  child: () => ChildProcessLike | undefined = () => undefined,
+  options: { child?: (() => ChildProcessLike | undefined) | undefined } = {},
 ): Promise<void> {
+  const { child = () => undefined } = options;
   try {
     await connect();
   } catch (error) {

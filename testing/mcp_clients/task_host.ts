@@ -128,7 +128,7 @@ export async function connectTaskHost(
     throw error;
   }
 
-  const base = makeConnection(connected, v2Options, () => session.close());
+  const base = makeConnection(connected, { ...v2Options, beforeClose: () => session.close() });
   const callAndSettle = async (
     name: string,
     args: Record<string, JsonValue>,

@@ -99,7 +99,7 @@ export async function openV2(target: ServerTarget, options: V2Options): Promise<
     versionNegotiation: options.era === "modern" ? { mode: { pin: MODERN_PROTOCOL_VERSION } } : { mode: "legacy" },
   });
   let transport: Transport;
-  let child: Parameters<typeof connectOrClose>[2];
+  let child: ReturnType<typeof rememberChild> | undefined;
   if (isStdioTarget(target)) {
     assertExplicitPermissionFlags(target);
     const params = {
@@ -122,7 +122,7 @@ export async function openV2(target: ServerTarget, options: V2Options): Promise<
   await connectOrClose(
     () => client.connect(transport, connectOptions),
     () => client.close(),
-    child,
+    { child },
   );
   const era = client.getProtocolEra();
   if (era !== options.era) {
@@ -134,12 +134,15 @@ export async function openV2(target: ServerTarget, options: V2Options): Promise<
   return { client, transport, raw, outputSchemas };
 }
 
-/** Wraps an open connection; `beforeClose` runs first when it closes (a task host closes its session). */
-export function makeConnection(
-  connected: Connected,
-  options: V2Options,
-  beforeClose: () => Promise<void> = () => Promise.resolve(),
-): V2Connection {
+/** How {@linkcode makeConnection} wraps a connection: the options it was opened with, and what runs first when
+ * it closes (a task host closes its session; nothing by default). */
+export interface MakeConnectionOptions extends V2Options {
+  beforeClose?: () => Promise<void>;
+}
+
+/** Wraps an open connection; `options.beforeClose` runs first when it closes. */
+export function makeConnection(connected: Connected, options: MakeConnectionOptions): V2Connection {
+  const { beforeClose = () => Promise.resolve() } = options;
   const { client, raw } = connected;
   const era = options.era;
   const capabilities = options.capabilities ?? {};
@@ -166,13 +169,15 @@ export function makeConnection(
       return transport instanceof StdioClientTransport ? transport.pid ?? undefined : undefined;
     },
     outputSchemas: connected.outputSchemas,
-    envelope: (declareTasks = false) => modernEnvelope(clientInfo, capabilities, declareTasks),
+    envelope: (declareTasks = false) => modernEnvelope(clientInfo, capabilities, { declareTasks }),
     rawRequest(method, params = {}, requestOptions = {}) {
       const useEnvelope = requestOptions.envelope ?? era === "modern";
       const callerMeta = (params["_meta"] ?? {}) as Record<string, unknown>;
       const meta = {
         ...callerMeta,
-        ...(useEnvelope ? modernEnvelope(clientInfo, capabilities, requestOptions.declareTasks ?? false) : {}),
+        ...(useEnvelope
+          ? modernEnvelope(clientInfo, capabilities, { declareTasks: requestOptions.declareTasks ?? false })
+          : {}),
         ...requestOptions.meta,
       };
       const finalParams = Object.keys(meta).length === 0 ? params : { ...params, _meta: meta };

@@ -122,8 +122,9 @@ function object(input: unknown, kind: string): Record<string, unknown> {
   return input as Record<string, unknown>;
 }
 
-/** A form elicitation, checked against the official wire schema. */
-function elicit(message: string, properties: Record<string, unknown>, required: string[]): InputRequestV2 {
+/** A form elicitation asking `message` for the object `schema` describes, checked against the official wire schema. */
+function elicit(message: string, schema: { properties: Record<string, unknown>; required: string[] }): InputRequestV2 {
+  const { properties, required } = schema;
   return InputRequestV2Schema.parse({
     method: "elicitation/create",
     params: { message, requestedSchema: { type: "object", properties, required } },
@@ -182,8 +183,9 @@ export function fixtureKinds(desk: InputDesk): AnyJobKind[] {
         const filename = String(object(ctx.request, "confirm_delete").filename ?? "file.txt");
         const answers = await desk.ask(ctx as JobContext<unknown>, {
           confirm: elicit(`Delete ${filename}?`, {
-            confirm: { type: "boolean", title: "Confirm", description: `Delete ${filename}` },
-          }, ["confirm"]),
+            properties: { confirm: { type: "boolean", title: "Confirm", description: `Delete ${filename}` } },
+            required: ["confirm"],
+          }),
         });
         ctx.report({ phase: "deleting" });
         return { filename, deleted: accepted(answers.confirm)?.confirm === true };
@@ -193,8 +195,14 @@ export function fixtureKinds(desk: InputDesk): AnyJobKind[] {
       kind: "multi_input",
       async run(ctx) {
         const answers = await desk.ask(ctx as JobContext<unknown>, {
-          name: elicit("What name should be used?", { name: { type: "string", title: "Name" } }, ["name"]),
-          confirm: elicit("Proceed?", { confirm: { type: "boolean", title: "Confirm" } }, ["confirm"]),
+          name: elicit("What name should be used?", {
+            properties: { name: { type: "string", title: "Name" } },
+            required: ["name"],
+          }),
+          confirm: elicit("Proceed?", {
+            properties: { confirm: { type: "boolean", title: "Confirm" } },
+            required: ["confirm"],
+          }),
         });
         ctx.report({ phase: "finishing" });
         return { name: accepted(answers.name)?.name ?? null, confirmed: accepted(answers.confirm)?.confirm === true };
@@ -219,7 +227,9 @@ export class TerminalWatch {
 
   onTerminal = (id: string): void => this.#waiters.get(id)?.();
 
-  async wait(control: JobControl, id: string, timeoutMs: number): Promise<JobRow | undefined> {
+  /** The row of job `id` once it is terminal, or as it is after `options.timeoutMs`. */
+  async wait(control: JobControl, id: string, options: { timeoutMs: number }): Promise<JobRow | undefined> {
+    const { timeoutMs } = options;
     const { promise, resolve } = Promise.withResolvers<void>();
     this.#waiters.set(id, resolve);
     const timer = setTimeout(resolve, timeoutMs);
@@ -243,8 +253,14 @@ const Loose = z.object({}).loose();
 
 /** The seven fixture tools. */
 export function fixtureTools(control: JobControl, watch: TerminalWatch): ToolDef[] {
-  const job = (name: string, description: string, inputSchema: z.ZodType = Loose) =>
-    jobTool(control, { name, kind: name, description, inputSchema, annotations: { title: name, ...FIXTURE } });
+  const job = (name: string, description: string, options: { inputSchema?: z.ZodType } = {}) =>
+    jobTool(control, {
+      name,
+      kind: name,
+      description,
+      inputSchema: options.inputSchema ?? Loose,
+      annotations: { title: name, ...FIXTURE },
+    });
 
   const greet: ToolDef = {
     name: "greet",
@@ -254,7 +270,7 @@ export function fixtureTools(control: JobControl, watch: TerminalWatch): ToolDef
     async call(args, ctx): Promise<ToolResult> {
       try {
         const submitted = await control.submit("greet", args ?? {}, { authority: ctx.authority });
-        const row = await watch.wait(control, submitted.id, GREET_WAIT_MS);
+        const row = await watch.wait(control, submitted.id, { timeoutMs: GREET_WAIT_MS });
         if (row?.status !== "succeeded") {
           throw new AppError("internal", `Cannot greet: the job ended ${row?.status ?? "unknown"}`);
         }
@@ -298,18 +314,14 @@ export function fixtureTools(control: JobControl, watch: TerminalWatch): ToolDef
 
   return [
     greet,
-    job(
-      "slow_compute",
-      "Computes for `seconds`, then returns `done <label>`",
-      z.object({ seconds: z.number().min(0).max(3600), label: z.string().max(200).optional() }).loose(),
-    ),
+    job("slow_compute", "Computes for `seconds`, then returns `done <label>`", {
+      inputSchema: z.object({ seconds: z.number().min(0).max(3600), label: z.string().max(200).optional() }).loose(),
+    }),
     job("failing_job", "Ends after about 1 s with an operation error (a completed task with isError)"),
     job("protocol_error_job", "Ends with an internal error (a failed task with a JSON-RPC error)"),
-    job(
-      "confirm_delete",
-      "Asks for confirmation (input_required) before pretending to delete filename",
-      z.object({ filename: z.string().max(200) }).loose(),
-    ),
+    job("confirm_delete", "Asks for confirmation (input_required) before pretending to delete filename", {
+      inputSchema: z.object({ filename: z.string().max(200) }).loose(),
+    }),
     job("multi_input", "Asks for two answers at once (input_required), then completes"),
     withTask,
   ];

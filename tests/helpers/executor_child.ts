@@ -286,7 +286,10 @@ async function main(): Promise<void> {
   const retryOverloadedMs = num(values["retry-overloaded-ms"]);
   const startFile = values["start-file"];
   if (startFile !== undefined) {
-    await waitFor(`the start file ${startFile}`, () => Deno.stat(startFile).then(() => true, () => false), 30_000, 2);
+    await waitFor(`the start file ${startFile}`, () => Deno.stat(startFile).then(() => true, () => false), {
+      timeoutMs: 30_000,
+      everyMs: 2,
+    });
   }
   if (count > 0) {
     const kind = values.kind ?? "echo";

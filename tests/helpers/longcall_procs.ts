@@ -52,11 +52,20 @@ export const TEST_SERVER = fromFileUrl(new URL("../../testing/test_server.ts", i
 /** Server logs are kept quiet unless a test run asks for them. */
 const CHILD_LOG = Deno.env.get("LONGCALL_TEST_CHILD_LOG") ?? "warn";
 
+/** The test server's extra `serve` flags and child environment. */
+export interface ServerOptions {
+  /** Extra `serve` flags, after `--db`. */
+  flags?: readonly string[];
+  /** Extra environment variables of the child (over `LONGCALL_LOG` and an empty `LONGCALL_HTTP_TOKEN`). */
+  env?: Record<string, string>;
+}
+
 /**
- * `deno run` arguments for the test server on `db` (a file inside `dir`): read and write
- * only the database directory, the environment, and loopback networking (HTTP mode).
+ * `deno run` arguments for the test server on `db` (a file inside `dir`), with `options.flags` after `--db`:
+ * read and write only the database directory, the environment, and loopback networking (HTTP mode).
  */
-export function serverArgs(dir: string, db: string, flags: readonly string[] = []): string[] {
+export function serverArgs(dir: string, db: string, options: Pick<ServerOptions, "flags"> = {}): string[] {
+  const { flags = [] } = options;
   return [
     "run",
     "--no-prompt",
@@ -73,15 +82,11 @@ export function serverArgs(dir: string, db: string, flags: readonly string[] = [
 }
 
 /** A stdio target for the official clients. */
-export function stdioServer(
-  dir: string,
-  db: string,
-  flags: readonly string[] = [],
-  env: Record<string, string> = {},
-): StdioTarget {
+export function stdioServer(dir: string, db: string, options: ServerOptions = {}): StdioTarget {
+  const { flags = [], env = {} } = options;
   return {
     command: denoExecPath(),
-    args: serverArgs(dir, db, flags),
+    args: serverArgs(dir, db, { flags }),
     cwd: REPO_ROOT,
     env: { LONGCALL_LOG: CHILD_LOG, LONGCALL_HTTP_TOKEN: "", ...env },
   };
@@ -89,19 +94,19 @@ export function stdioServer(
 
 /**
  * Starts the test server over streamable HTTP on a free loopback port; MCP is at `url`. Without a
- * `LONGCALL_HTTP_TOKEN` in `env` it runs with `--http-no-auth` (the official clients here send no
+ * `LONGCALL_HTTP_TOKEN` in `options.env` it runs with `--http-no-auth` (the official clients here send no
  * token); pass a token to test authentication.
  */
 export async function spawnHttp(
   dir: string,
   db: string,
-  flags: readonly string[] = [],
-  env: Record<string, string> = {},
+  options: ServerOptions = {},
 ): Promise<SpawnedHttpServer & { mcpUrl: URL }> {
+  const { flags = [], env = {} } = options;
   const noAuth = (env["LONGCALL_HTTP_TOKEN"] ?? "") === "" ? ["--http-no-auth"] : [];
   const server = await spawnHttpServer({
     command: denoExecPath(),
-    args: serverArgs(dir, db, ["--http", ...noAuth, "--listen", "127.0.0.1:0", ...flags]),
+    args: serverArgs(dir, db, { flags: ["--http", ...noAuth, "--listen", "127.0.0.1:0", ...flags] }),
     cwd: REPO_ROOT,
     env: { LONGCALL_LOG: CHILD_LOG, LONGCALL_HTTP_TOKEN: "", ...env },
   }, { path: "/mcp" });
@@ -206,8 +211,10 @@ export class RawStdioServer implements AsyncDisposable {
     }
   }
 
-  /** Waits for the first message (already read or still to come) matching `match`. */
-  waitFor(what: string, match: (m: Message) => boolean, timeoutMs = 10_000): Promise<Message> {
+  /** Waits for the first message (already read or still to come) matching `match`; rejects after
+   * `options.timeoutMs` (10 s by default). */
+  waitFor(what: string, match: (m: Message) => boolean, options: { timeoutMs?: number } = {}): Promise<Message> {
+    const { timeoutMs = 10_000 } = options;
     const seen = this.messages.find(match);
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise<Message>((resolve, reject) => {
@@ -223,21 +230,30 @@ export class RawStdioServer implements AsyncDisposable {
     });
   }
 
-  /** Sends a request with a fresh id and waits for its response. */
-  async request(method: string, params: Record<string, unknown> = {}, timeoutMs = 10_000): Promise<Message> {
+  /** Sends a request with a fresh id and waits for its response (at most `options.timeoutMs`, 10 s by default). */
+  async request(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: { timeoutMs?: number } = {},
+  ): Promise<Message> {
+    const { timeoutMs = 10_000 } = options;
     const id = `t${++this.#nextId}`;
     const response = this.waitFor(
       `response to ${method} (${id})`,
       (m) => m.id === id && m.method === undefined,
-      timeoutMs,
+      { timeoutMs },
     );
     await this.send({ jsonrpc: "2.0", id, method, params });
     return await response;
   }
 
-  /** A modern request: `_meta` envelope attached. */
-  modern(method: string, params: Record<string, unknown> = {}, declareTasks = false): Promise<Message> {
-    return this.request(method, { ...params, _meta: modernMeta(declareTasks) });
+  /** A modern request: `_meta` envelope attached (declaring the tasks extension with `options.declareTasks`). */
+  modern(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: { declareTasks?: boolean } = {},
+  ): Promise<Message> {
+    return this.request(method, { ...params, _meta: modernMeta(options.declareTasks ?? false) });
   }
 
   /** Ends stdin (EOF): the graceful shutdown path a host takes. */

@@ -25,10 +25,10 @@ export async function cancelLatencyLocal(store: Store): Promise<number[]> {
   try {
     for (let i = 0; i < CANCEL_SAMPLES_LOCAL; i++) {
       const row = await h.control.submit("wait", null);
-      await waitUntil("running", () => h.executor.runningIds().includes(row.id), 5_000, 0);
+      await waitUntil("running", () => h.executor.runningIds().includes(row.id), { timeoutMs: 5_000, everyMs: 0 });
       const t0 = performance.now();
       await h.control.cancel(row.id);
-      await waitUntil("abort", () => aborted.has(row.id), 5_000, 0);
+      await waitUntil("abort", () => aborted.has(row.id), { timeoutMs: 5_000, everyMs: 0 });
       samples.push(aborted.get(row.id)! - t0);
     }
   } finally {
@@ -39,18 +39,18 @@ export async function cancelLatencyLocal(store: Store): Promise<number[]> {
 
 /** Cross-process samples (ms, ascending), at random phases of the child's cancel poll. */
 export async function cancelLatencyRemote(store: Store, dir: string): Promise<number[]> {
-  const child = spawnChild("executor", dir, store.path);
+  const child = spawnChild("executor", { dir, db: store.path });
   const control = new JobControl(store.rows, registry(), { clock: systemClock });
   const samples: number[] = [];
   try {
-    await waitUntil("child ready", () => child.lines.some((l) => l.ready === true), 30_000, 5);
+    await waitUntil("child ready", () => child.lines.some((l) => l.ready === true), { timeoutMs: 30_000, everyMs: 5 });
     for (let i = 0; i < CANCEL_SAMPLES_REMOTE; i++) {
       const row = await control.submit("wait", null);
-      await waitUntil("running", () => store.rows.jobGet(row.id)?.status === "running", 10_000);
+      await waitUntil("running", () => store.rows.jobGet(row.id)?.status === "running", { timeoutMs: 10_000 });
       await sleep(Math.random() * CANCEL_POLL_MS_DEFAULT); // cancels land at every phase of the poll
       const t0 = performance.now();
       await control.cancel(row.id);
-      await waitUntil("cancelled", () => store.rows.jobGet(row.id)?.status === "cancelled", 10_000);
+      await waitUntil("cancelled", () => store.rows.jobGet(row.id)?.status === "cancelled", { timeoutMs: 10_000 });
       samples.push(performance.now() - t0);
     }
   } finally {

@@ -24,7 +24,15 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-export function spawnChild(mode: string, dir: string, db: string): Child {
+/** Where a child works: the bench directory (all it may read and write) and the database in it. */
+export interface ChildPlace {
+  dir: string;
+  db: string;
+}
+
+/** Spawns a child running `mode` on `place.db`, allowed to read and write `place.dir` only. */
+export function spawnChild(mode: string, place: ChildPlace): Child {
+  const { dir, db } = place;
   const process = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -82,7 +90,7 @@ export async function runChild(mode: string, path: string): Promise<void> {
   const h = jobHarness(store);
   await h.executor.start();
   if (mode === "rss") {
-    await waitUntil("claims", () => h.executor.runningIds().length > 0, 10_000, 10);
+    await waitUntil("claims", () => h.executor.runningIds().length > 0, { timeoutMs: 10_000, everyMs: 10 });
     // Exercise the read paths a server would: a full page of the list, then every job by id.
     h.control.list({ limit: JOB_LIST_LIMIT_MAX });
     const ids = storeConnection(store).db.prepare("SELECT id FROM jobs").all() as { id: string }[];

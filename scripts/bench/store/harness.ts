@@ -38,11 +38,11 @@ export function median(xs: readonly number[]): number {
 /** A count or rate as a table cell: rounded, with thousands separators. */
 export const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 /**
- * A ratio compared with a goal, with `digits` decimals, or with as many more (up to 4) as it takes not to round onto
- * the goal: 1.503 against `<= 1.5` reads 1.503, not a 1.50 beside "no".
+ * A ratio compared with a goal, with `options.digits` decimals (2 unless told), or with as many more (up to 4) as it
+ * takes not to round onto the goal: 1.503 against `<= 1.5` reads 1.503, not a 1.50 beside "no".
  */
-export function ratioFmt(value: number, goal: number, digits = 2): string {
-  let d = digits;
+export function ratioFmt(value: number, goal: number, options: { digits?: number } = {}): string {
+  let d = options.digits ?? 2;
   while (d < 4 && value !== goal && Number(value.toFixed(d)) === goal) d++;
   return value.toFixed(d);
 }
@@ -80,8 +80,17 @@ export async function benchDir(): Promise<{ path: string; where: string }> {
   };
 }
 
-/** Polls `probe` every `everyMs` until it holds; throws after `timeoutMs`. */
-export async function waitUntil(what: string, probe: () => boolean, timeoutMs: number, everyMs = 1): Promise<void> {
+/** How long {@link waitUntil} waits, and how often it polls. */
+export interface WaitOptions {
+  /** It throws after this long. */
+  timeoutMs: number;
+  /** Milliseconds between polls (1 unless told). */
+  everyMs?: number;
+}
+
+/** Polls `probe` every `options.everyMs` until it holds; throws (naming `what`) after `options.timeoutMs`. */
+export async function waitUntil(what: string, probe: () => boolean, options: WaitOptions): Promise<void> {
+  const { timeoutMs, everyMs = 1 } = options;
   const deadline = Date.now() + timeoutMs;
   while (!probe()) {
     if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);

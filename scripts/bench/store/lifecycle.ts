@@ -62,19 +62,29 @@ export function rawTransactions(store: Store, count: number): number {
   return count / ((performance.now() - t0) / 1000);
 }
 
+/** The harness driving the lifecycle and the store it runs on. */
+interface Driven {
+  h: JobHarness;
+  store: Store;
+}
+
+/** What {@link lifecycle} does beside running the jobs. */
+interface LifecycleOptions {
+  /** Called after a wave, at most every 100 ms. */
+  onSample?: () => void;
+  /** Adds up the time of this harness's own admission counts. */
+  harnessCount?: { ms: number };
+}
+
 /**
  * Submits `count` no-op jobs and waits until all are terminal. Submissions arrive as from
  * many concurrent clients: whenever admission has room, a wave fills it (the submissions of one
  * turn share an admission transaction), while the executor claims and completes jobs in the same
- * process. `harnessCount`, when given, adds up the time of this harness's own admission counts.
+ * process. `options.harnessCount`, when given, adds up the time of this harness's own admission counts.
  */
-async function lifecycle(
-  h: JobHarness,
-  store: Store,
-  count: number,
-  onSample?: () => void,
-  harnessCount?: { ms: number },
-): Promise<number> {
+async function lifecycle(driven: Driven, count: number, options: LifecycleOptions = {}): Promise<number> {
+  const { h, store } = driven;
+  const { onSample, harnessCount } = options;
   const start = h.terminal();
   const t0 = performance.now();
   let submitted = 0;
@@ -102,7 +112,7 @@ async function lifecycle(
       onSample();
     }
   }
-  await waitUntil("lifecycle jobs", () => h.terminal() - start >= count, 120_000, 0);
+  await waitUntil("lifecycle jobs", () => h.terminal() - start >= count, { timeoutMs: 120_000, everyMs: 0 });
   return count / ((performance.now() - t0) / 1000);
 }
 
@@ -117,7 +127,7 @@ async function walBytesPerJob(h: JobHarness, store: Store): Promise<number> {
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   db.exec("PRAGMA wal_autocheckpoint = 0");
   try {
-    await lifecycle(h, store, WAL_SAMPLE_JOBS);
+    await lifecycle({ h, store }, WAL_SAMPLE_JOBS);
     return walSizeBytes(store.path) / WAL_SAMPLE_JOBS;
   } finally {
     db.exec(`PRAGMA wal_autocheckpoint = ${STORE_WAL_AUTOCHECKPOINT_PAGES}`);
@@ -141,7 +151,7 @@ async function checkpointPauses(h: JobHarness, store: Store): Promise<number[]> 
         if (jobs >= CHECKPOINT_SAMPLE_JOBS_MAX) {
           throw new Error(`bench: ${jobs} jobs did not grow the WAL to ${STORE_WAL_AUTOCHECKPOINT_PAGES} pages`);
         }
-        await lifecycle(h, store, 20);
+        await lifecycle({ h, store }, 20);
       }
       const t0 = performance.now();
       db.exec("PRAGMA wal_checkpoint(PASSIVE)");
@@ -228,7 +238,7 @@ async function timedStatements(work: () => unknown): Promise<StatementTimes> {
  */
 async function sqliteTime(h: JobHarness, store: Store): Promise<SqliteTime> {
   const harnessCount = { ms: 0 };
-  const t = await timedStatements(() => lifecycle(h, store, SQLITE_TIMED_JOBS, undefined, harnessCount));
+  const t = await timedStatements(() => lifecycle({ h, store }, SQLITE_TIMED_JOBS, { harnessCount }));
   const storeMs = t.ms - harnessCount.ms;
   return {
     share: storeMs / t.wallMs,
@@ -329,14 +339,16 @@ export async function measureLifecycle(dir: string): Promise<LifecycleResult> {
   try {
     const h = jobHarness(store);
     await h.executor.start();
-    await lifecycle(h, store, LIFECYCLE_WARMUP);
+    await lifecycle({ h, store }, LIFECYCLE_WARMUP);
     walPerJobFresh = await walBytesPerJob(h, store);
     for (let round = 0; round < LIFECYCLE_ROUNDS; round++) {
       const rawStore = openStore(`${dir}/raw-${round}.db`);
       const raw = rawTransactions(rawStore, RAW_TX_PER_ROUND);
       rawStore.close();
-      const rate = await lifecycle(h, store, Math.round(LIFECYCLE_JOBS / LIFECYCLE_ROUNDS), () => {
-        walMax = Math.max(walMax, walSizeBytes(store.path));
+      const rate = await lifecycle({ h, store }, Math.round(LIFECYCLE_JOBS / LIFECYCLE_ROUNDS), {
+        onSample: () => {
+          walMax = Math.max(walMax, walSizeBytes(store.path));
+        },
       });
       rounds.push({ raw, rate, load: await loadAverage() });
     }

@@ -37,9 +37,12 @@ export async function rssLoaded(dir: string): Promise<{ rss: number; baseline: n
     store.close();
   }
   const measure = async (mode: string) => {
-    const child = spawnChild(mode, dir, path);
+    const child = spawnChild(mode, { dir, db: path });
     try {
-      await waitUntil("rss", () => child.lines.some((l) => typeof l.rss === "number"), 60_000, 10);
+      await waitUntil("rss", () => child.lines.some((l) => typeof l.rss === "number"), {
+        timeoutMs: 60_000,
+        everyMs: 10,
+      });
       return Number(child.lines.find((l) => typeof l.rss === "number")?.rss);
     } finally {
       await child.stop();
