@@ -6,7 +6,11 @@
  * costs on the same connection. Never shipped.
  *
  *   deno run --no-prompt --allow-read=DIR --allow-write=DIR --allow-env --deny-net \
- *     scripts/bench/bench_server.ts serve --db DIR/x.db [--running-max N] [--admitted-max N] [--grace-ms N]
+ *     scripts/bench/bench_server.ts serve --db DIR/x.db [--running-max N] [--admitted-max N] [--grace-ms N] \
+ *     [--line-times DIR/times.json]
+ *
+ * `--line-times FILE` times every answer line from the server's side ({@linkcode timedStdio}) and writes the
+ * times to FILE when the server has shut down (the end of stdin).
  *
  * @module
  */
@@ -20,6 +24,40 @@ import { okResult } from "../../src/mcp/tool_kit.ts";
 import { jobsTools, LOCAL_READ, type ToolDef } from "../../src/mcp/tools.ts";
 import { testJobTools } from "../../testing/test_server.ts";
 import { testRegistry } from "../../testing/test_kinds.ts";
+import { type LineIo, processStdio } from "../../src/mcp/stdio_framing.ts";
+
+/** One answer line as the server saw it; times are `performance.timeOrigin + performance.now()` (epoch ms). */
+export interface LineTime {
+  /** The line's bytes, newline included. */
+  bytes: number;
+  /** When the last chunk read before the line was handed to stdout was read (a client that sends one request
+   * at a time: that request's chunk). */
+  readAt: number;
+  /** When the line was handed to stdout. */
+  writeAt: number;
+  /** When its write returned: every byte is in the pipe (a line longer than the pipe's capacity waits for the
+   * client to read the first fill). */
+  writtenAt: number;
+}
+
+/** The bench never keeps more lines than this (its rounds make far fewer); later lines are not timed. */
+const LINE_TIMES_MAX = 100_000;
+
+/** The process's stdio, timing every line written into `times` ({@linkcode LineTime}). */
+export function timedStdio(times: LineTime[]): LineIo {
+  const io = processStdio();
+  const now = () => performance.timeOrigin + performance.now();
+  let readAt = Number.NaN;
+  return {
+    input: io.input,
+    onChunk: () => void (readAt = now()),
+    write: async (bytes) => {
+      const writeAt = now();
+      await io.write(bytes);
+      if (times.length < LINE_TIMES_MAX) times.push({ bytes: bytes.length, readAt, writeAt, writtenAt: now() });
+    },
+  };
+}
 
 /** A plain tool: no job, no store; answers with its arguments. */
 const benchEcho: ToolDef = {
@@ -38,8 +76,15 @@ if (import.meta.main) {
       "admitted-max": { type: "string" },
       "running-max": { type: "string" },
       "grace-ms": { type: "string" },
+      "line-times": { type: "string" },
     },
   });
+  const lineTimes: LineTime[] = [];
+  const timesFile = values["line-times"];
+  const served: typeof mcp = timesFile === undefined ? mcp : {
+    ...mcp,
+    serveOnStdio: (factory, options) => mcp.serveOnStdio(factory, { ...options, io: timedStdio(lineTimes) }),
+  };
   const num = (v: string | undefined) => v === undefined ? undefined : Number(v);
   const executor = Object.fromEntries(
     Object.entries({
@@ -55,10 +100,11 @@ if (import.meta.main) {
     ...(values["admitted-max"] === undefined ? {} : { admittedMax: Number(values["admitted-max"]) }),
   }, {
     kinds: { registry: () => testRegistry() },
-    mcp,
+    mcp: served,
     tasks: tasksAdapter,
     executor,
     tools: ({ control }) => [...jobsTools(control), benchEcho, ...testJobTools(control)],
   });
+  if (timesFile !== undefined) await Deno.writeTextFile(timesFile, JSON.stringify(lineTimes));
   Deno.exit(code);
 }

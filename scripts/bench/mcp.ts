@@ -41,6 +41,8 @@ import { logLines } from "../../testing/log_lines.ts";
 import { loadAverages } from "./load.ts";
 import { freshSeed, ratioInterval, RESAMPLES_DEFAULT, slowCallClustering, type TimedCall } from "./resample.ts";
 import { measureModuleLoad, type ModuleLoad } from "./module_load.ts";
+import { splitRoundTrips, tailParts } from "./line_split.ts";
+import type { LineTime } from "./bench_server.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
 import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION_ID } from "../../testing/mcp_clients/envelope.ts";
 import { type BenchSection, mb, median, percentile, ratioFmt, sleep } from "./store/harness.ts";
@@ -211,7 +213,9 @@ async function submitJobs(conn: V2Connection, jobs: { tool: string; count: numbe
   return ids;
 }
 
-function benchServerTarget(dir: string, db: string): StdioTarget {
+/** The bench server on `db` (`options.lineTimes`: where it writes its answer lines' times when it exits). */
+function benchServerTarget(dir: string, db: string, options: { lineTimes?: string } = {}): StdioTarget {
+  const { lineTimes } = options;
   return {
     command: Deno.execPath(),
     args: [
@@ -233,6 +237,7 @@ function benchServerTarget(dir: string, db: string): StdioTarget {
       "5000",
       "--grace-ms",
       "100",
+      ...(lineTimes === undefined ? [] : ["--line-times", lineTimes]),
     ],
     env: { LONGCALL_LOG: "error" },
     stderr: "inherit",
@@ -300,7 +305,11 @@ interface LatencyResults {
   sleepMs: number[];
   /** Every kept round trip of the seven series above, in the order they ran (start time, duration, series). */
   calls: TimedCall[];
+  /** The 1-id and 100-id round trips split by the legacy server's own times of their answer lines. */
+  split: { get1: Split; get100: Split };
 }
+
+type Split = ReturnType<typeof splitRoundTrips>;
 
 async function latencies(dir: string, db: string): Promise<LatencyResults> {
   const target = benchServerTarget(dir, db);
@@ -313,7 +322,8 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
     await waitForStates(host, { ids: hanging, state: "running", timeoutMs: 30_000 });
     const ids = shuffle([...done, ...hanging]);
 
-    const legacy = await connectV2(target, { era: "legacy" });
+    const lineTimes = `${dir}/legacy-line-times.json`;
+    const legacy = await connectV2(benchServerTarget(dir, db, { lineTimes }), { era: "legacy" });
     const out: LatencyResults = {
       ids,
       legacyEcho: [],
@@ -328,6 +338,7 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       pollsPerTask: [],
       sleepMs: [],
       calls: [],
+      split: { get1: { splits: [], unmatched: 0 }, get100: { splits: [], unmatched: 0 } },
     };
     try {
       const echoArgs = { text: "hello", n: 1 };
@@ -384,8 +395,15 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
         for (const step of shuffle(steps)) await step();
       }
     } finally {
-      await legacy.close();
+      await legacy.close(); // the server exits, writing its lines' times
     }
+    const lines = JSON.parse(await Deno.readTextFile(lineTimes)) as LineTime[];
+    const callsOf = (series: number[]) =>
+      out.calls.filter((c) => c.series === series).map((c) => ({ startAt: performance.timeOrigin + c.at, ms: c.ms }));
+    out.split = {
+      get1: splitRoundTrips(callsOf(out.get1), lines),
+      get100: splitRoundTrips(callsOf(out.get100), lines),
+    };
 
     // Poll observation: sleep tasks of known, varied length, all followed by the ext-tasks session.
     const runs = await Promise.all(Array.from({ length: POLL_SAMPLES }, async (_, i) => {
@@ -960,6 +978,35 @@ function pipeRows(lat: LatencyResults, seed: number): BenchSection["rows"] {
   ];
 }
 
+/** The 1-id and 100-id round trips split by the server's own times of their lines (scripts/bench/line_split.ts). */
+function splitRows(lat: LatencyResults): BenchSection["rows"] {
+  const { get1, get100 } = lat.split;
+  const parts = (split: Split) => {
+    const of = (pick: (s: Split["splits"][number]) => number) => pp(split.splits.map(pick));
+    return `${of((s) => s.handle)}; ${of((s) => s.write)}; ${of((s) => s.rest)}`;
+  };
+  const tail = (split: Split, series: number[]) => {
+    const t = tailParts(split.splits, quantile(series, 0.99));
+    return `${ms2(t.ms)} ms; ${ms2(t.handle)} / ${ms2(t.write)} / ${ms2(t.rest)} ms (${t.count} calls)`;
+  };
+  return [
+    {
+      metric: "the same 1-id | 100-id round trips from the legacy server's side (scripts/bench/bench_server.ts " +
+        "--line-times; each call matched to the answer line whose request the server read during it: " +
+        `${get1.splits.length} of ${lat.get1.length} | ${get100.splits.length} of ${lat.get100.length}), ` +
+        "p50 / p99 of: the server's handling (reading the request to handing its answer's line to stdout); that " +
+        "line's write (until every byte is in the pipe: for 100 ids, until the client has read the first fill); " +
+        "the rest of the round trip (the client and the pipe)",
+      value: `1 id: ${parts(get1)} | 100 ids: ${parts(get100)}`,
+    },
+    {
+      metric: "the tails: the round trips above their series' p99, the median of each (round trip; handling / " +
+        "write / rest), 1 id | 100 ids",
+      value: `${tail(get1, lat.get1)} | ${tail(get100, lat.get100)}`,
+    },
+  ];
+}
+
 function section(
   {
     lat,
@@ -1021,6 +1068,7 @@ function section(
       met: batchVsOne <= BATCH_VS_ONE_GOAL && batchVsOneP50 <= BATCH_VS_ONE_P50_GOAL,
     },
     ...pipeRows(lat, seed),
+    ...splitRows(lat),
     {
       metric: "slow round trips of the seven timed series above and below (each above its own series' p99): the " +
         `share with another starting within ${SLOW_CALL_WINDOW_MS} ms, against that share with the slow marks ` +

@@ -45,6 +45,8 @@ export interface StdioOptions {
   log: Logger;
   /** Hears every chunk read and every line written (the idle collection's activity, src/base/idle_collect.ts). */
   onActivity?: (() => void) | undefined;
+  /** The stdio served: the process's by default; scripts/bench/bench_server.ts passes one that times each line. */
+  io?: LineIo | undefined;
 }
 
 /**
@@ -59,8 +61,8 @@ export function serveOnStdio(
   factory: McpServerFactory,
   options: StdioOptions,
 ): Serving & { inputEnded: Promise<void> } {
-  const { log, onActivity } = options;
-  const transport = new LineTransport(observedStdio(onActivity), { lineBytesMax: MCP_MESSAGE_BYTES_MAX });
+  const { log, onActivity, io = processStdio() } = options;
+  const transport = new LineTransport(observedStdio(io, onActivity), { lineBytesMax: MCP_MESSAGE_BYTES_MAX });
   const handle = serveStdio(factory, {
     transport,
     onerror: (error) => log.warn("stdio transport error", { error: firstLine(error.message) }),
@@ -68,13 +70,16 @@ export function serveOnStdio(
   return { closed: transport.closed, inputEnded: transport.inputEnded, close: () => handle.close() };
 }
 
-/** The process's stdio, telling `onActivity` (if any) of every chunk read and every line written. */
-function observedStdio(onActivity: (() => void) | undefined): LineIo {
-  const io = processStdio();
+/** `io`, telling `onActivity` (if any) of every chunk read and every line written, after `io`'s own `onChunk`. */
+export function observedStdio(io: LineIo, onActivity: (() => void) | undefined): LineIo {
   if (onActivity === undefined) return io;
+  const heard = io.onChunk;
   return {
     input: io.input,
-    onChunk: onActivity,
+    onChunk: heard === undefined ? onActivity : () => {
+      heard();
+      onActivity();
+    },
     write: (bytes) => {
       onActivity();
       return io.write(bytes);
