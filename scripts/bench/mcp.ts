@@ -1209,7 +1209,9 @@ function section(
       (TERMINAL_JOBS + RUNNING_JOBS).toLocaleString("en-US")
     } jobs: ${TERMINAL_JOBS} succeeded test.echo jobs and ${RUNNING_JOBS} test.hang jobs running throughout. ` +
     "Two stdio connections to two server processes on that database: a legacy v2 Client (jobs.get, bench.echo) " +
-    "and a modern ext-tasks host that declares the tasks extension (tasks/get, bench.echo). Requests go through " +
+    "and a modern ext-tasks host that declares the tasks extension (tasks/get, bench.echo); the legacy one's server " +
+    "times its answer lines for the split rows (--line-times: three clock reads and one array entry per line). " +
+    "Requests go through " +
     "the clients' raw channel (the SDK's transport and framing, without client-side result validation), one at a " +
     `time; ${
       ROUNDS.toLocaleString("en-US")
@@ -1269,6 +1271,8 @@ function section(
     phasesSentence("From the bundle", bundled.productPhases),
   ];
   if (batchVsOne > BATCH_VS_ONE_GOAL || batchVsOneP50 > BATCH_VS_ONE_P50_GOAL) {
+    const tail1 = tailParts(lat.split.get1.splits, p99(lat.get1));
+    const tail100 = tailParts(lat.split.get100.splits, p99(lat.get100));
     notes.push(
       `jobs.get with 100 ids misses its goal (p99 ${
         ratioFmt(batchVsOne, BATCH_VS_ONE_GOAL)
@@ -1283,7 +1287,12 @@ function section(
         "result okResult returned once its line is made, so less of it is promoted past a minor collection. " +
         "What is left of the p99 moves with the 1-id p99 it divides by (the machine), and with the write of the " +
         `line itself: at ${kb(lat.getBytes.hundred)} of JSON in this run it is larger than a pipe's capacity, ` +
-        "which a 1-id answer never is; the pipe rows above measure what the second fill adds. The measurements behind these choices are in the commit messages that made them and in " +
+        "which a 1-id answer never is; the pipe rows above measure what the second fill adds, and the split " +
+        `rows where the tails go: the 100-id calls above their p99 spent a median ${ms2(tail100.write)} ms (of ` +
+        `${ms2(tail100.ms)}) in the line's write, waiting for the client's first read and the refill, and ` +
+        `${ms2(tail100.handle)} ms in the server's handling; the 1-id calls above theirs spent ` +
+        `${ms2(tail1.rest)} ms (of ${ms2(tail1.ms)}) outside the server. ` +
+        "The measurements behind these choices are in the commit messages that made them and in " +
         "this file's history (git log -p docs/benchmarks.md).",
     );
   }
