@@ -55,15 +55,24 @@ function refNumber(text: string): number | undefined {
   return n <= GITHUB_NUMBER_MAX ? n : undefined;
 }
 
-/** A parsed `owner/repo#n`. */
-export interface PullRefParts {
+/**
+ * One repository, `owner/repo`: what every repository endpoint of the GitHub client takes first. The
+ * names are validated where they enter a path (`repoPath` in src/github/repo_path.ts).
+ */
+export interface RepoRef {
+  /** The user or organization login, e.g. `denoland`. */
   owner: string;
+  /** The repository's name without the owner, e.g. `deno`. */
   repo: string;
+}
+
+/** One pull request (or issue): its repository and number, `owner/repo#number`. */
+export interface PullRef extends RepoRef {
   number: number;
 }
 
 /** Parses `owner/repo#n` strictly, or returns undefined. */
-export function parseThreadRefText(text: string): PullRefParts | undefined {
+export function parseThreadRefText(text: string): PullRef | undefined {
   const m = /^([^/#]+)\/([^/#]+)#([^#]+)$/.exec(text);
   if (m === null) return undefined;
   const [, owner = "", repo = "", num = ""] = m;
@@ -77,7 +86,7 @@ export function parseThreadRefText(text: string): PullRefParts | undefined {
  * without `www.`): `/owner/repo/pull/n`, then nothing or a path, query or fragment inside it
  * (`/checks`, `/files#diff-...`, `?tab=checks`), as `gh` reads such an address.
  */
-export function parsePullRefText(text: string): PullRefParts | undefined {
+export function parsePullRefText(text: string): PullRef | undefined {
   const fromRef = parseThreadRefText(text);
   if (fromRef !== undefined) return fromRef;
   const m = /^https?:\/\/(?:www\.)?github\.com\/([^/?#]+)\/([^/?#]+)\/pull\/([^/?#]+)(?:[/?#].*)?$/i.exec(text);

@@ -9,10 +9,10 @@
  */
 
 import { AppError } from "../base/errors.ts";
-import { isCommitSha } from "../base/names.ts";
+import { isCommitSha, type RepoRef } from "../base/names.ts";
 import { GITHUB_PER_PAGE_MAX } from "../base/limits.ts";
 import type { RateLimitState } from "./rate_limit.ts";
-import { refPath, repoPath, type RepoRef } from "./repo_path.ts";
+import { refPath, repoPath } from "./repo_path.ts";
 import { type EndpointOptions, isJsonObject as isObject, type Requester } from "./requester.ts";
 import type {
   GitHubBranchRule,

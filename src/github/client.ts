@@ -22,7 +22,7 @@ import type { Clock } from "../base/clock.ts";
 import { AppError } from "../base/errors.ts";
 import { GITHUB_PER_PAGE_MAX, GITHUB_VALUE_QUOTED_CHARS_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
-import { isCommitSha } from "../base/names.ts";
+import { isCommitSha, type RepoRef } from "../base/names.ts";
 import {
   type AnnotationsOptions,
   type BranchProtectionResult,
@@ -41,7 +41,7 @@ import {
 import { GITHUB_API_URL_DEFAULT } from "./api_root.ts";
 import type { EtagCache } from "./etag_cache.ts";
 import { emptyRateLimitState } from "./rate_limit.ts";
-import { repoPath, type RepoRef } from "./repo_path.ts";
+import { repoPath } from "./repo_path.ts";
 import {
   type EndpointOptions,
   type GetOptions,
@@ -67,7 +67,7 @@ import type {
 export { RequestBudget } from "./rate_limit.ts";
 export { type EtagCache, MemoryEtagCache, SqliteEtagCache } from "./etag_cache.ts";
 export type { AnnotationsOptions, CheckRunsOptions, CheckRunsResult } from "./check_endpoints.ts";
-export type { PullRef, RepoRef } from "./repo_path.ts";
+export type { PullRef, RepoRef } from "../base/names.ts";
 export type { EndpointOptions } from "./requester.ts";
 export { isResponseTooLarge, RESPONSE_TOO_LARGE } from "./transport.ts";
 

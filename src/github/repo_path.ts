@@ -7,23 +7,7 @@
  */
 
 import { GITHUB_REF_CHARS_MAX } from "../base/limits.ts";
-import { isOwnerName, isRepoName } from "../base/names.ts";
-
-/**
- * One repository, `owner/repo`: what every repository endpoint of the client takes first. The names
- * are validated where they enter a path ({@linkcode repoPath}).
- */
-export interface RepoRef {
-  /** The user or organization login, e.g. `denoland`. */
-  owner: string;
-  /** The repository's name without the owner, e.g. `deno`. */
-  repo: string;
-}
-
-/** One pull request (or issue): its repository and number, `owner/repo#number`. */
-export interface PullRef extends RepoRef {
-  number: number;
-}
+import { isOwnerName, isRepoName, type RepoRef } from "../base/names.ts";
 
 /**
  * `/repos/{owner}/{repo}` after validating both names.

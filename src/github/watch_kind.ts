@@ -19,7 +19,7 @@ import type {
   SuitesSummary,
   SuiteWorkflow,
 } from "./checks_state.ts";
-import type { PullRef, RepoRef } from "./repo_path.ts";
+import type { PullRef, RepoRef } from "../base/names.ts";
 import type { GitHubCheckAnnotation } from "./types.ts";
 import type { WatchRequest } from "./watch_spec.ts";
 

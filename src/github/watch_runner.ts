@@ -21,7 +21,7 @@ import {
   WATCH_SETTLE_POLL_INTERVALS,
   WATCH_TRANSITIONS_MAX,
 } from "../base/limits.ts";
-import { isCommitSha } from "../base/names.ts";
+import { isCommitSha, type PullRef } from "../base/names.ts";
 import { countOf, truncateChars } from "../base/text.ts";
 import type { AnyJobKind, JobContext } from "../jobs/kinds.ts";
 import {
@@ -37,7 +37,7 @@ import {
   summarizeSuites,
   verdictDetail,
 } from "./checks_state.ts";
-import { isGitRef, type PullRef } from "./repo_path.ts";
+import { isGitRef } from "./repo_path.ts";
 import { budgetView, pacedWaitMs, type RateWindow } from "./watch_pacing.ts";
 import {
   type AnonymousCost,
