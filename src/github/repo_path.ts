@@ -7,7 +7,7 @@
  */
 
 import { GITHUB_REF_CHARS_MAX } from "../base/limits.ts";
-import { isOwnerName, isRepoName, type RepoRef } from "../base/names.ts";
+import { isOwnerName, isRepoName } from "../base/names.ts";
 
 /**
  * `/repos/{owner}/{repo}` after validating both names.
