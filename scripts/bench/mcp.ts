@@ -53,6 +53,7 @@ const HELLO_SERVER = fileURLToPath(new URL("./hello_server.ts", import.meta.url)
 const HELLO_WORKER_SERVER = fileURLToPath(new URL("./hello_worker_server.ts", import.meta.url));
 const HELLO_COLLECT_SERVER = fileURLToPath(new URL("./hello_collect_server.ts", import.meta.url));
 const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+const NODE_HOST_CLIENT = fileURLToPath(new URL("./node_host_client.mjs", import.meta.url));
 
 const TERMINAL_JOBS = 900;
 const RUNNING_JOBS = 100;
@@ -307,6 +308,44 @@ interface LatencyResults {
   calls: TimedCall[];
   /** The 1-id and 100-id round trips split by the legacy server's own times of their answer lines. */
   split: { get1: Split; get100: Split };
+  /** jobs.get as a Node host sees it, or why it was not measured. */
+  node: NodeHost | { skipped: string };
+}
+
+/** What scripts/bench/node_host_client.mjs measured, and the seed of its order of calls. */
+interface NodeHost {
+  servers: { transport: "socket" | "fifo"; stdout: string; one: number[]; hundred: number[] }[];
+  seed: number;
+}
+
+/**
+ * `jobs.get` of 1 id and of 100 ids from Node (scripts/bench/node_host_client.mjs), on `ids` of `store.db`: the bench
+ * server spawned as Node hosts spawn servers (its stdout a socket) and beside it on a FIFO; `skipped` when there
+ * is no `node` to run it.
+ */
+async function nodeHost(
+  store: { dir: string; db: string },
+  ids: readonly string[],
+): Promise<NodeHost | { skipped: string }> {
+  const { dir, db } = store;
+  const { command, args, env } = benchServerTarget(dir, db);
+  const seed = freshSeed();
+  const spec = `${dir}/node-host.json`;
+  await Deno.writeTextFile(
+    spec,
+    JSON.stringify({ command, args, env, dir, ids, rounds: ROUNDS, warmup: WARMUP_ROUNDS, seed }),
+  );
+  let out: Deno.CommandOutput;
+  try {
+    out = await new Deno.Command("node", { args: [NODE_HOST_CLIENT, spec], stdout: "piped", stderr: "inherit" })
+      .output();
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return { skipped: "no node on PATH" };
+    throw err;
+  }
+  if (!out.success) throw new Error(`bench: ${NODE_HOST_CLIENT} failed (exit code ${out.code})`);
+  const { servers } = JSON.parse(new TextDecoder().decode(out.stdout)) as Pick<NodeHost, "servers">;
+  return { servers, seed };
 }
 
 type Split = ReturnType<typeof splitRoundTrips>;
@@ -339,6 +378,7 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       sleepMs: [],
       calls: [],
       split: { get1: { splits: [], unmatched: 0 }, get100: { splits: [], unmatched: 0 } },
+      node: { skipped: "not run" },
     };
     try {
       const echoArgs = { text: "hello", n: 1 };
@@ -404,6 +444,7 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       get1: splitRoundTrips(callsOf(out.get1), lines),
       get100: splitRoundTrips(callsOf(out.get100), lines),
     };
+    out.node = await nodeHost({ dir, db }, ids);
 
     // Poll observation: sleep tasks of known, varied length, all followed by the ext-tasks session.
     const runs = await Promise.all(Array.from({ length: POLL_SAMPLES }, async (_, i) => {
@@ -1007,6 +1048,34 @@ function splitRows(lat: LatencyResults): BenchSection["rows"] {
   ];
 }
 
+/** jobs.get as a Node host sees it: on the socket Node gives a child's stdout, and on a FIFO beside it. */
+function nodeRows(lat: LatencyResults, seed: number): BenchSection["rows"] {
+  const what = "jobs.get from a Node host (scripts/bench/node_host_client.mjs: the bench server spawned by Node's " +
+    "child_process.spawn, as the MCP SDK's StdioClientTransport and Node-based hosts spawn a server, raw " +
+    "JSON-RPC lines; the same server twice, its stdout the one Node gives it and, for comparison, a FIFO: a " +
+    "pipe of the default capacity, as Python's and Deno's clients leave it";
+  const { node } = lat;
+  if ("skipped" in node) return [{ metric: `${what})`, value: `not measured: ${node.skipped}` }];
+  const label = (s: NodeHost["servers"][number]) => `${s.transport === "fifo" ? "FIFO" : s.stdout.split(":")[0]}`;
+  return [
+    {
+      metric: `${what}; calls alternating in an order seeded ${node.seed}), 1 id / 100 ids p50 / p99, by the ` +
+        "server's stdout (as /proc names it)",
+      value: node.servers.map((s) => `${label(s)}: ${pp(s.one)}; ${pp(s.hundred)}`).join(" | "),
+    },
+    {
+      metric: "jobs.get 100 ids p99 / 1 id p99 from that Node host, by the server's stdout (p50 ratio in brackets; " +
+        "the p99 ratio's resampling interval after the semicolon)",
+      value: node.servers.map((s) => {
+        const { low, high } = ratioInterval(s.hundred, s.one, { p: 0.99, seed });
+        const p99 = quantile(s.hundred, 0.99) / quantile(s.one, 0.99);
+        const p50 = quantile(s.hundred, 0.5) / quantile(s.one, 0.5);
+        return `${label(s)}: ${p99.toFixed(2)}x (${p50.toFixed(2)}x); ${low.toFixed(2)}-${high.toFixed(2)}x`;
+      }).join(" | "),
+    },
+  ];
+}
+
 function section(
   {
     lat,
@@ -1069,6 +1138,7 @@ function section(
     },
     ...pipeRows(lat, seed),
     ...splitRows(lat),
+    ...nodeRows(lat, seed),
     {
       metric: "slow round trips of the seven timed series above and below (each above its own series' p99): the " +
         `share with another starting within ${SLOW_CALL_WINDOW_MS} ms, against that share with the slow marks ` +
@@ -1228,7 +1298,9 @@ function section(
     "That price is mostly the client's: its second read of the line (here the official SDK's stdio transport, one " +
     "more turn of Deno's event loop). scripts/bench/pipe_probe.py (Python, not part of this command: Deno has no " +
     "fcntl) times the same windows with blocking reads, on the pipe as left and raised to 1 MiB (F_SETPIPE_SZ); " +
-    "a server cannot raise it from Deno either.",
+    "a server cannot raise it from Deno either. Which stdout a server gets is its host's choice: Deno's and " +
+    "Python's clients give it a pipe, Node's child_process (so every Node-based host) one end of a socketpair, " +
+    "whose buffer holds a 100-id line at once; the Node rows measure both from the same Node client.",
     `Poll observation: ${POLL_SAMPLES} concurrent test.sleep tasks of 400..3,000 ms called through ` +
     "createTaskSessionFromClient (which polls tasks/get every max(10, pollIntervalMs) ms); the lag is when " +
     "callToolAsTask resolved minus the job's completed_at (same machine clock). A running job with no handler " +

@@ -6,7 +6,7 @@ scripts/bench/bench_server.ts with its stdout on a pipe, raises that pipe to 1 M
 F_SETPIPE_SZ (Linux) when asked, submits 1,000 test.echo jobs, then times jobs.get windows of
 several sizes in random order over raw JSON-RPC lines and prints each window's p50 and p99 (ms).
 
-    python3 scripts/bench/pipe_probe.py default   # the pipe as Deno.Command / every host leaves it
+    python3 scripts/bench/pipe_probe.py default   # the pipe as Deno.Command and Python leave it (Node: a socket)
     python3 scripts/bench/pipe_probe.py large     # the same pipe raised to 1 MiB
 
 Not part of `deno task bench`; stdlib only; needs `deno` on PATH and runs from the repository root.
