@@ -51,8 +51,19 @@ function startServer(transport) {
       settle(message);
     }
   });
+  // A server that cannot start or exits early fails every request (a write to its closed stdin is that too).
+  let exited;
+  const fail = (error) => {
+    exited ??= error;
+    for (const settle of pending.values()) settle({ error: exited.message });
+    pending.clear();
+  };
+  child.once("error", fail);
+  child.once("exit", (code, signal) => fail(new Error(`the server exited (${signal ?? `code ${code}`})`)));
+  child.stdin.on("error", () => {});
   let nextId = 1;
   const request = (method, params) => {
+    if (exited !== undefined) return Promise.reject(exited);
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(
