@@ -1296,11 +1296,10 @@ function section(
     "window to the two-fill one that the 100-id call only adds a little to says the second fill, not the " +
     "ids, is what the 100-id tail pays. " +
     "That price is mostly the client's: its second read of the line (here the official SDK's stdio transport, one " +
-    "more turn of Deno's event loop). scripts/bench/pipe_probe.py (Python, not part of this command: Deno has no " +
-    "fcntl) times the same windows with blocking reads, on the pipe as left and raised to 1 MiB (F_SETPIPE_SZ); " +
-    "a server cannot raise it from Deno either. Which stdout a server gets is its host's choice: Deno's and " +
-    "Python's clients give it a pipe, Node's child_process (so every Node-based host) one end of a socketpair, " +
-    "whose buffer holds a 100-id line at once; the Node rows measure both from the same Node client.",
+    "more turn of Deno's event loop). A server cannot raise its pipe's capacity (Deno has no fcntl), but which " +
+    "stdout it gets is its host's choice: Deno's and Python's clients give it a pipe, Node's child_process (so " +
+    "every Node-based host) one end of a socketpair, whose buffer holds a 100-id line at once; the Node rows " +
+    "measure both from the same Node client, so their 100-id p50s differ by what the second fill costs there.",
     `Poll observation: ${POLL_SAMPLES} concurrent test.sleep tasks of 400..3,000 ms called through ` +
     "createTaskSessionFromClient (which polls tasks/get every max(10, pollIntervalMs) ms); the lag is when " +
     "callToolAsTask resolved minus the job's completed_at (same machine clock). A running job with no handler " +
