@@ -1,9 +1,10 @@
 /**
  * The server behind the latency benchmarks of scripts/bench/mcp.ts: the real `runServer`
  * wiring (store, executor in this thread, dual-era factory over stdio) with `jobs.get` /
- * `jobs.cancel`, test job kinds as tools (`test.echo`, `test.sleep`, `test.hang`) and a
- * plain, job-less `bench.echo` tool that returns its arguments: the floor a tool call
- * costs on the same connection. Never shipped.
+ * `jobs.cancel`, test job kinds as tools (`test.echo`, `test.sleep`, `test.hang`), a
+ * plain, job-less `bench.echo` tool that returns its arguments (the floor a tool call
+ * costs on the same connection) and `bench.replay`, which answers with an answer handed to it
+ * earlier (the floor of an answer that size). Never shipped.
  *
  *   deno run --no-prompt --allow-read=DIR --allow-write=DIR --allow-env --deny-net \
  *     scripts/bench/bench_server.ts serve --db DIR/x.db [--running-max N] [--admitted-max N] [--grace-ms N] \
@@ -68,6 +69,25 @@ const benchEcho: ToolDef = {
   call: (args) => Promise.resolve(okResult((args ?? {}) as Record<string, unknown>)),
 };
 
+/** The answer {@linkcode benchReplay} gives back, once a call has handed it one. */
+let replayed: Record<string, unknown> = {};
+
+/**
+ * A plain tool that answers with the last `answer` it was given, from memory: the bytes of a 100-id
+ * `jobs.get` answer without reading or projecting anything (serialized once, as every tool result is).
+ */
+const benchReplay: ToolDef = {
+  name: "bench.replay",
+  description: "Answer with the answer given in an earlier call (a benchmark floor)",
+  inputSchema: z.object({ answer: z.record(z.string(), z.unknown()).optional() }),
+  annotations: { title: "Replay", ...LOCAL_READ },
+  call: (args) => {
+    const { answer } = args as { answer?: Record<string, unknown> };
+    if (answer !== undefined) replayed = answer;
+    return Promise.resolve(okResult(replayed));
+  },
+};
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args.slice(1),
@@ -103,7 +123,7 @@ if (import.meta.main) {
     mcp: served,
     tasks: tasksAdapter,
     executor,
-    tools: ({ control }) => [...jobsTools(control), benchEcho, ...testJobTools(control)],
+    tools: ({ control }) => [...jobsTools(control), benchEcho, benchReplay, ...testJobTools(control)],
   });
   if (timesFile !== undefined) await Deno.writeTextFile(timesFile, JSON.stringify(lineTimes));
   Deno.exit(code);

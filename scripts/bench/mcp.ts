@@ -63,7 +63,7 @@ const WARMUP_ROUNDS = 100;
 // rounds (three runs) and 0.7-1.4x at 4,000 (three runs), for about 30 s more per run.
 const ROUNDS = 4_000;
 const POLL_SAMPLES = 16;
-/** Slow calls this close in time count as one burst (a round of seven calls takes a few ms). */
+/** Slow calls this close in time count as one burst (a round of eight calls takes a few ms). */
 const SLOW_CALL_WINDOW_MS = 10;
 // Start-ups vary by tens of ms with the machine (the floor row alone has measured 1.14-1.35x): 20 rounds keep
 // one slow round from moving a median.
@@ -294,6 +294,8 @@ interface LatencyResults {
   legacyEcho: number[];
   get1: number[];
   get100: number[];
+  /** bench.replay answering a 100-id jobs.get answer from memory: the same bytes without the reads. */
+  replay100: number[];
   /** UTF-8 bytes of the JSON of a `jobs.get` result (its text content and structuredContent), 1 id and 100 ids. */
   getBytes: { one: number; hundred: number };
   /** jobs.get with windows whose answers are just under and just over one pipe's capacity. */
@@ -304,7 +306,7 @@ interface LatencyResults {
   advertisedPoll: number[];
   pollsPerTask: number[];
   sleepMs: number[];
-  /** Every kept round trip of the seven series above, in the order they ran (start time, duration, series). */
+  /** Every kept round trip of the eight series above, in the order they ran (start time, duration, series). */
   calls: TimedCall[];
   /** The 1-id and 100-id round trips split by the legacy server's own times of their answer lines. */
   split: { get1: Split; get100: Split };
@@ -368,6 +370,7 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       legacyEcho: [],
       get1: [],
       get100: [],
+      replay100: [],
       getBytes: { one: 0, hundred: 0 },
       pipe: { under: { ids: 0, bytes: 0, times: [] }, over: { ids: 0, bytes: 0, times: [] } },
       modernEcho: [],
@@ -387,6 +390,12 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
         hundred: await resultBytes(legacy, ids.slice(0, 100)),
       };
       const sizes = pipeWindows(out.getBytes.one, out.getBytes.hundred);
+      // bench.replay keeps a 100-id answer (of the first 100 ids, a mix like any other window) to give it back.
+      const hundredAnswer = resultOf(
+        await callTool(legacy, { name: "jobs.get", arguments: { ids: ids.slice(0, 100) } }),
+        "jobs.get",
+      )["structuredContent"];
+      resultOf(await callTool(legacy, { name: "bench.replay", arguments: { answer: hundredAnswer } }), "bench.replay");
       out.pipe = {
         under: { ids: sizes.under, bytes: await resultBytes(legacy, ids.slice(0, sizes.under)), times: [] },
         over: { ids: sizes.over, bytes: await resultBytes(legacy, ids.slice(0, sizes.over)), times: [] },
@@ -425,6 +434,10 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
           step(out.get100, {
             what: "jobs.get 100",
             send: () => callTool(legacy, { name: "jobs.get", arguments: { ids: hundred } }),
+          }),
+          step(out.replay100, {
+            what: "bench.replay",
+            send: () => callTool(legacy, { name: "bench.replay", arguments: {} }),
           }),
           step(out.modernEcho, {
             what: "bench.echo (modern)",
@@ -1137,10 +1150,18 @@ function section(
       met: batchVsOne <= BATCH_VS_ONE_GOAL && batchVsOneP50 <= BATCH_VS_ONE_P50_GOAL,
     },
     ...pipeRows(lat, seed),
+    {
+      metric: "the 100-id answer without its reads: bench.replay, a plain tool giving back a 100-id jobs.get answer " +
+        "from memory (no read, no projection; serialized once, as every result is), p50 / p99; its p99 / 1 id p99 " +
+        "(p50 ratio in brackets; the p99 ratio's resampling interval after the semicolon)",
+      value: `${pp(lat.replay100)}; ${(p99(lat.replay100) / p99(lat.get1)).toFixed(2)}x (${
+        (quantile(lat.replay100, 0.5) / quantile(lat.get1, 0.5)).toFixed(2)
+      }x)${within(lat.replay100, lat.get1)}`,
+    },
     ...splitRows(lat),
     ...nodeRows(lat, seed),
     {
-      metric: "slow round trips of the seven timed series above and below (each above its own series' p99): the " +
+      metric: "slow round trips of the eight timed series above and below (each above its own series' p99): the " +
         `share with another starting within ${SLOW_CALL_WINDOW_MS} ms, against that share with the slow marks ` +
         "shuffled over all calls (as if being slow had nothing to do with when a call ran)",
       value: (() => {
@@ -1278,15 +1299,16 @@ function section(
     `running bound ${RUNNING_MAX}, from source with the shipped ${V8_FLAGS.join(" ")}) on one database holding ${
       (TERMINAL_JOBS + RUNNING_JOBS).toLocaleString("en-US")
     } jobs: ${TERMINAL_JOBS} succeeded test.echo jobs and ${RUNNING_JOBS} test.hang jobs running throughout. ` +
-    "Two stdio connections to two server processes on that database: a legacy v2 Client (jobs.get, bench.echo) " +
+    "Two stdio connections to two server processes on that database: a legacy v2 Client (jobs.get, bench.echo, " +
+    "bench.replay) " +
     "and a modern ext-tasks host that declares the tasks extension (tasks/get, bench.echo); the legacy one's server " +
     "times its answer lines for the split rows (--line-times: three clock reads and one array entry per line). " +
     "Requests go through " +
     "the clients' raw channel (the SDK's transport and framing, without client-side result validation), one at a " +
     `time; ${
       ROUNDS.toLocaleString("en-US")
-    } rounds after ${WARMUP_ROUNDS} warm-up rounds, each round calling all seven in random order (the five ` +
-    "above and the two jobs.get windows either side of a pipe's capacity). " +
+    } rounds after ${WARMUP_ROUNDS} warm-up rounds, each round calling all eight in random order (the five ` +
+    "above, the two jobs.get windows either side of a pipe's capacity and bench.replay). " +
     "Single ids and the windows rotate over every stored job (about 10% running); concise format. " +
     "The pipe rows: a stdio line longer than the pipe's capacity is written in two fills, the second only after " +
     "the client has read the first, so the server's write waits on the client's next read; the two windows are " +
@@ -1362,7 +1384,10 @@ function section(
         `rows where the tails go: the 100-id calls above their p99 spent a median ${ms2(tail100.write)} ms (of ` +
         `${ms2(tail100.ms)}) in the line's write, waiting for the client's first read and the refill, and ` +
         `${ms2(tail100.handle)} ms in the server's handling; the 1-id calls above theirs spent ` +
-        `${ms2(tail1.rest)} ms (of ${ms2(tail1.ms)}) outside the server. ` +
+        `${ms2(tail1.rest)} ms (of ${ms2(tail1.ms)}) outside the server. The replay row bounds what making the ` +
+        `reads cheaper could still give: the same answer from memory reads ${
+          (p99(lat.replay100) / p99(lat.get1)).toFixed(2)
+        }x of the 1-id p99 in this run. ` +
         "The measurements behind these choices are in the commit messages that made them and in " +
         "this file's history (git log -p docs/benchmarks.md).",
     );
