@@ -180,6 +180,13 @@ export const GITHUB_NUMBER_MAX = 2_147_483_647;
 
 /** Ids per `jobs.get` / `jobs.cancel` call (the original's vector bound). */
 export const IDS_PER_CALL_MAX = 100;
+/**
+ * Ended jobs each process answers concise reads of from memory, the least recently read dropped first
+ * (src/jobs/control.ts `getMany`): ten full `jobs.get` batches, so a host polling a few batches while
+ * some of their jobs are still running re-reads the ended ones without the store. A row and its concise
+ * item take about 1.2 KB, so at most about 1.2 MB.
+ */
+export const ENDED_ROWS_CACHED_MAX = 1_000;
 /** Characters of one key of `jobs.get` / `jobs.cancel` and of a `tasks/*` taskId: four times a job id's 49, so any id a
  * client holds fits, while a call's keys (echoed back in its items) stay within a few tens of KB. */
 export const JOB_KEY_CHARS_MAX = 200;

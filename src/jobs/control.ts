@@ -10,6 +10,7 @@ import { AppError } from "../base/errors.ts";
 import { newJobId } from "../base/ids.ts";
 import { utf8BytesIfOver } from "../base/json_bound.ts";
 import {
+  ENDED_ROWS_CACHED_MAX,
   IDS_PER_CALL_MAX,
   JOB_ADMITTED_MAX_DEFAULT,
   JOB_REQUEST_BYTES_MAX,
@@ -80,6 +81,14 @@ export class JobControl {
    * most 2 x `admittedMax` ids, and reads the store once per `admittedMax` submissions at most.
    */
   readonly #admittedHere = new Map<string, Authority>();
+  /**
+   * Ended rows as concise reads return them, by id, the most recently read last (at most
+   * {@linkcode ENDED_ROWS_CACHED_MAX}, frozen). An ended row never changes: the database refuses any
+   * change to its status, outcome, result or error, every other write of the store names a queued or
+   * running row, and only the retention sweep deletes it, once expired. Every read still applies
+   * visibility and expiry, so a row read once answers from memory exactly as a read would, until then.
+   */
+  readonly #endedRows = new Map<string, JobRow>();
 
   constructor(rows: JobRows, registry: JobKindRegistry<AnyJobPolicy>, options: JobControlOptions) {
     this.#rows = rows;
@@ -195,12 +204,45 @@ export class JobControl {
    */
   getMany(ids: readonly string[], authority: Authority, options: { columns: "concise" | "all" }): Map<string, JobRow> {
     const { columns } = options;
+    if (ids.length > IDS_PER_CALL_MAX) {
+      throw new RangeError(`Cannot read jobs: at most ${IDS_PER_CALL_MAX} ids, current value is ${ids.length}`);
+    }
     const now = this.clock.now();
-    const rows = this.#rows.jobGetMany(ids, columns);
+    const rows = columns === "concise" ? this.#endedRowsOf(ids) : new Map<string, JobRow>();
+    const unread = rows.size === 0 ? ids : ids.filter((id) => !rows.has(id));
+    if (unread.length > 0) {
+      for (const [id, row] of this.#rows.jobGetMany(unread, columns)) {
+        rows.set(id, columns === "concise" && isSettled(row) ? this.#rememberEnded(row) : row);
+      }
+    }
     for (const [id, row] of rows) {
       if (!visibleTo(row, authority) || expired(row, now)) rows.delete(id);
     }
     return rows;
+  }
+
+  /** The remembered ended rows among `ids` (each moved to the most recently read end). */
+  #endedRowsOf(ids: readonly string[]): Map<string, JobRow> {
+    const found = new Map<string, JobRow>();
+    for (const id of ids) {
+      const row = this.#endedRows.get(id);
+      if (row === undefined) continue;
+      this.#endedRows.delete(id);
+      this.#endedRows.set(id, row);
+      found.set(id, row);
+    }
+    return found;
+  }
+
+  /** Remembers an ended concise row, frozen (it is shared from now on); the least recently read past the bound goes. */
+  #rememberEnded(row: JobRow): JobRow {
+    deepFreeze(row);
+    this.#endedRows.set(row.id, row);
+    if (this.#endedRows.size > ENDED_ROWS_CACHED_MAX) {
+      const oldest = this.#endedRows.keys().next();
+      if (oldest.done !== true) this.#endedRows.delete(oldest.value);
+    }
+    return row;
   }
 
   /**
@@ -318,6 +360,13 @@ export class JobControl {
 }
 
 /** Whether a job's retention has ended at `now` (its row may still await the purge). */
+/** Freezes `value` and every object inside it (a JSON value: no cycles). */
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
+}
+
 function expired(row: JobRow, now: number): boolean {
   return row.expires_at !== null && row.expires_at <= now;
 }

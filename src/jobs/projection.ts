@@ -180,6 +180,23 @@ export function jobItem(row: JobRow, options: JobItemOptions): JobItem {
   return item;
 }
 
+/**
+ * The concise item of each ended row {@linkcode JobControl.getMany} answers from memory: the same row
+ * object, read again, projects to the same item (an ended row has no poll guidance), so it is projected
+ * once. Weak, so an item goes with its row.
+ */
+const endedConciseItems = new WeakMap<JobRow, JobItem>();
+
+/** The concise item of an ended row that is frozen (shared, see {@linkcode endedConciseItems}), projected once. */
+function endedConciseItem(row: JobRow): JobItem {
+  let item = endedConciseItems.get(row);
+  if (item === undefined) {
+    item = Object.freeze(jobItem(row, { format: "concise", pollMs: undefined }));
+    endedConciseItems.set(row, item);
+  }
+  return item;
+}
+
 /** A complete batch entry for a job item (its guidance repeated beside it while the job can change). */
 function completeItem(key: string, value: JobItem): JobBatchItem {
   return value.retry_after_ms === undefined
@@ -258,7 +275,9 @@ export function jobGetItems(
     if (row === undefined) {
       return { key, item_status: "unavailable", reason: "not_found", message: `No job ${id} is visible here` };
     }
-    return completeItem(key, jobItem(row, { format, pollMs: guidance(row) }));
+    const pollMs = guidance(row);
+    const shared = format === "concise" && pollMs === undefined && Object.isFrozen(row);
+    return completeItem(key, shared ? endedConciseItem(row) : jobItem(row, { format, pollMs }));
   });
 }
 
