@@ -1,16 +1,17 @@
 /**
  * Ended rows answered from memory (src/jobs/control.ts `getMany`, issue 14): a concise read of an ended
  * job is served without the store once it has been read, with visibility and expiry applied as a read
- * applies them, within ENDED_ROWS_CACHED_MAX rows. "Served without the store" is observed by deleting
- * the row behind the control's back (only the retention sweep deletes rows in longcall, and only expired
- * ones): a row still answered after that came from memory. Time is a ManualClock.
+ * applies them, within ENDED_ROWS_CACHED_MAX rows whose texts stay within ENDED_ROW_CACHED_TEXT_CHARS_MAX.
+ * "Served without the store" is observed by deleting the row behind the control's back (only the retention
+ * sweep deletes rows in longcall, and only expired ones): a row still answered after that came from memory.
+ * Time is a ManualClock.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../src/base/clock.ts";
-import { ENDED_ROWS_CACHED_MAX, IDS_PER_CALL_MAX } from "../src/base/limits.ts";
+import { ENDED_ROW_CACHED_TEXT_CHARS_MAX, ENDED_ROWS_CACHED_MAX, IDS_PER_CALL_MAX } from "../src/base/limits.ts";
 import { jobGetItems } from "../src/jobs/projection.ts";
 import { openHarness, tempDir } from "../testing/temp.ts";
 
@@ -105,6 +106,32 @@ Deno.test("getMany: ENDED_ROWS_CACHED_MAX rows are remembered; one more drops th
   assert.equal(now.has(ids[0] ?? ""), false, "the least recently read was dropped, and its row is gone");
   assert.equal(now.size, ENDED_ROWS_CACHED_MAX);
   assert.equal(now.has(last), true);
+});
+
+Deno.test("getMany: an ended row whose texts reach ENDED_ROW_CACHED_TEXT_CHARS_MAX is remembered; one character more is read each time", async () => {
+  await using dir = await tempDir();
+  const { h, clock } = await harness(dir);
+  await using _ = h;
+  /** A queued job ended as failed by SQL, with an error whose JSON is `chars` characters. */
+  const failedWith = async (chars: number) => {
+    const { id } = await h.control.submit("echo", { n: chars });
+    const empty = JSON.stringify({ code: "internal", message: "", retryable: false }).length;
+    const error = JSON.stringify({ code: "internal", message: "x".repeat(chars - empty), retryable: false });
+    assert.equal(error.length, chars);
+    h.store.conn.db.prepare(
+      `UPDATE jobs SET status = 'failed', outcome = 'failed', error = ?1, completed_at = ?2, updated_at = ?2,
+         expires_at = ?2 + retention_ms WHERE id = ?3`,
+    ).run(error, clock.now(), id);
+    return id;
+  };
+  const at = await failedWith(ENDED_ROW_CACHED_TEXT_CHARS_MAX);
+  const over = await failedWith(ENDED_ROW_CACHED_TEXT_CHARS_MAX + 1);
+  const read = () => h.control.getMany([at, over], null, concise);
+  assert.equal(read().size, 2);
+  deleteRows(h, [at, over]);
+  const after = read();
+  assert.equal(after.get(at)?.status, "failed", "at the bound: from memory");
+  assert.equal(after.has(over), false, "past it: read from the store, where it is gone");
 });
 
 Deno.test("getMany: more than IDS_PER_CALL_MAX ids is refused even when every one is remembered", async () => {

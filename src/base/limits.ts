@@ -184,9 +184,17 @@ export const IDS_PER_CALL_MAX = 100;
  * Ended jobs each process answers concise reads of from memory, the least recently read dropped first
  * (src/jobs/control.ts `getMany`): ten full `jobs.get` batches, so a host polling a few batches while
  * some of their jobs are still running re-reads the ended ones without the store. A row and its concise
- * item take about 1.2 KB, so at most about 1.2 MB.
+ * item take about 0.8 KB of heap (measured for a cancelled job), so about 1 MB for all of them, and a few
+ * MB at most with {@linkcode ENDED_ROW_CACHED_TEXT_CHARS_MAX}.
  */
 export const ENDED_ROWS_CACHED_MAX = 1_000;
+/**
+ * An ended row is remembered only if its error (as JSON), progress message and phase come to at most this
+ * many characters: a failed job's error may carry {@linkcode JOB_ERROR_MESSAGE_CHARS_MAX} characters and
+ * {@linkcode JOB_ERROR_DATA_BYTES_MAX} bytes of data, which would make {@linkcode ENDED_ROWS_CACHED_MAX} rows
+ * tens of MB. Such rows are read from the store each time.
+ */
+export const ENDED_ROW_CACHED_TEXT_CHARS_MAX = 1_024;
 /** Characters of one key of `jobs.get` / `jobs.cancel` and of a `tasks/*` taskId: four times a job id's 49, so any id a
  * client holds fits, while a call's keys (echoed back in its items) stay within a few tens of KB. */
 export const JOB_KEY_CHARS_MAX = 200;

@@ -10,6 +10,7 @@ import { AppError } from "../base/errors.ts";
 import { newJobId } from "../base/ids.ts";
 import { utf8BytesIfOver } from "../base/json_bound.ts";
 import {
+  ENDED_ROW_CACHED_TEXT_CHARS_MAX,
   ENDED_ROWS_CACHED_MAX,
   IDS_PER_CALL_MAX,
   JOB_ADMITTED_MAX_DEFAULT,
@@ -83,7 +84,8 @@ export class JobControl {
   readonly #admittedHere = new Map<string, Authority>();
   /**
    * Ended rows as concise reads return them, by id, the most recently read last (at most
-   * {@linkcode ENDED_ROWS_CACHED_MAX}, frozen). An ended row never changes: the database refuses any
+   * {@linkcode ENDED_ROWS_CACHED_MAX}, frozen; a row with long texts is never kept,
+   * {@linkcode ENDED_ROW_CACHED_TEXT_CHARS_MAX}). An ended row never changes: the database refuses any
    * change to its status, outcome, result or error, every other write of the store names a queued or
    * running row, and only the retention sweep deletes it, once expired. Every read still applies
    * visibility and expiry, so a row read once answers from memory exactly as a read would, until then.
@@ -212,7 +214,7 @@ export class JobControl {
     const unread = rows.size === 0 ? ids : ids.filter((id) => !rows.has(id));
     if (unread.length > 0) {
       for (const [id, row] of this.#rows.jobGetMany(unread, columns)) {
-        rows.set(id, columns === "concise" && isSettled(row) ? this.#rememberEnded(row) : row);
+        rows.set(id, columns === "concise" && isSettled(row) && rememberable(row) ? this.#rememberEnded(row) : row);
       }
     }
     for (const [id, row] of rows) {
@@ -360,6 +362,13 @@ export class JobControl {
 }
 
 /** Whether a job's retention has ended at `now` (its row may still await the purge). */
+/** Whether an ended row's own texts are short enough to remember ({@linkcode ENDED_ROW_CACHED_TEXT_CHARS_MAX}). */
+function rememberable(row: JobRow): boolean {
+  const chars = (row.error === null ? 0 : JSON.stringify(row.error).length) +
+    (row.progress_message?.length ?? 0) + (row.phase?.length ?? 0);
+  return chars <= ENDED_ROW_CACHED_TEXT_CHARS_MAX;
+}
+
 /** Freezes `value` and every object inside it (a JSON value: no cycles). */
 function deepFreeze(value: unknown): void {
   if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
