@@ -361,7 +361,6 @@ export class JobControl {
   }
 }
 
-/** Whether a job's retention has ended at `now` (its row may still await the purge). */
 /** Whether an ended row's own texts are short enough to remember ({@linkcode ENDED_ROW_CACHED_TEXT_CHARS_MAX}). */
 function rememberable(row: JobRow): boolean {
   const chars = (row.error === null ? 0 : JSON.stringify(row.error).length) +
@@ -376,6 +375,7 @@ function deepFreeze(value: unknown): void {
   for (const inner of Object.values(value)) deepFreeze(inner);
 }
 
+/** Whether a job's retention has ended at `now` (its row may still await the purge). */
 function expired(row: JobRow, now: number): boolean {
   return row.expires_at !== null && row.expires_at <= now;
 }
