@@ -1,7 +1,8 @@
-/** The benchmark's Node host (scripts/bench/node_host_client.mjs), run by the machine's real `node`. */
+/** The benchmark's Node host (scripts/bench/node_host_client.mjs, run by the machine's real `node`, and its caller `nodeHost`). */
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { nodeHost } from "../scripts/bench/mcp.ts";
 import { tempDir } from "../testing/temp.ts";
 
 const CLIENT = fileURLToPath(new URL("../scripts/bench/node_host_client.mjs", import.meta.url));
@@ -75,4 +76,17 @@ Deno.test("node host client: a server that cannot be started fails the run with 
   const run = await runClient(dir, { command: `${dir}/no-such-server`, args: [], env: {}, ids: unknownIds(101) });
   assert.equal(run.code, 1);
   assert.match(run.stderr, /^node_host_client: initialize: .*ENOENT/m);
+});
+
+Deno.test("bench nodeHost: without a node command the Node rows are skipped with the reason; a failing one fails the bench", async () => {
+  await using temp = await tempDir("longcall-node-host-");
+  const store = { dir: temp.path, db: `${temp.path}/bench.db` };
+  const ids = unknownIds(101);
+  assert.deepEqual(await nodeHost(store, ids, { node: "longcall-no-such-node" }), {
+    skipped: "no longcall-no-such-node on PATH",
+  });
+  await assert.rejects(
+    () => nodeHost(store, ids, { node: "false" }),
+    /^Error: bench: false .* failed \(exit code 1\)$/,
+  );
 });

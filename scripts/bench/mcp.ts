@@ -323,13 +323,15 @@ interface NodeHost {
 /**
  * `jobs.get` of 1 id and of 100 ids from Node (scripts/bench/node_host_client.mjs), on `ids` of `store.db`: the bench
  * server spawned as Node hosts spawn servers (its stdout a socket) and beside it on a FIFO; `skipped` when there
- * is no `node` to run it.
+ * is no `node` (`options.node`, the command run) to run it.
  */
-async function nodeHost(
+export async function nodeHost(
   store: { dir: string; db: string },
   ids: readonly string[],
+  options: { node?: string } = {},
 ): Promise<NodeHost | { skipped: string }> {
   const { dir, db } = store;
+  const { node = "node" } = options;
   const { command, args, env } = benchServerTarget(dir, db);
   const seed = freshSeed();
   const spec = `${dir}/node-host.json`;
@@ -339,13 +341,13 @@ async function nodeHost(
   );
   let out: Deno.CommandOutput;
   try {
-    out = await new Deno.Command("node", { args: [NODE_HOST_CLIENT, spec], stdout: "piped", stderr: "inherit" })
+    out = await new Deno.Command(node, { args: [NODE_HOST_CLIENT, spec], stdout: "piped", stderr: "inherit" })
       .output();
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return { skipped: "no node on PATH" };
+    if (err instanceof Deno.errors.NotFound) return { skipped: `no ${node} on PATH` };
     throw err;
   }
-  if (!out.success) throw new Error(`bench: ${NODE_HOST_CLIENT} failed (exit code ${out.code})`);
+  if (!out.success) throw new Error(`bench: ${node} ${NODE_HOST_CLIENT} failed (exit code ${out.code})`);
   const { servers } = JSON.parse(new TextDecoder().decode(out.stdout)) as Pick<NodeHost, "servers">;
   return { servers, seed };
 }
