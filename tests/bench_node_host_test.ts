@@ -1,4 +1,7 @@
-/** The benchmark's Node host (scripts/bench/node_host_client.mjs, run by the machine's real `node`, and its caller `nodeHost`). */
+/**
+ * The benchmark's Node host: scripts/bench/node_host_client.mjs, run by the machine's real `node`, and its
+ * caller `nodeHost` in scripts/bench/mcp.ts.
+ */
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
