@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import plugin, { POSITIONAL_PARAMS_MAX } from "../scripts/lint/house_style.ts";
+import { tempDir } from "../testing/temp.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const RUNTIME_FILE = `${ROOT}src/base/example.ts`;
@@ -61,25 +62,25 @@ Deno.test("deno lint runs the house-style plugin: deno.json loads it, and a lint
   const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
   assert.deepEqual(config.lint?.plugins, ["./scripts/lint/house_style.ts"]);
   // A real `deno lint` over a project that loads the plugin the same way: it fails on a third parameter only.
-  const dir = await Deno.makeTempDir({ prefix: "longcall-house-style-" });
-  try {
-    const plugin = new URL("../scripts/lint/house_style.ts", import.meta.url).href;
-    await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify({ lint: { plugins: [plugin] } }));
-    await Deno.writeTextFile(
-      `${dir}/ok.ts`,
-      "export const a = (x: number, y: number, options = {}) => [x, y, options];\n",
-    );
-    await Deno.writeTextFile(`${dir}/bad.ts`, "export const b = (x: number, y: number, z: number) => x + y + z;\n");
-    const lint = (file: string) =>
-      new Deno.Command(Deno.execPath(), { args: ["lint", "--json", file], cwd: dir, stdout: "piped", stderr: "piped" })
-        .output();
-    const ok = await lint("ok.ts");
-    assert.equal(ok.code, 0, new TextDecoder().decode(ok.stderr));
-    const bad = await lint("bad.ts");
-    assert.notEqual(bad.code, 0);
-    const diagnostics = JSON.parse(new TextDecoder().decode(bad.stdout)).diagnostics as Array<{ code: string }>;
-    assert.deepEqual(diagnostics.map((d) => d.code), ["house-style/positional-params-max"]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using dir = await tempDir("longcall-house-style-");
+  const pluginUrl = new URL("../scripts/lint/house_style.ts", import.meta.url).href;
+  await Deno.writeTextFile(dir.file("deno.json"), JSON.stringify({ lint: { plugins: [pluginUrl] } }));
+  await Deno.writeTextFile(
+    dir.file("ok.ts"),
+    "export const a = (x: number, y: number, options = {}) => [x, y, options];\n",
+  );
+  await Deno.writeTextFile(dir.file("bad.ts"), "export const b = (x: number, y: number, z: number) => x + y + z;\n");
+  const lint = (file: string) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["lint", "--json", file],
+      cwd: dir.path,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  const ok = await lint("ok.ts");
+  assert.equal(ok.code, 0, new TextDecoder().decode(ok.stderr));
+  const bad = await lint("bad.ts");
+  assert.notEqual(bad.code, 0);
+  const diagnostics = JSON.parse(new TextDecoder().decode(bad.stdout)).diagnostics as Array<{ code: string }>;
+  assert.deepEqual(diagnostics.map((d) => d.code), ["house-style/positional-params-max"]);
 });
