@@ -42,6 +42,7 @@ import { loadAverages } from "./load.ts";
 import { freshSeed, ratioInterval, RESAMPLES_DEFAULT, slowCallClustering, type TimedCall } from "./resample.ts";
 import { measureModuleLoad, type ModuleLoad } from "./module_load.ts";
 import { splitRoundTrips, tailParts } from "./line_split.ts";
+import { denoSearchMs, nodeSearchMs, readBufferMs, readsOf, searchedBytes } from "./client_framing.ts";
 import type { LineTime } from "./bench_server.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
 import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION_ID } from "../../testing/mcp_clients/envelope.ts";
@@ -84,6 +85,8 @@ const PIPE_CAPACITY_BYTES = 64 * 1024;
 /** The windows either side of PIPE_CAPACITY_BYTES: answers of about this share of it, below and above. */
 const PIPE_WINDOW_UNDER = 0.92;
 const PIPE_WINDOW_OVER = 1.08;
+/** Timed framings of one 100-id line by the client's ReadBuffer (each well under a millisecond). */
+const FRAMING_SAMPLES = 200;
 
 const JOBS_GET_VS_ECHO_GOAL = 1.5;
 const BATCH_VS_ONE_GOAL = 2;
@@ -312,6 +315,30 @@ interface LatencyResults {
   split: { get1: Split; get100: Split };
   /** jobs.get as a Node host sees it, or why it was not measured. */
   node: NodeHost | { skipped: string };
+  /** What the bench's client spends framing one 100-id answer line (scripts/bench/client_framing.ts). */
+  framing: ClientFraming;
+}
+
+/** The client's framing of one 100-id line, arriving in reads of at most a pipe's capacity, each a median in ms. */
+interface ClientFraming {
+  lineBytes: number;
+  searchedBytes: number;
+  readBufferMs: number;
+  searchMs: number;
+  nodeSearchMs: number | { skipped: string };
+}
+
+/** The framing costs of the JSON-RPC line carrying `result` (as the server writes it: its JSON and a newline). */
+async function clientFraming(result: Record<string, unknown>, dir: string): Promise<ClientFraming> {
+  const line = new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", id: "raw:1", result })}\n`);
+  const options = { readBytesMax: PIPE_CAPACITY_BYTES, samples: FRAMING_SAMPLES };
+  return {
+    lineBytes: line.length,
+    searchedBytes: searchedBytes(readsOf(line, PIPE_CAPACITY_BYTES)),
+    readBufferMs: readBufferMs(line, options),
+    searchMs: denoSearchMs(line, options),
+    nodeSearchMs: await nodeSearchMs(line, { ...options, dir, node: "node" }),
+  };
 }
 
 /** What scripts/bench/node_host_client.mjs measured, and the seed of its order of calls. */
@@ -384,6 +411,7 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       calls: [],
       split: { get1: { splits: [], unmatched: 0 }, get100: { splits: [], unmatched: 0 } },
       node: { skipped: "not run" },
+      framing: { lineBytes: 0, searchedBytes: 0, readBufferMs: 0, searchMs: 0, nodeSearchMs: { skipped: "not run" } },
     };
     try {
       const echoArgs = { text: "hello", n: 1 };
@@ -393,10 +421,12 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       };
       const sizes = pipeWindows(out.getBytes.one, out.getBytes.hundred);
       // bench.replay keeps a 100-id answer (of the first 100 ids, a mix like any other window) to give it back.
-      const hundredAnswer = resultOf(
+      const hundredResult = resultOf(
         await callTool(legacy, { name: "jobs.get", arguments: { ids: ids.slice(0, 100) } }),
         "jobs.get",
-      )["structuredContent"];
+      );
+      const hundredAnswer = hundredResult["structuredContent"];
+      out.framing = await clientFraming(hundredResult, dir);
       resultOf(await callTool(legacy, { name: "bench.replay", arguments: { answer: hundredAnswer } }), "bench.replay");
       out.pipe = {
         under: { ids: sizes.under, bytes: await resultBytes(legacy, ids.slice(0, sizes.under)), times: [] },
@@ -1063,6 +1093,31 @@ function splitRows(lat: LatencyResults): BenchSection["rows"] {
   ];
 }
 
+/** The miss note's account of the client's framing, against the 100-id p50 `p50Ms`. */
+function framingSentence(framing: ClientFraming, p50Ms: number): string {
+  const node = typeof framing.nodeSearchMs === "number" ? `${framing.nodeSearchMs.toFixed(3)} ms in Node` : "";
+  return `Part of every 100-id round trip is the bench client's, not the server's: its framing of the line takes ` +
+    `${ms2(framing.readBufferMs)} ms of the ${ms2(p50Ms)} ms p50 (the framing row), ${ms2(framing.searchMs)} ms ` +
+    `of it finding the newline with Deno's Buffer.indexOf${node === "" ? "" : `, which takes ${node}`}; a ` +
+    "Node-based host does not pay it (the Node rows). ";
+}
+
+/** What the bench's client spends framing a 100-id line, and the part of it Node would not. */
+function framingRow(framing: ClientFraming): BenchSection["rows"][number] {
+  const node = typeof framing.nodeSearchMs === "number"
+    ? `${framing.nodeSearchMs.toFixed(3)} ms`
+    : `not measured (${framing.nodeSearchMs.skipped})`;
+  return {
+    metric: "the bench client's own framing of one 100-id answer line, no server involved (scripts/bench/" +
+      "client_framing.ts): the official SDK's ReadBuffer, its stdio client transport's framing, fed the " +
+      `${kb(framing.lineBytes)} line in reads of at most a pipe's capacity, as the client above reads it (median ` +
+      `of ${FRAMING_SAMPLES}, in this Deno); of that, its Buffer.indexOf("\\n") searches, which cover its whole ` +
+      `buffer after each read (${kb(framing.searchedBytes)} searched); the same searches in Node ` +
+      "(scripts/bench/node_newline_search.mjs), where Node-based hosts frame their lines",
+    value: `${framing.readBufferMs.toFixed(3)} ms; ${framing.searchMs.toFixed(3)} ms; ${node}`,
+  };
+}
+
 /** jobs.get as a Node host sees it: on the socket Node gives a child's stdout, and on a FIFO beside it. */
 function nodeRows(lat: LatencyResults, seed: number): BenchSection["rows"] {
   const what = "jobs.get from a Node host (scripts/bench/node_host_client.mjs: the bench server spawned by Node's " +
@@ -1161,6 +1216,7 @@ function section(
       }x)${within(lat.replay100, lat.get1)}`,
     },
     ...splitRows(lat),
+    framingRow(lat.framing),
     ...nodeRows(lat, seed),
     {
       metric: "slow round trips of the eight timed series above and below (each above its own series' p99): the " +
@@ -1394,6 +1450,7 @@ function section(
         `reads cheaper could still give: the same answer from memory reads ${
           (p99(lat.replay100) / p99(lat.get1)).toFixed(2)
         }x of the 1-id p99 in this run. ` +
+        framingSentence(lat.framing, quantile(lat.get100, 0.5)) +
         "The measurements behind these choices are in the commit messages that made them and in " +
         "this file's history (git log -p docs/benchmarks.md).",
     );
