@@ -12,10 +12,11 @@ import { readFileSync } from "node:fs";
 
 const [path, readBytesMax, samples] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4])];
 const line = readFileSync(path);
+// What the ReadBuffer holds at each search: the line up to the end of each read.
 const buffers = [];
-for (let end = Math.min(readBytesMax, line.length); ; end = Math.min(end + readBytesMax, line.length)) {
+for (let end = 0; end < line.length;) {
+  end = Math.min(end + readBytesMax, line.length);
   buffers.push(line.subarray(0, end));
-  if (end === line.length) break;
 }
 const search = () => {
   let found = -1;
@@ -35,4 +36,5 @@ for (let i = 0; i < samples; i++) {
 }
 times.sort((a, b) => a - b);
 const mid = times.length >> 1;
-process.stdout.write(`${JSON.stringify({ medianMs: times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2 })}\n`);
+const medianMs = times.length % 2 === 1 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+process.stdout.write(`${JSON.stringify({ medianMs })}\n`);
