@@ -57,6 +57,10 @@ Deno.test("getMany: an ended row read once is answered from memory until its exp
   assert.equal(h.control.getMany([id], null, concise).has(id), true, "1 ms before its expiry");
   clock.advance(1);
   assert.equal(h.control.getMany([id], null, concise).has(id), false, "expired: absent, as a read would say");
+  // Forgotten at that read, not when it is next dropped as the least recently read: back before the expiry
+  // (as no real clock goes), the row is gone from memory as it is from the store.
+  clock.advance(-1);
+  assert.equal(h.control.getMany([id], null, concise).has(id), false, "forgotten once read expired");
 });
 
 Deno.test("getMany: a queued or running row is never remembered; once it ends, the next read shows it ended", async () => {

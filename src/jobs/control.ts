@@ -218,7 +218,10 @@ export class JobControl {
       }
     }
     for (const [id, row] of rows) {
-      if (!visibleTo(row, authority) || expired(row, now)) rows.delete(id);
+      const isExpired = expired(row, now);
+      // Past its retention a row is never answered again (the sweep purges it): forget it now.
+      if (isExpired && this.#endedRows.get(id) === row) this.#endedRows.delete(id);
+      if (isExpired || !visibleTo(row, authority)) rows.delete(id);
     }
     return rows;
   }
