@@ -1451,6 +1451,9 @@ function section(
           (p99(lat.replay100) / p99(lat.get1)).toFixed(2)
         }x of the 1-id p99 in this run. ` +
         framingSentence(lat.framing, quantile(lat.get100, 0.5)) +
+        "Across runs the ratio moves against the 1-id p99, the machine's noise: the quieter the run, the nearer " +
+        "the p99 ratio comes to the p50 ratio (`deno task bench-history` lists every committed run's, with their " +
+        "rank correlation). " +
         "The measurements behind these choices are in the commit messages that made them and in " +
         "this file's history (git log -p docs/benchmarks.md).",
     );

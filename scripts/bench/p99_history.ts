@@ -1,0 +1,136 @@
+/**
+ * The `jobs.get` 100/1 p99 goal across the committed bench runs: each version of docs/benchmarks.md in git
+ * history is one run of `deno task bench` (full or `--only mcp`), so its rows give that run's 1-id and 100-id
+ * p50 / p99 and the ratio the goal reads. Printed beside each other, with the rank correlation (Spearman) of the
+ * 1-id p99 (how noisy the machine was for the call the ratio divides by) and the ratio, and how many runs met.
+ *
+ *   deno task bench-history [--since REV] [--json]
+ *   (deno run --allow-run=git scripts/bench/p99_history.ts ...)
+ *
+ * `--since REV`: only runs committed after REV (`git log REV..HEAD`). Runs whose file lacks any of the rows
+ * (early versions) are left out and counted.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+
+const USAGE = `Usage: deno run --allow-run=git scripts/bench/p99_history.ts [--since REV] [--json]
+
+The jobs.get 100/1 p99 goal in every committed version of docs/benchmarks.md (one per bench run):
+each run's 1-id and 100-id p50 / p99 and its ratio, newest first, and the rank correlation of the
+1-id p99 with the ratio.
+
+  --since REV   only runs committed after REV
+  --json        one JSON object on stdout instead of the table
+  --help        this text`;
+
+const DOC = "docs/benchmarks.md";
+/** The goal the ratio row is read against (scripts/bench/mcp.ts BATCH_VS_ONE_GOAL). */
+const GOAL = 2;
+
+/** One run's round trips as its docs/benchmarks.md wrote them, in ms, and the ratio row's p99 ratio. */
+export interface P99Run {
+  one: { p50: number; p99: number };
+  hundred: { p50: number; p99: number };
+  ratio: number;
+}
+
+const ONE_ROW = /^\| jobs\.get 1 id, legacy stdio p50 \/ p99 \| ([\d.]+) \/ ([\d.]+) ms \|/m;
+const HUNDRED_ROW = /^\| jobs\.get 100 ids, legacy stdio p50 \/ p99 \| ([\d.]+) \/ ([\d.]+) ms \|/m;
+const RATIO_ROW = /^\| jobs\.get 100 ids p99 \/ 1 id p99 [^|]*\| \**([\d.]+)x/m;
+
+/** The run in one version of docs/benchmarks.md, or undefined if it lacks any of the three rows. */
+export function parseRun(markdown: string): P99Run | undefined {
+  const one = ONE_ROW.exec(markdown);
+  const hundred = HUNDRED_ROW.exec(markdown);
+  const ratio = RATIO_ROW.exec(markdown);
+  if (one === null || hundred === null || ratio === null) return undefined;
+  return {
+    one: { p50: Number(one[1]), p99: Number(one[2]) },
+    hundred: { p50: Number(hundred[1]), p99: Number(hundred[2]) },
+    ratio: Number(ratio[1]),
+  };
+}
+
+/** Ranks from 1, ties given the mean of the ranks they span. */
+export function ranks(values: readonly number[]): number[] {
+  const order = values.map((value, i) => ({ value, i })).sort((a, b) => a.value - b.value);
+  const out = new Array<number>(values.length);
+  for (let start = 0; start < order.length;) {
+    let end = start;
+    while (end + 1 < order.length && order[end + 1]?.value === order[start]?.value) end++;
+    for (let k = start; k <= end; k++) out[(order[k] as { i: number }).i] = (start + end) / 2 + 1;
+    start = end + 1;
+  }
+  return out;
+}
+
+/** Spearman's rank correlation of paired samples (the Pearson correlation of their ranks); NaN under 2 pairs. */
+export function spearman(x: readonly number[], y: readonly number[]): number {
+  if (x.length !== y.length) throw new RangeError(`Cannot correlate ${x.length} values with ${y.length}`);
+  if (x.length < 2) return NaN;
+  const [rx, ry] = [ranks(x), ranks(y)];
+  const mean = (x.length + 1) / 2;
+  let cov = 0, vx = 0, vy = 0;
+  for (let i = 0; i < x.length; i++) {
+    const [dx, dy] = [(rx[i] as number) - mean, (ry[i] as number) - mean];
+    cov += dx * dy;
+    vx += dx * dx;
+    vy += dy * dy;
+  }
+  return vx === 0 || vy === 0 ? NaN : cov / Math.sqrt(vx * vy);
+}
+
+async function git(args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", { args, stdout: "piped", stderr: "piped" }).output();
+  if (!out.success) throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr).trim()}`);
+  return new TextDecoder().decode(out.stdout);
+}
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: Deno.args,
+      options: { since: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean" } },
+    }));
+  } catch (err) {
+    console.error(`p99_history: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help === true) {
+    console.log(USAGE);
+    return 0;
+  }
+  const range = values.since === undefined ? [] : [`${values.since}..HEAD`];
+  const commits = (await git(["log", "--format=%h %cs", ...range, "--", DOC])).split("\n").filter((l) => l !== "");
+  const runs: (P99Run & { commit: string; date: string })[] = [];
+  let unreadable = 0;
+  for (const line of commits) {
+    const [commit = "", date = ""] = line.split(" ");
+    const run = parseRun(await git(["show", `${commit}:${DOC}`]));
+    if (run === undefined) unreadable++;
+    else runs.push({ commit, date, ...run });
+  }
+  const rho = spearman(runs.map((r) => r.one.p99), runs.map((r) => r.ratio));
+  const met = runs.filter((r) => r.ratio <= GOAL).length;
+  if (values.json === true) {
+    console.log(JSON.stringify({ runs, unreadable, spearman: rho, met, goal: GOAL }));
+    return 0;
+  }
+  console.log("commit   date        1 id p50 / p99   100 ids p50 / p99   100/1 p99");
+  for (const r of runs) {
+    const pair = (p: { p50: number; p99: number }) => `${p.p50.toFixed(2)} / ${p.p99.toFixed(2)} ms`;
+    console.log(
+      `${r.commit.padEnd(8)} ${r.date}  ${pair(r.one).padEnd(16)} ${pair(r.hundred).padEnd(19)} ${r.ratio.toFixed(2)}x`,
+    );
+  }
+  console.log(
+    `${runs.length} runs (${unreadable} versions without the rows left out); met (<= ${GOAL}x) in ${met}; ` +
+      `Spearman of the 1-id p99 and the ratio: ${rho.toFixed(2)}`,
+  );
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main());

@@ -1,0 +1,70 @@
+/** scripts/bench/p99_history.ts: reading a bench run's p99 rows, and the rank correlation it prints. */
+
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { parseRun, ranks, spearman } from "../scripts/bench/p99_history.ts";
+
+const SCRIPT = fileURLToPath(new URL("../scripts/bench/p99_history.ts", import.meta.url));
+const DOC = fileURLToPath(new URL("../docs/benchmarks.md", import.meta.url));
+
+Deno.test("parseRun: reads the rows docs/benchmarks.md has now (a renamed row fails here, not in the history)", async () => {
+  const run = parseRun(await Deno.readTextFile(DOC));
+  assert.ok(run !== undefined, "every row found");
+  for (const ms of [run.one.p50, run.one.p99, run.hundred.p50, run.hundred.p99, run.ratio]) {
+    assert.ok(Number.isFinite(ms) && ms > 0, String(ms));
+  }
+  assert.ok(run.one.p50 <= run.one.p99 && run.hundred.p50 <= run.hundred.p99);
+});
+
+Deno.test("parseRun: a met and a missed ratio (bold), and a version without one of the rows", () => {
+  const rows = (ratio: string) =>
+    [
+      "| jobs.get 1 id, legacy stdio p50 / p99 | 0.22 / 0.88 ms |  |  |",
+      "| jobs.get 100 ids, legacy stdio p50 / p99 | 1.08 / 2.34 ms |  |  |",
+      `| jobs.get 100 ids p99 / 1 id p99 (p50 ratio in brackets) | ${ratio} (4.83x); 2.15-3.23x | <= 2x | no |`,
+    ].join("\n");
+  assert.deepEqual(parseRun(rows("**2.66x**")), {
+    one: { p50: 0.22, p99: 0.88 },
+    hundred: { p50: 1.08, p99: 2.34 },
+    ratio: 2.66,
+  });
+  assert.equal(parseRun(rows("1.37x"))?.ratio, 1.37);
+  assert.equal(parseRun(rows("1.37x").split("\n").slice(1).join("\n")), undefined);
+});
+
+Deno.test("ranks: from 1, ties share the mean of their ranks", () => {
+  assert.deepEqual(ranks([3, 1, 2]), [3, 1, 2]);
+  assert.deepEqual(ranks([5, 1, 5, 2]), [3.5, 1, 3.5, 2]);
+  assert.deepEqual(ranks([]), []);
+});
+
+Deno.test("spearman: +1 and -1 for monotone pairs, a known value with ties, NaN without spread or pairs", () => {
+  assert.equal(spearman([1, 2, 3, 4], [10, 20, 30, 400]), 1);
+  assert.equal(spearman([1, 2, 3, 4], [4, 3, 2, 1]), -1);
+  // Ranks x: 1, 2.5, 2.5, 4; y: 1, 2, 3, 4; Pearson of those: 4.5 / sqrt(4.5 * 5).
+  assert.ok(Math.abs(spearman([1, 2, 2, 3], [1, 2, 3, 4]) - 4.5 / Math.sqrt(4.5 * 5)) < 1e-12);
+  assert.ok(Number.isNaN(spearman([1, 1, 1], [1, 2, 3])));
+  assert.ok(Number.isNaN(spearman([1], [1])));
+  assert.throws(() => spearman([1, 2], [1]), RangeError);
+});
+
+Deno.test("p99_history: --help answers with exit 0; an unknown option is exit 2 with the usage", async () => {
+  const run = async (...args: string[]) => {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-run=git", SCRIPT, ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    return {
+      code: out.code,
+      stdout: new TextDecoder().decode(out.stdout),
+      stderr: new TextDecoder().decode(out.stderr),
+    };
+  };
+  const help = await run("--help");
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Usage: /);
+  const bad = await run("--bogus");
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /Unknown option '--bogus'[\s\S]*Usage: /);
+});
