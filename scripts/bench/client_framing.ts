@@ -24,7 +24,11 @@ export interface FramingOptions {
 
 /** `line` cut as reads of at most `readBytesMax` bytes deliver it. */
 export function readsOf(line: Uint8Array, readBytesMax: number): Uint8Array[] {
-  if (!Number.isInteger(readBytesMax) || readBytesMax < 1) throw new RangeError(`readBytesMax ${readBytesMax}`);
+  if (!Number.isInteger(readBytesMax) || readBytesMax < 1) {
+    throw new RangeError(
+      `Cannot cut a line into reads: readBytesMax must be a positive integer, current value is ${readBytesMax}`,
+    );
+  }
   const reads: Uint8Array[] = [];
   for (let at = 0; at < line.length; at += readBytesMax) reads.push(line.subarray(at, at + readBytesMax));
   return reads;

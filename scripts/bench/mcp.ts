@@ -1098,8 +1098,8 @@ function framingSentence(framing: ClientFraming, p50Ms: number): string {
   const node = typeof framing.nodeSearchMs === "number" ? `${framing.nodeSearchMs.toFixed(3)} ms in Node` : "";
   return `Part of every 100-id round trip is the bench client's, not the server's: its framing of the line takes ` +
     `${ms2(framing.readBufferMs)} ms of the ${ms2(p50Ms)} ms p50 (the framing row), ${ms2(framing.searchMs)} ms ` +
-    `of it finding the newline with Deno's Buffer.indexOf${node === "" ? "" : `, which takes ${node}`}; a ` +
-    "Node-based host does not pay it (the Node rows). ";
+    `of it finding the newline with Deno's Buffer.indexOf${node === "" ? "" : `, a search that takes ${node}`}: ` +
+    "a cost of the client's runtime that Node-based hosts do not pay (the Node rows measure such a host). ";
 }
 
 /** What the bench's client spends framing a 100-id line, and the part of it Node would not. */
