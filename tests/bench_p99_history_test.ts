@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { parseRun, ranks, spearman } from "../scripts/bench/p99_history.ts";
+import { parseRun, ranks, spearman, tailOf } from "../scripts/bench/p99_history.ts";
 
 const SCRIPT = fileURLToPath(new URL("../scripts/bench/p99_history.ts", import.meta.url));
 const DOC = fileURLToPath(new URL("../docs/benchmarks.md", import.meta.url));
@@ -30,6 +30,11 @@ Deno.test("parseRun: a met and a missed ratio (bold), and a version without one 
   });
   assert.equal(parseRun(rows("1.37x"))?.ratio, 1.37);
   assert.equal(parseRun(rows("1.37x").split("\n").slice(1).join("\n")), undefined);
+});
+
+Deno.test("tailOf: a call's p99 over its p50", () => {
+  assert.equal(tailOf({ p50: 0.25, p99: 1 }), 4);
+  assert.equal(tailOf({ p50: 1, p99: 1 }), 1);
 });
 
 Deno.test("ranks: from 1, ties share the mean of their ranks", () => {

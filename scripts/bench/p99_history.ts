@@ -1,8 +1,9 @@
 /**
  * The `jobs.get` 100/1 p99 goal across the committed bench runs: each version of docs/benchmarks.md in git
  * history is one run of `deno task bench` (full or `--only mcp`), so its rows give that run's 1-id and 100-id
- * p50 / p99 and the ratio the goal reads. Printed beside each other, with the rank correlation (Spearman) of the
- * 1-id p99 (how noisy the machine was for the call the ratio divides by) and the ratio, and how many runs met.
+ * p50 / p99 and the ratio the goal reads. Printed beside each other, with each call's tail (its p99 over its p50),
+ * the rank correlation (Spearman) of the 1-id p99 (how noisy the machine was for the call the ratio divides by)
+ * and the ratio, how many runs met, and in how many the 100-id call's tail was the thinner one.
  *
  *   deno task bench-history [--since REV] [--json]
  *   (deno run --allow-run=git scripts/bench/p99_history.ts ...)
@@ -52,6 +53,9 @@ export function parseRun(markdown: string): P99Run | undefined {
     ratio: Number(ratio[1]),
   };
 }
+
+/** A call's tail: its p99 over its p50. */
+export const tailOf = (p: { p50: number; p99: number }) => p.p99 / p.p50;
 
 /** Ranks from 1, ties given the mean of the ranks they span. */
 export function ranks(values: readonly number[]): number[] {
@@ -115,20 +119,23 @@ async function main(): Promise<number> {
   }
   const rho = spearman(runs.map((r) => r.one.p99), runs.map((r) => r.ratio));
   const met = runs.filter((r) => r.ratio <= GOAL).length;
+  const thinner = runs.filter((r) => tailOf(r.hundred) < tailOf(r.one)).length;
   if (values.json === true) {
-    console.log(JSON.stringify({ runs, unreadable, spearman: rho, met, goal: GOAL }));
+    console.log(JSON.stringify({ runs, unreadable, spearman: rho, met, goal: GOAL, hundredTailThinner: thinner }));
     return 0;
   }
-  console.log("commit   date        1 id p50 / p99   100 ids p50 / p99   100/1 p99");
+  console.log("commit   date        1 id p50 / p99   100 ids p50 / p99   100/1 p99   tail (p99/p50) 1 id | 100 ids");
   for (const r of runs) {
     const pair = (p: { p50: number; p99: number }) => `${p.p50.toFixed(2)} / ${p.p99.toFixed(2)} ms`;
+    const tails = `${tailOf(r.one).toFixed(1)}x | ${tailOf(r.hundred).toFixed(1)}x`;
     console.log(
-      `${r.commit.padEnd(8)} ${r.date}  ${pair(r.one).padEnd(16)} ${pair(r.hundred).padEnd(19)} ${r.ratio.toFixed(2)}x`,
+      `${r.commit.padEnd(8)} ${r.date}  ${pair(r.one).padEnd(16)} ${pair(r.hundred).padEnd(19)} ` +
+        `${r.ratio.toFixed(2)}x`.padEnd(12) + tails,
     );
   }
   console.log(
     `${runs.length} runs (${unreadable} versions without the rows left out); met (<= ${GOAL}x) in ${met}; ` +
-      `Spearman of the 1-id p99 and the ratio: ${rho.toFixed(2)}`,
+      `Spearman of the 1-id p99 and the ratio: ${rho.toFixed(2)}; the 100-id tail the thinner in ${thinner}`,
   );
   return 0;
 }
