@@ -43,6 +43,7 @@ import { freshSeed, ratioInterval, RESAMPLES_DEFAULT, slowCallClustering, type T
 import { measureModuleLoad, type ModuleLoad } from "./module_load.ts";
 import { splitRoundTrips, tailParts } from "./line_split.ts";
 import { denoSearchMs, nodeSearchMs, readBufferMs, readsOf, searchedBytes } from "./client_framing.ts";
+import { installNodeSdk } from "./node_sdk.ts";
 import type { LineTime } from "./bench_server.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
 import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION_ID } from "../../testing/mcp_clients/envelope.ts";
@@ -343,40 +344,51 @@ async function clientFraming(result: Record<string, unknown>, dir: string): Prom
 
 /** What scripts/bench/node_host_client.mjs measured, and the seed of its order of calls. */
 interface NodeHost {
-  servers: { transport: "socket" | "fifo"; stdout: string; one: number[]; hundred: number[] }[];
+  servers: { transport: "socket" | "fifo" | "sdk"; stdout: string; one: number[]; hundred: number[] }[];
   seed: number;
+  /** Why the SDK's own transport was not measured, when it was not (scripts/bench/node_sdk.ts). */
+  sdkSkipped?: string;
 }
 
 /**
  * `jobs.get` of 1 id and of 100 ids from Node (scripts/bench/node_host_client.mjs), on `ids` of `store.db`: the bench
- * server spawned as Node hosts spawn servers (its stdout a socket) and beside it on a FIFO; `skipped` when there
- * is no `node` (`options.node`, the command run) to run it.
+ * server spawned as Node hosts spawn servers (its stdout a socket) and beside it on a FIFO, both read line by line
+ * by the script; with `options.sdk` (scripts/bench/node_sdk.ts `installNodeSdk`), a third read by the official
+ * SDK's StdioClientTransport at that path, or its `skipped` reason carried into the rows. `skipped` when there is
+ * no `node` (`options.node`, the command run) to run it. `options.rounds` and `options.warmup` default to the
+ * bench's own.
  */
 export async function nodeHost(
   store: { dir: string; db: string },
   ids: readonly string[],
-  options: { node?: string } = {},
+  options: { node?: string; sdk?: { stdio: string } | { skipped: string }; rounds?: number; warmup?: number } = {},
 ): Promise<NodeHost | { skipped: string }> {
   const { dir, db } = store;
-  const { node = "node" } = options;
+  const { node = "node", sdk, rounds = ROUNDS, warmup = WARMUP_ROUNDS } = options;
   const { command, args, env } = benchServerTarget(dir, db);
   const seed = freshSeed();
   const spec = `${dir}/node-host.json`;
+  const sdkStdio = sdk !== undefined && "stdio" in sdk ? sdk.stdio : undefined;
   await Deno.writeTextFile(
     spec,
-    JSON.stringify({ command, args, env, dir, ids, rounds: ROUNDS, warmup: WARMUP_ROUNDS, seed }),
+    JSON.stringify({ command, args, env, dir, ids, rounds, warmup, seed, sdkStdio }),
   );
   let out: Deno.CommandOutput;
   try {
-    out = await new Deno.Command(node, { args: [NODE_HOST_CLIENT, spec], stdout: "piped", stderr: "inherit" })
-      .output();
+    // The SDK's packages are linked from Deno's cache (scripts/bench/node_sdk.ts): Node resolves its imports
+    // through the links only when it keeps them.
+    out = await new Deno.Command(node, {
+      args: ["--preserve-symlinks", NODE_HOST_CLIENT, spec],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return { skipped: `no ${node} on PATH` };
     throw err;
   }
   if (!out.success) throw new Error(`bench: ${node} ${NODE_HOST_CLIENT} failed (exit code ${out.code})`);
   const { servers } = JSON.parse(new TextDecoder().decode(out.stdout)) as Pick<NodeHost, "servers">;
-  return { servers, seed };
+  return sdk !== undefined && "skipped" in sdk ? { servers, seed, sdkSkipped: sdk.skipped } : { servers, seed };
 }
 
 type Split = ReturnType<typeof splitRoundTrips>;
@@ -489,7 +501,7 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       get1: splitRoundTrips(callsOf(out.get1), lines),
       get100: splitRoundTrips(callsOf(out.get100), lines),
     };
-    out.node = await nodeHost({ dir, db }, ids);
+    out.node = await nodeHost({ dir, db }, ids, { sdk: await installNodeSdk(`${dir}/node-sdk`) });
 
     // Poll observation: sleep tasks of known, varied length, all followed by the ext-tasks session.
     const runs = await Promise.all(Array.from({ length: POLL_SAMPLES }, async (_, i) => {
@@ -1128,15 +1140,23 @@ function nodeRows(lat: LatencyResults, seed: number): BenchSection["rows"] {
   const what = "jobs.get from a Node host (scripts/bench/node_host_client.mjs: the bench server spawned by Node's " +
     "child_process.spawn, as the MCP SDK's StdioClientTransport and Node-based hosts spawn a server, raw " +
     "JSON-RPC lines; the same server twice, its stdout the one Node gives it and, for comparison, a FIFO: a " +
-    "pipe of the default capacity, as Python's and Deno's clients leave it";
+    "pipe of the default capacity, as Python's and Deno's clients leave it; and a third spawned and read by the " +
+    "official SDK's own StdioClientTransport (v1, as deno.json pins it, installed for Node by " +
+    "scripts/bench/node_sdk.ts), as the MCP Inspector reads a server";
   const { node } = lat;
   if ("skipped" in node) return [{ metric: `${what})`, value: `not measured: ${node.skipped}` }];
-  const label = (s: NodeHost["servers"][number]) => `${s.transport === "fifo" ? "FIFO" : s.stdout.split(":")[0]}`;
+  const label = (s: NodeHost["servers"][number]) =>
+    s.transport === "fifo"
+      ? "FIFO"
+      : s.transport === "sdk"
+      ? `SDK (${s.stdout.split(":")[0]})`
+      : s.stdout.split(":")[0];
+  const sdkSkipped = node.sdkSkipped === undefined ? "" : ` | SDK: not measured (${node.sdkSkipped})`;
   return [
     {
       metric: `${what}; calls alternating in an order seeded ${node.seed}), 1 id / 100 ids p50 / p99, by the ` +
         "server's stdout (as /proc names it)",
-      value: node.servers.map((s) => `${label(s)}: ${pp(s.one)}; ${pp(s.hundred)}`).join(" | "),
+      value: node.servers.map((s) => `${label(s)}: ${pp(s.one)}; ${pp(s.hundred)}`).join(" | ") + sdkSkipped,
     },
     {
       metric: "jobs.get 100 ids p99 / 1 id p99 from that Node host, by the server's stdout (p50 ratio in brackets; " +
@@ -1146,7 +1166,7 @@ function nodeRows(lat: LatencyResults, seed: number): BenchSection["rows"] {
         const p99 = quantile(s.hundred, 0.99) / quantile(s.one, 0.99);
         const p50 = quantile(s.hundred, 0.5) / quantile(s.one, 0.5);
         return `${label(s)}: ${p99.toFixed(2)}x (${p50.toFixed(2)}x); ${low.toFixed(2)}-${high.toFixed(2)}x`;
-      }).join(" | "),
+      }).join(" | ") + sdkSkipped,
     },
   ];
 }
