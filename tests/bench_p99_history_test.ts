@@ -8,12 +8,15 @@ const SCRIPT = fileURLToPath(new URL("../scripts/bench/p99_history.ts", import.m
 const DOC = fileURLToPath(new URL("../docs/benchmarks.md", import.meta.url));
 
 Deno.test("parseRun: reads the rows docs/benchmarks.md has now (a renamed row fails here, not in the history)", async () => {
-  const run = parseRun(await Deno.readTextFile(DOC));
+  const doc = await Deno.readTextFile(DOC);
+  const run = parseRun(doc);
   assert.ok(run !== undefined, "every row found");
   for (const ms of [run.one.p50, run.one.p99, run.hundred.p50, run.hundred.p99, run.ratio]) {
     assert.ok(Number.isFinite(ms) && ms > 0, String(ms));
   }
   assert.ok(run.one.p50 <= run.one.p99 && run.hundred.p50 <= run.hundred.p99);
+  // A run on a machine without node writes the Node rows as not measured.
+  if (doc.includes("| SDK (socket): ")) assert.ok(run.nodeSdkRatio !== undefined && run.nodeSdkRatio > 0);
 });
 
 Deno.test("parseRun: a met and a missed ratio (bold), and a version without one of the rows", () => {
@@ -29,6 +32,11 @@ Deno.test("parseRun: a met and a missed ratio (bold), and a version without one 
     ratio: 2.66,
   });
   assert.equal(parseRun(rows("1.37x"))?.ratio, 1.37);
+  assert.equal(parseRun(rows("1.37x"))?.nodeSdkRatio, undefined, "runs before the Node SDK row");
+  const withNode = rows("1.37x") +
+    "\n| jobs.get 100 ids p99 / 1 id p99 from that Node host, by the server's stdout | " +
+    "socket: 1.64x (2.94x); 1.26-2.15x \\| FIFO: 1.61x (3.02x); 1.23-2.46x \\| SDK (socket): 1.36x (2.83x); 0.98-2.14x |  |  |";
+  assert.equal(parseRun(withNode)?.nodeSdkRatio, 1.36);
   assert.equal(parseRun(rows("1.37x").split("\n").slice(1).join("\n")), undefined);
 });
 

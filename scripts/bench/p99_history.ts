@@ -8,6 +8,8 @@
  *   deno task bench-history [--since REV] [--json]
  *   (deno run --allow-run=git scripts/bench/p99_history.ts ...)
  *
+ * The tails are computed from the figures as the file rounds them (two decimals of a millisecond).
+ *
  * `--since REV`: only runs committed after REV (`git log REV..HEAD`). Runs whose file lacks any of the rows
  * (early versions) are left out and counted.
  *
@@ -35,11 +37,14 @@ export interface P99Run {
   one: { p50: number; p99: number };
   hundred: { p50: number; p99: number };
   ratio: number;
+  /** The same ratio from the Node host reading through the official SDK's transport (runs from f8b6353 on). */
+  nodeSdkRatio?: number;
 }
 
 const ONE_ROW = /^\| jobs\.get 1 id, legacy stdio p50 \/ p99 \| ([\d.]+) \/ ([\d.]+) ms \|/m;
 const HUNDRED_ROW = /^\| jobs\.get 100 ids, legacy stdio p50 \/ p99 \| ([\d.]+) \/ ([\d.]+) ms \|/m;
 const RATIO_ROW = /^\| jobs\.get 100 ids p99 \/ 1 id p99 [^|]*\| \**([\d.]+)x/m;
+const NODE_SDK_RATIO = /^\| jobs\.get 100 ids p99 \/ 1 id p99 from that Node host[^\n]*SDK \([^)]*\): ([\d.]+)x/m;
 
 /** The run in one version of docs/benchmarks.md, or undefined if it lacks any of the three rows. */
 export function parseRun(markdown: string): P99Run | undefined {
@@ -47,10 +52,12 @@ export function parseRun(markdown: string): P99Run | undefined {
   const hundred = HUNDRED_ROW.exec(markdown);
   const ratio = RATIO_ROW.exec(markdown);
   if (one === null || hundred === null || ratio === null) return undefined;
+  const nodeSdk = NODE_SDK_RATIO.exec(markdown);
   return {
     one: { p50: Number(one[1]), p99: Number(one[2]) },
     hundred: { p50: Number(hundred[1]), p99: Number(hundred[2]) },
     ratio: Number(ratio[1]),
+    ...(nodeSdk === null ? {} : { nodeSdkRatio: Number(nodeSdk[1]) }),
   };
 }
 
@@ -124,13 +131,17 @@ async function main(): Promise<number> {
     console.log(JSON.stringify({ runs, unreadable, spearman: rho, met, goal: GOAL, hundredTailThinner: thinner }));
     return 0;
   }
-  console.log("commit   date        1 id p50 / p99   100 ids p50 / p99   100/1 p99   tail (p99/p50) 1 id | 100 ids");
+  console.log(
+    "commit   date        1 id p50 / p99   100 ids p50 / p99   100/1 p99   tail (p99/p50) 1 id | 100 ids   " +
+      "Node SDK 100/1 p99",
+  );
   for (const r of runs) {
     const pair = (p: { p50: number; p99: number }) => `${p.p50.toFixed(2)} / ${p.p99.toFixed(2)} ms`;
     const tails = `${tailOf(r.one).toFixed(1)}x | ${tailOf(r.hundred).toFixed(1)}x`;
     console.log(
       `${r.commit.padEnd(8)} ${r.date}  ${pair(r.one).padEnd(16)} ${pair(r.hundred).padEnd(19)} ` +
-        `${r.ratio.toFixed(2)}x`.padEnd(12) + tails,
+        `${r.ratio.toFixed(2)}x`.padEnd(12) + tails.padEnd(33) +
+        (r.nodeSdkRatio === undefined ? "" : `${r.nodeSdkRatio.toFixed(2)}x`),
     );
   }
   console.log(
