@@ -17,6 +17,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { median } from "./store/harness.ts";
 
 const USAGE = `Usage: deno run --allow-run=git scripts/bench/p99_history.ts [--since REV] [--json]
 
@@ -127,8 +128,11 @@ async function main(): Promise<number> {
   const rho = spearman(runs.map((r) => r.one.p99), runs.map((r) => r.ratio));
   const met = runs.filter((r) => r.ratio <= GOAL).length;
   const thinner = runs.filter((r) => tailOf(r.hundred) < tailOf(r.one)).length;
+  const medianRatio = median(runs.map((r) => r.ratio));
   if (values.json === true) {
-    console.log(JSON.stringify({ runs, unreadable, spearman: rho, met, goal: GOAL, hundredTailThinner: thinner }));
+    console.log(
+      JSON.stringify({ runs, unreadable, spearman: rho, met, goal: GOAL, hundredTailThinner: thinner, medianRatio }),
+    );
     return 0;
   }
   console.log(
@@ -146,7 +150,8 @@ async function main(): Promise<number> {
   }
   console.log(
     `${runs.length} runs (${unreadable} versions without the rows left out); met (<= ${GOAL}x) in ${met}; ` +
-      `Spearman of the 1-id p99 and the ratio: ${rho.toFixed(2)}; the 100-id tail the thinner in ${thinner}`,
+      `median ratio ${medianRatio.toFixed(2)}x; Spearman of the 1-id p99 and the ratio: ${rho.toFixed(2)}; ` +
+      `the 100-id tail the thinner in ${thinner}`,
   );
   return 0;
 }
