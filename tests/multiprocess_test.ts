@@ -172,7 +172,9 @@ Deno.test("multi-process: the global admission bound holds under 4 concurrent su
   const db = dir.file("jobs.db");
   using store = openTempStore(db);
   // A barrier, not a wall-clock start: every child is ready (its store open) before any submits, however
-  // long a loaded machine takes to start them.
+  // long a loaded machine takes to start them. Each then paces its submissions (1 ms apart, so about 60 ms
+  // for its 60): one child alone could fill the bound in one or two milliseconds, before a child the machine
+  // woke a little later had submitted anything (seen once in CI: only one submitter admitted).
   const go = dir.file("go");
   const children = Array.from({ length: 4 }, () =>
     spawnExecutorChild({
@@ -184,6 +186,7 @@ Deno.test("multi-process: the global admission bound holds under 4 concurrent su
       kind: "echo",
       input: { i: "{{i}}" },
       startFile: go,
+      submitEveryMs: 1,
     }));
   try {
     await Promise.all(children.map((c) => c.ready));

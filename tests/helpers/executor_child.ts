@@ -7,7 +7,7 @@
  * deno run --no-prompt --allow-read=DIR --allow-write=DIR tests/helpers/executor_child.ts --db PATH \
  *   [--running-max N] [--heartbeat-ms N] [--lease-ms N] [--reconcile-ms N] [--cancel-poll-ms N] \
  *   [--claim-poll-ms N] [--grace-ms N] [--admitted-max N] [--submit N --kind K --input JSON] \
- *   [--start-file PATH] [--retry-overloaded-ms N] [--no-execute] [--verbose]
+ *   [--start-file PATH] [--submit-every-ms N] [--retry-overloaded-ms N] [--no-execute] [--verbose]
  * ```
  *
  * It opens the store, starts an Executor with the test kinds (unless `--no-execute`), prints
@@ -56,6 +56,11 @@ export interface ChildOptions {
   retryOverloadedMs?: number;
   /** Start submitting only once this file exists (a barrier the test opens after every child is ready). */
   startFile?: string;
+  /**
+   * Wait this long after each submission: spreads a child's submissions over more time than the children take
+   * to pass the barrier, so they overlap however unevenly a loaded machine wakes them.
+   */
+  submitEveryMs?: number;
 }
 
 /** A line the child printed. */
@@ -113,6 +118,7 @@ export function childArgs(o: ChildOptions): string[] {
   num("--admitted-max", o.admittedMax);
   num("--submit", o.submit);
   if (o.startFile !== undefined) args.push("--start-file", o.startFile);
+  num("--submit-every-ms", o.submitEveryMs);
   num("--retry-overloaded-ms", o.retryOverloadedMs);
   if (o.kind !== undefined) args.push("--kind", o.kind);
   if (o.input !== undefined) args.push("--input", JSON.stringify(o.input));
@@ -233,6 +239,7 @@ async function main(): Promise<void> {
       submit: { type: "string" },
       "start-file": { type: "string" },
       "retry-overloaded-ms": { type: "string" },
+      "submit-every-ms": { type: "string" },
       kind: { type: "string" },
       input: { type: "string" },
       "no-execute": { type: "boolean" },
@@ -284,6 +291,7 @@ async function main(): Promise<void> {
 
   const count = num(values.submit) ?? 0;
   const retryOverloadedMs = num(values["retry-overloaded-ms"]);
+  const submitEveryMs = num(values["submit-every-ms"]);
   const startFile = values["start-file"];
   if (startFile !== undefined) {
     await waitFor(`the start file ${startFile}`, () => Deno.stat(startFile).then(() => true, () => false), {
@@ -316,6 +324,7 @@ async function main(): Promise<void> {
         }
         break;
       }
+      if (submitEveryMs !== undefined) await new Promise((resolve) => setTimeout(resolve, submitEveryMs));
     }
     print({ submitted: admitted, refused });
   }
