@@ -44,6 +44,7 @@ import { measureModuleLoad, type ModuleLoad } from "./module_load.ts";
 import { splitRoundTrips, tailParts } from "./line_split.ts";
 import { denoSearchMs, nodeSearchMs, readBufferMs, readsOf, searchedBytes } from "./client_framing.ts";
 import { installNodeSdk } from "./node_sdk.ts";
+import { BATCH_VS_ONE_GOAL, BATCH_VS_ONE_P50_GOAL } from "./goals.ts";
 import type { LineTime } from "./bench_server.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
 import { MODERN_PROTOCOL_VERSION, TASKS_EXTENSION_ID } from "../../testing/mcp_clients/envelope.ts";
@@ -90,8 +91,6 @@ const PIPE_WINDOW_OVER = 1.08;
 const FRAMING_SAMPLES = 200;
 
 const JOBS_GET_VS_ECHO_GOAL = 1.5;
-const BATCH_VS_ONE_GOAL = 2;
-const BATCH_VS_ONE_P50_GOAL = 6;
 const TASKS_GET_VS_ECHO_GOAL = 1.5;
 const START_BUNDLE_VS_HELLO_GOAL = 1.3;
 const START_SOURCE_VS_HELLO_GOAL = 1.5;
