@@ -12,6 +12,7 @@ import { Buffer } from "node:buffer";
 import { fileURLToPath } from "node:url";
 import { ReadBuffer } from "@modelcontextprotocol/client";
 import { median } from "./store/harness.ts";
+import { nodeJson } from "./node_run.ts";
 
 const NODE_NEWLINE_SEARCH = fileURLToPath(new URL("./node_newline_search.mjs", import.meta.url));
 
@@ -107,18 +108,9 @@ export async function nodeSearchMs(
   const { dir, node, readBytesMax, samples } = options;
   const path = `${dir}/newline-search.line`;
   await Deno.writeFile(path, line);
-  let out: Deno.CommandOutput;
-  try {
-    out = await new Deno.Command(node, {
-      args: [NODE_NEWLINE_SEARCH, path, String(readBytesMax), String(samples)],
-      stdout: "piped",
-      stderr: "inherit",
-    }).output();
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return { skipped: `no ${node} on PATH` };
-    throw err;
-  }
-  if (!out.success) throw new Error(`bench: ${node} ${NODE_NEWLINE_SEARCH} failed (exit code ${out.code})`);
-  const { medianMs } = JSON.parse(new TextDecoder().decode(out.stdout)) as { medianMs: number };
-  return medianMs;
+  const out = await nodeJson<{ medianMs: number }>(node, {
+    script: NODE_NEWLINE_SEARCH,
+    args: [path, String(readBytesMax), String(samples)],
+  });
+  return "skipped" in out ? out : out.medianMs;
 }

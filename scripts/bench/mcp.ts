@@ -44,6 +44,7 @@ import { measureModuleLoad, type ModuleLoad } from "./module_load.ts";
 import { splitRoundTrips, tailParts } from "./line_split.ts";
 import { denoSearchMs, nodeSearchMs, readBufferMs, readsOf, searchedBytes } from "./client_framing.ts";
 import { installNodeSdk } from "./node_sdk.ts";
+import { nodeJson } from "./node_run.ts";
 import { BATCH_VS_ONE_GOAL, BATCH_VS_ONE_P50_GOAL } from "./goals.ts";
 import type { LineTime } from "./bench_server.ts";
 import { rememberTaskTool } from "../../testing/output_schemas.ts";
@@ -372,21 +373,15 @@ export async function nodeHost(
     spec,
     JSON.stringify({ command, args, env, dir, ids, rounds, warmup, seed, sdkStdio }),
   );
-  let out: Deno.CommandOutput;
-  try {
-    // The SDK's packages are linked from Deno's cache (scripts/bench/node_sdk.ts): Node resolves its imports
-    // through the links only when it keeps them.
-    out = await new Deno.Command(node, {
-      args: ["--preserve-symlinks", NODE_HOST_CLIENT, spec],
-      stdout: "piped",
-      stderr: "inherit",
-    }).output();
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return { skipped: `no ${node} on PATH` };
-    throw err;
-  }
-  if (!out.success) throw new Error(`bench: ${node} ${NODE_HOST_CLIENT} failed (exit code ${out.code})`);
-  const { servers } = JSON.parse(new TextDecoder().decode(out.stdout)) as Pick<NodeHost, "servers">;
+  // The SDK's packages are linked from Deno's cache (scripts/bench/node_sdk.ts): Node resolves its imports
+  // through the links only when it keeps them.
+  const out = await nodeJson<Pick<NodeHost, "servers">>(node, {
+    script: NODE_HOST_CLIENT,
+    args: [spec],
+    flags: ["--preserve-symlinks"],
+  });
+  if ("skipped" in out) return out;
+  const { servers } = out;
   return sdk !== undefined && "skipped" in sdk ? { servers, seed, sdkSkipped: sdk.skipped } : { servers, seed };
 }
 
