@@ -61,7 +61,7 @@ Deno.test("spearman: +1 and -1 for monotone pairs, a known value with ties, NaN 
   assert.throws(() => spearman([1, 2], [1]), RangeError);
 });
 
-Deno.test("p99_history: --help answers with exit 0; an unknown option is exit 2 with the usage", async () => {
+Deno.test("p99_history: --help answers with exit 0; an unknown option is exit 2 with the usage; an unknown revision 1", async () => {
   const run = async (...args: string[]) => {
     const out = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-run=git", SCRIPT, ...args],
@@ -80,4 +80,8 @@ Deno.test("p99_history: --help answers with exit 0; an unknown option is exit 2 
   const bad = await run("--bogus");
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /Unknown option '--bogus'[\s\S]*Usage: /);
+  const unknown = await run("--since", "longcall-no-such-revision");
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /^p99_history: git log .*longcall-no-such-revision/);
+  assert.doesNotMatch(unknown.stderr, /\n\s+at /, "no stack trace");
 });

@@ -165,4 +165,12 @@ async function main(): Promise<number> {
   return 0;
 }
 
-if (import.meta.main) Deno.exit(await main());
+if (import.meta.main) {
+  Deno.exit(
+    await main().catch((err) => {
+      // A revision git does not know, or no repository: one line, not a stack.
+      console.error(`p99_history: ${err instanceof Error ? err.message : String(err)}`);
+      return 1;
+    }),
+  );
+}
