@@ -32,12 +32,7 @@ const unknownIds = (n: number) => Array.from({ length: n }, () => crypto.randomU
 Deno.test("node host client: a Node-spawned server's stdout is a socket, the other a FIFO; every kept call timed", async () => {
   await using temp = await tempDir("longcall-node-host-");
   const dir = temp.path;
-  const run = await runClient(dir, {
-    command: Deno.execPath(),
-    args: benchServerArgs(dir),
-    env: { LONGCALL_LOG: "error" },
-    ids: unknownIds(101),
-  });
+  const run = await runClient(dir, benchServerSpec(dir));
   assert.equal(run.code, 0, run.stderr);
   const { servers } = JSON.parse(run.stdout) as {
     servers: { transport: string; stdout: string; one: number[]; hundred: number[] }[];
@@ -88,9 +83,9 @@ Deno.test("bench nodeHost: without a node command the Node rows are skipped with
   );
 });
 
-/** The bench server's launch in `dir`, as the first test runs it. */
-function benchServerArgs(dir: string): string[] {
-  return [
+/** The client spec's server part: the bench server on a database in `dir`, asked for 101 ids it has never seen. */
+function benchServerSpec(dir: string) {
+  const args = [
     "run",
     "--no-prompt",
     `--allow-read=${dir}`,
@@ -102,6 +97,7 @@ function benchServerArgs(dir: string): string[] {
     "--db",
     `${dir}/bench.db`,
   ];
+  return { command: Deno.execPath(), args, env: { LONGCALL_LOG: "error" }, ids: unknownIds(101) };
 }
 
 Deno.test("node host client: with sdkStdio a third server is read by the official SDK's StdioClientTransport", async () => {
@@ -110,10 +106,7 @@ Deno.test("node host client: with sdkStdio a third server is read by the officia
   const sdk = await installNodeSdk(`${dir}/node-sdk`);
   assert.ok("stdio" in sdk, JSON.stringify(sdk));
   const run = await runClient(dir, {
-    command: Deno.execPath(),
-    args: benchServerArgs(dir),
-    env: { LONGCALL_LOG: "error" },
-    ids: unknownIds(101),
+    ...benchServerSpec(dir),
     sdkStdio: sdk.stdio,
   });
   assert.equal(run.code, 0, run.stderr);
@@ -130,10 +123,7 @@ Deno.test("node host client: an SDK module that cannot be loaded fails the run w
   await using temp = await tempDir("longcall-node-host-");
   const dir = temp.path;
   const run = await runClient(dir, {
-    command: Deno.execPath(),
-    args: benchServerArgs(dir),
-    env: { LONGCALL_LOG: "error" },
-    ids: unknownIds(101),
+    ...benchServerSpec(dir),
     sdkStdio: `${dir}/no-such-sdk/stdio.js`,
   });
   assert.equal(run.code, 1);
