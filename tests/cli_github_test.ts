@@ -8,7 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { type FakeGitHub, type ScenarioName, startFakeGitHub } from "../testing/fake_github.ts";
+import { silentLogger } from "../src/base/log.ts";
+import { productPolicies } from "../src/cli/product_kinds.ts";
+import { openRuntime } from "../src/cli/runtime.ts";
+import { WATCH_KIND } from "../src/github/watch_kind.ts";
+import { type FakeGitHub, SCENARIO_PULL, type ScenarioName, startFakeGitHub } from "../testing/fake_github.ts";
+import { productRequest } from "../testing/github_jobs.ts";
 import { tempDir } from "../testing/temp.ts";
 
 const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
@@ -72,21 +77,16 @@ function scaledFake(scenario: ScenarioName, extra: { generatedRepos?: Record<str
   });
 }
 
+/** `checks watch` of the scenario's pull request on `db`, with --json, at the simulated time rate. */
+function watchArgs(db: string): string[] {
+  return ["checks", "watch", "octo/widgets#42", "--json", "--simulate-time-rate", String(RATE), "--db", db];
+}
+
 async function watchCli(scenario: ScenarioName, flags: readonly string[]) {
   await using dir = await tempDir("longcall-cli-");
   const fake = await scaledFake(scenario);
   try {
-    const run = await longcall(dir.path, [
-      "checks",
-      "watch",
-      "octo/widgets#42",
-      "--json",
-      "--simulate-time-rate",
-      String(RATE),
-      "--db",
-      dir.file("cli.db"),
-      ...flags,
-    ], { fake });
+    const run = await longcall(dir.path, [...watchArgs(dir.file("cli.db")), ...flags], { fake });
     let json: Record<string, unknown> = {};
     try {
       json = JSON.parse(run.stdout);
@@ -280,6 +280,40 @@ Deno.test("sync then search: partial outcome exits 1 with a per-repository summa
     assert.match(unsynced.stderr, /never\/synced was never synced/);
   } finally {
     await fake.close().catch(() => {});
+  }
+});
+
+Deno.test("sync and checks watch run only the job they submit: work another process queued stays queued", async () => {
+  await using dir = await tempDir("longcall-cli-");
+  const fake = await scaledFake("checks_pass");
+  try {
+    const db = dir.file("shared.db");
+    // Another process's queued work (a server that admitted it and has not claimed it yet), of a kind the
+    // command's executor can run.
+    const other = openRuntime({ db, kinds: { policies: productPolicies() }, log: silentLogger, execution: "none" });
+    const queued: string[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const request = productRequest(WATCH_KIND, { ...SCENARIO_PULL, timeout_ms: 600_000 + i });
+        queued.push((await other.control.submit(WATCH_KIND, request)).id);
+      }
+    } finally {
+      await other.close();
+    }
+    const sync = await longcall(dir.path, ["sync", "octo/widgets", "--json", "--db", db], { fake });
+    assert.equal(sync.code, 0, sync.stderr);
+    const watch = await longcall(dir.path, watchArgs(db), { fake });
+    assert.equal(watch.code, 0, watch.stderr);
+    const list = await longcall(dir.path, ["jobs", "get", ...queued, "--json", "--db", db]);
+    assert.equal(list.code, 0, list.stderr);
+    const items = JSON.parse(list.stdout).items as { value: { execution_state: string; started_at?: string } }[];
+    assert.deepEqual(
+      items.map((i) => [i.value.execution_state, i.value.started_at]),
+      queued.map(() => ["queued", undefined]),
+      "never claimed by either command",
+    );
+  } finally {
+    await fake.close();
   }
 });
 

@@ -276,6 +276,28 @@ Deno.test("JobRows.jobQueuePositions: the batch's queued jobs' FIFO positions, a
   assert.deepEqual(store.rows.jobQueuePositions([]), { ahead: new Map(), running: 1 });
 });
 
+Deno.test("JobRows.jobClaimBatchIfOwnerLive with ids: only those queued jobs of its kinds, FIFO among them; none for an empty list", async () => {
+  await using dir = await tempDir();
+  using store = openTempStore(dir.file("a.db"));
+  const rows = store.rows;
+  const older = await insert(rows, T0 - 5, { kind: "batch" });
+  const mine = [await insert(rows, T0 + 2, { kind: "batch" }), await insert(rows, T0 + 1, { kind: "batch" })];
+  const otherKind = await insert(rows, T0, { kind: "other" });
+  const o = await owner(rows);
+  const claim = (ids: string[], max = 5) =>
+    rows.jobClaimBatchIfOwnerLive({ ownerId: o, kinds: ["batch"], max, ids }, T0 + 10);
+  assert.deepEqual(await claim([]), [], "an empty list claims nothing");
+  assert.deepEqual(await claim([otherKind.id]), [], "a listed job of another kind is not claimed");
+  assert.deepEqual((await claim([mine[0]!.id, mine[1]!.id], 1)).map((r) => r.id), [mine[1]!.id], "FIFO, up to max");
+  assert.deepEqual((await claim([mine[0]!.id, mine[1]!.id])).map((r) => r.id), [mine[0]!.id]);
+  assert.deepEqual(await claim([mine[0]!.id]), [], "a running job is not claimed again");
+  assert.deepEqual(
+    [older, otherKind].map((j) => rows.jobGet(j.id)?.status),
+    ["queued", "queued"],
+    "unlisted and other-kind jobs stay queued",
+  );
+});
+
 Deno.test("JobRows.jobClaimNextIfOwnerLive: FIFO, only listed kinds, nothing for a stale or unknown owner", async () => {
   await using dir = await tempDir();
   using store = openTempStore(dir.file("a.db"));

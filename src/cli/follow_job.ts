@@ -2,7 +2,9 @@
  * The blocking run behind `checks watch` and `sync`: opens the runtime (src/cli/runtime.ts) with
  * an Executor in this process, submits one already-normalized request and follows the job row
  * until it ends (a `longcall serve` on the same database may claim the job instead; following
- * reads the row, so either works). Owns the commands' SIGINT/SIGTERM handler: Ctrl-C cancels the
+ * reads the row, so either works). The executor runs only that job: work other processes queued
+ * in the same store stays queued for them (it would otherwise run with this command's credentials
+ * and end `interrupted` when the command exits). Owns the commands' SIGINT/SIGTERM handler: Ctrl-C cancels the
  * followed job cooperatively, a second one exits at once.
  *
  * @module
@@ -48,17 +50,23 @@ export async function runBlocking(options: {
   onUpdate: (row: JobRow, tick: number) => void;
 }): Promise<BlockingRun> {
   const log = cliLogger();
+  /** The job this command submits: the only one its executor may claim. */
+  const own = new Set<string>();
   const runtime = openRuntime({
     db: options.db,
     kinds: { product: { github: githubConfigFromEnv(), runners: productRegistry } },
     log,
     ...(options.timeRate === undefined ? {} : { timeRate: options.timeRate }),
     execution: "in_process",
+    executor: { onlyJobs: own },
   });
   const { control } = runtime;
   try {
     await runtime.execution.start();
     const job = await control.submit(options.kind, options.request);
+    own.add(job.id);
+    // The submission's own wake may have looked before the id was added.
+    runtime.execution.wake();
     let interrupted = false;
     let wake = Promise.withResolvers<void>();
     const onSignal = () => {

@@ -46,7 +46,7 @@ import type { Clock } from "../base/clock.ts";
 import { AssertionError } from "../base/errors.ts";
 import { CLAIM_POLL_IDLE_BACKOFF_MAX } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
-import type { ClaimedJob, JobRows, TerminalWrite } from "../store/job_rows.ts";
+import type { ClaimedJob, ClaimRequest, JobRows, TerminalWrite } from "../store/job_rows.ts";
 import { EventLoopSlice } from "./event_loop_slice.ts";
 import { type ExecutorConfig, executorConfig, type ExecutorOptions } from "./executor_options.ts";
 import { JobAbort } from "./job_abort.ts";
@@ -272,6 +272,12 @@ export class Executor {
 
   // ------------------------------------------------------------------ claiming
 
+  /** What this executor may claim: its kinds, up to `max` jobs, only {@linkcode ExecutorOptions.onlyJobs} if set. */
+  #claimRequest(ownerId: string, max: number): ClaimRequest {
+    const only = this.#config.onlyJobs;
+    return { ownerId, kinds: this.#registry.names(), max, ...(only === undefined ? {} : { ids: [...only] }) };
+  }
+
   async #claimLoop(): Promise<void> {
     this.#claiming = true;
     let found = false;
@@ -282,7 +288,7 @@ export class Executor {
           // Every free slot in one transaction: one commit per batch, not per job.
           const ownerId = this.#owner.ownerId;
           const rows = await this.#rows.jobClaimBatchIfOwnerLive(
-            { ownerId, kinds: this.#registry.names(), max: this.#config.runningMax - this.#running.size },
+            this.#claimRequest(ownerId, this.#config.runningMax - this.#running.size),
             this.#clock.now(),
           );
           if (rows.length === 0) break;
@@ -431,7 +437,7 @@ export class Executor {
           attempt: p.job.row.attempt,
           terminal: p.terminal,
         })),
-        { ownerId, kinds: this.#registry.names(), max: refill },
+        this.#claimRequest(ownerId, refill),
         { now: this.#clock.now() },
       );
       batch.forEach((p, i) => {

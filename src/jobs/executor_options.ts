@@ -34,6 +34,12 @@ export interface ExecutorOptions {
   retentionSweepMs?: number;
   shutdownGraceMs?: number;
   pid?: number;
+  /**
+   * When given, the executor claims only queued jobs whose id is in this set (read at every claim): a
+   * one-shot command (src/cli/follow_job.ts) runs the job it submitted, never other work queued in the
+   * store, which would run with the command's credentials and end `interrupted` when it exits.
+   */
+  onlyJobs?: ReadonlySet<string>;
   /** Called after every terminal write this executor makes or observes through reconcile. */
   onTerminal?: (id: string) => void;
   /** Called after a progress write (wakes waiting `jobs.get` calls at once). */
@@ -54,6 +60,7 @@ export interface ExecutorConfig {
   readonly retentionSweepMs: number;
   readonly shutdownGraceMs: number;
   readonly pid: number;
+  readonly onlyJobs: ReadonlySet<string> | undefined;
   readonly onTerminal: ((id: string) => void) | undefined;
   readonly onProgress: ((id: string) => void) | undefined;
 }
@@ -76,6 +83,7 @@ export function executorConfig(options: ExecutorOptions): ExecutorConfig {
     retentionSweepMs: options.retentionSweepMs ?? RETENTION_SWEEP_MS_DEFAULT,
     shutdownGraceMs: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS_DEFAULT,
     pid: options.pid ?? Deno.pid,
+    onlyJobs: options.onlyJobs,
     onTerminal: options.onTerminal,
     onProgress: options.onProgress,
   };

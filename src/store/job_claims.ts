@@ -16,6 +16,11 @@ export interface ClaimRequest {
   ownerId: string;
   kinds: readonly string[];
   max: number;
+  /**
+   * Only these queued jobs (still FIFO among them), when given: a one-shot command's executor runs the job
+   * it submitted and nothing else queued in the store (src/cli/follow_job.ts). Empty claims nothing.
+   */
+  ids?: readonly string[];
 }
 
 /**
@@ -69,8 +74,8 @@ export class JobClaims {
    * up to `c.max` jobs, none when the owner's lease lapsed.
    */
   jobClaimBatchInWrite(c: ClaimRequest, now: number): ClaimedJob[] {
-    if (c.kinds.length === 0 || c.max <= 0) return [];
-    const { sql, args } = this.#claimSql(c.kinds);
+    if (c.kinds.length === 0 || c.max <= 0 || c.ids?.length === 0) return [];
+    const { sql, args } = c.ids === undefined ? this.#claimSql(c.kinds) : claimAmongSql(c.kinds, c.ids);
     const next = this.#conn.stmt(sql);
     const take = this.#conn.stmt(TAKE_SQL);
     const out: ClaimedJob[] = [];
@@ -116,4 +121,17 @@ export class JobClaims {
     };
     return this.#claimSqlOf;
   }
+}
+
+/**
+ * The statement that reads the next queued job among `ids` of these kinds. Built per claim: only a one-shot
+ * command claims this way, for the one job it submitted.
+ */
+function claimAmongSql(kinds: readonly string[], ids: readonly string[]): { sql: string; args: readonly string[] } {
+  return {
+    sql: `SELECT rowid AS r, id, kind, request, attempt, phase FROM jobs
+          WHERE id IN (SELECT value FROM json_each(?1)) AND ${ACTIVE} AND status = 'queued'
+            AND kind IN (SELECT value FROM json_each(?2)) ORDER BY created_at, rowid LIMIT 1`,
+    args: [JSON.stringify(ids), JSON.stringify(kinds)],
+  };
 }
