@@ -79,6 +79,11 @@ Deno.test("stdio framing: invalid requests get -32600 with their id when it can 
     ['{"jsonrpc":"2.0","id":{"no":1},"method":"tools/list"}', null, /id must be a string or a number/],
     ['{"hello":"world"}', null, /jsonrpc must be "2\.0"/],
     ["42", null, /must be a JSON object/],
+    // Lines of JSON values that are not objects: each is answered and the session goes on (a `null`
+    // line once ended it: reading its id threw and ended the input).
+    ["null", null, /must be a JSON object/],
+    ["true", null, /must be a JSON object/],
+    ['"ping"', null, /must be a JSON object/],
     ["[]", null, /batches are not supported/],
   ];
   for (const [line] of cases) await server.send(line);

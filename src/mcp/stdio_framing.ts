@@ -34,6 +34,7 @@ import {
 /** JSON-RPC 2.0 error codes this framing answers with. */
 export const JSONRPC_PARSE_ERROR = -32700;
 export const JSONRPC_INVALID_REQUEST = -32600;
+export const JSONRPC_INTERNAL_ERROR = -32603;
 
 type Id = string | number;
 
@@ -267,7 +268,7 @@ export class LineTransport implements Transport {
             const line = concat(parts);
             parts = [];
             length = 0;
-            this.#handleLine(line);
+            this.#handleLineIsolated(line);
           }
         }
       }
@@ -293,6 +294,29 @@ export class LineTransport implements Transport {
     await this.#writes; // answers already handed over are written before the close
     await this.close();
   }
+
+  /**
+   * One line, whatever it holds: a line that throws (a defect here, or in the SDK's synchronous handling)
+   * is reported and, when it was a request, answered with an internal error; it never ends the input,
+   * which would end the session for every later line.
+   */
+  #handleLineIsolated(bytes: Uint8Array): void {
+    try {
+      this.#handleLine(bytes);
+    } catch (err) {
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.#report(new Error(`a line failed: ${error.message}`, { cause: error }));
+      const id = this.#lineRequestId;
+      if (id !== undefined && this.#unanswered.has(id)) {
+        this.#answer(id, { code: JSONRPC_INTERNAL_ERROR, message: "Internal error: the request could not be handled" });
+      }
+    } finally {
+      this.#lineRequestId = undefined;
+    }
+  }
+
+  /** The id of the request the line being handled holds, once known (for {@linkcode #handleLineIsolated}). */
+  #lineRequestId: Id | undefined;
 
   #handleLine(bytes: Uint8Array): void {
     let text: string;
@@ -327,13 +351,16 @@ export class LineTransport implements Transport {
         this.#report(new Error(`dropped an invalid response: ${reason}`));
         return;
       }
-      const id = (value as { id?: unknown }).id;
+      const id = value !== null && typeof value === "object" ? (value as { id?: unknown }).id : undefined;
       this.#answer(isId(id) ? id : null, { code: JSONRPC_INVALID_REQUEST, message: `Invalid Request: ${reason}` });
       return;
     }
     // A request (method and id): answered before the transport closes at the end of input.
     const { id, method } = message as { id?: unknown; method?: unknown };
-    if (typeof method === "string" && isId(id)) this.#unanswered.add(id);
+    if (typeof method === "string" && isId(id)) {
+      this.#unanswered.add(id);
+      this.#lineRequestId = id;
+    }
     // The SDK sends no answer to a request the client cancelled: forget it, or the set would grow for
     // the whole session and the end of input would always wait the full drain time.
     if (method === "notifications/cancelled") {

@@ -10,7 +10,14 @@ import { type JSONRPCMessage, serializeMessage } from "@modelcontextprotocol/ser
 import { ManualClock } from "../base/clock.ts";
 import { MCP_MESSAGE_BYTES_MAX, STDIO_ID_PROBE_BYTES, STDIO_LINE_SCRATCH_CHARS_MAX } from "../base/limits.ts";
 import { answerTextOf } from "./answer_text.ts";
-import { JSONRPC_INVALID_REQUEST, JSONRPC_PARSE_ERROR, LineTransport, messageLine, probeId } from "./stdio_framing.ts";
+import {
+  JSONRPC_INTERNAL_ERROR,
+  JSONRPC_INVALID_REQUEST,
+  JSONRPC_PARSE_ERROR,
+  LineTransport,
+  messageLine,
+  probeId,
+} from "./stdio_framing.ts";
 import { okResult } from "./tool_kit.ts";
 
 type Json = Record<string, unknown>;
@@ -142,6 +149,8 @@ Deno.test("LineTransport: not JSON and not UTF-8 are -32700 with id null; not JS
     '{"jsonrpc":"2.0","id":6,"method":"m","params":[1]}\n',
     "[]\n",
     '[{"jsonrpc":"2.0","id":7,"method":"m"},{"id":7},{"id":"b"}]\n',
+    "null\n",
+    '"m"\n',
   ], 1_000);
   await t.transport.start();
   await t.transport.closed; // nothing was delivered, so nothing is unanswered: every answer is written first
@@ -155,6 +164,8 @@ Deno.test("LineTransport: not JSON and not UTF-8 are -32700 with id null; not JS
     [null, JSONRPC_INVALID_REQUEST],
     [7, JSONRPC_INVALID_REQUEST],
     ["b", JSONRPC_INVALID_REQUEST],
+    [null, JSONRPC_INVALID_REQUEST],
+    [null, JSONRPC_INVALID_REQUEST],
   ]);
   const messages = t.written.map((w) => (w["error"] as { message: string }).message);
   assert.equal(messages[0], "Parse error: the line is not valid JSON");
@@ -163,7 +174,29 @@ Deno.test("LineTransport: not JSON and not UTF-8 are -32700 with id null; not JS
   assert.equal(messages[3], "Invalid Request: method must be a string");
   assert.equal(messages[4], "Invalid Request: params must be an object");
   assert.match(messages[5] ?? "", /batches are not supported/);
+  assert.equal(messages[8], "Invalid Request: a message must be a JSON object");
+  assert.equal(messages[9], "Invalid Request: a message must be a JSON object");
   assert.deepEqual(t.delivered, []);
+});
+
+Deno.test("LineTransport: a line whose handling throws is reported, its request answered -32603; later lines still delivered", async () => {
+  const t = chunkTransport([
+    '{"jsonrpc":"2.0","id":1,"method":"boom"}\n',
+    '{"jsonrpc":"2.0","method":"notifications/boom"}\n',
+    '{"jsonrpc":"2.0","id":2,"method":"m"}\n',
+  ], 1_000);
+  t.transport.onmessage = (m) => {
+    if ((m as { method?: string }).method?.endsWith("boom")) throw new TypeError("handler broke");
+    t.delivered.push(m);
+  };
+  await run(t);
+  assert.deepEqual(t.delivered.map((m) => (m as { id?: unknown }).id), [2], "the line after the failures is delivered");
+  assert.deepEqual(t.written, [{
+    jsonrpc: "2.0",
+    id: 1,
+    error: { code: JSONRPC_INTERNAL_ERROR, message: "Internal error: the request could not be handled" },
+  }], "the failed request is answered; the failed notification is not");
+  assert.equal(t.errors.filter((e) => e === "a line failed: handler broke").length, 2, t.errors.join("; "));
 });
 
 Deno.test("LineTransport: an invalid response is reported, never answered; a partial last line is reported and dropped", async () => {
