@@ -53,11 +53,15 @@ function childEnv(fake: FakeGitHub | undefined): Record<string, string> {
 }
 
 /** Runs the CLI with `args` in a child reading and writing `dir`, against `options.fake` when given. */
-async function longcall(dir: string, args: readonly string[], options: { fake?: FakeGitHub } = {}): Promise<Run> {
-  const { fake } = options;
+async function longcall(
+  dir: string,
+  args: readonly string[],
+  options: { fake?: FakeGitHub; env?: Record<string, string> } = {},
+): Promise<Run> {
+  const { fake, env = {} } = options;
   const out = await new Deno.Command(Deno.execPath(), {
     args: childArgs(dir, args),
-    env: childEnv(fake),
+    env: { ...childEnv(fake), ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -315,6 +319,57 @@ Deno.test("sync and checks watch run only the job they submit: work another proc
   } finally {
     await fake.close();
   }
+});
+
+Deno.test("GitHub configuration is checked at start: a bad API URL, token file or token exits 2 naming the variable, admits nothing, shows no secret", async () => {
+  await using dir = await tempDir("longcall-cli-");
+  const db = dir.file("config.db");
+  const tokenFile = dir.file("token");
+  await Deno.writeTextFile(tokenFile, "ghp_first\nghp_second\n");
+  const cases: { env: Record<string, string>; message: RegExp }[] = [
+    {
+      env: { LONGCALL_GITHUB_API_URL: "http://user:hunter2@127.0.0.1:9" },
+      message:
+        /Cannot use LONGCALL_GITHUB_API_URL: it holds credentials .*current value is "http:\/\/\*\*\*@127\.0\.0\.1:9"/,
+    },
+    { env: { LONGCALL_GITHUB_API_URL: "notaurl" }, message: /Cannot use LONGCALL_GITHUB_API_URL: it is not a URL/ },
+    {
+      env: { LONGCALL_GITHUB_API_URL: "http://api.example", GITHUB_TOKEN: "ghp_hunter2" },
+      message: /Cannot use LONGCALL_GITHUB_API_URL: a token is never sent over plain http off loopback/,
+    },
+    {
+      env: { LONGCALL_GITHUB_TOKEN_FILE: dir.file("missing") },
+      message: /Cannot read the GitHub token from the file LONGCALL_GITHUB_TOKEN_FILE names: .*missing/,
+    },
+    {
+      env: { LONGCALL_GITHUB_TOKEN_FILE: tokenFile },
+      message: /Cannot use the GitHub token from LONGCALL_GITHUB_TOKEN_FILE: it holds a character .*not shown/,
+    },
+    { env: { GH_TOKEN: "ghp_hunter2 é" }, message: /Cannot use the GitHub token from GH_TOKEN/ },
+  ];
+  const commands = [
+    ["sync", "octo/widgets", "--db", db],
+    ["checks", "watch", "octo/widgets#42", "--db", db],
+    ["permissions", "--db", db],
+    ["serve", "--db", db],
+  ];
+  for (const { env, message } of cases) {
+    for (const args of commands) {
+      const run = await longcall(dir.path, args, { env: { LONGCALL_GITHUB_API_URL: "http://127.0.0.1:9", ...env } });
+      const what = `${args[0]} with ${JSON.stringify(env)}`;
+      assert.equal(run.code, 2, `${what}: ${run.stderr}`);
+      assert.match(run.stderr, message, what);
+      assert.equal(run.stderr.trim().split("\n").length, 1, `${what}: one line\n${run.stderr}`);
+      assert.ok(!/hunter2|ghp_(first|second)/.test(run.stderr + run.stdout), `${what}: no secret shown`);
+    }
+  }
+  assert.equal(await Deno.stat(db).then(() => true, () => false), false, "no command opened the database");
+  const fake = await startFakeGitHub({});
+  const fine = await longcall(dir.path, ["sync", "octo/widgets", "--db", db], {
+    fake,
+    env: { GITHUB_TOKEN: " ghp_padded\r\n" },
+  }).finally(() => fake.close());
+  assert.equal(fine.code, 0, `surrounding whitespace is dropped, as HTTP drops it: ${fine.stderr}`);
 });
 
 Deno.test("--help of checks watch, sync and search exits 0 with usage and an example", async () => {

@@ -26,7 +26,7 @@ import {
   GITHUB_RESPONSE_BYTES_MAX,
   GITHUB_TOKEN_SCRUB_ANYWHERE_CHARS_MIN,
 } from "../base/limits.ts";
-import { isLoopbackHost } from "../base/net.ts";
+import { apiRoot } from "./api_root.ts";
 import { Semaphore } from "./semaphore.ts";
 
 /** One answer, its body read in full (within the bounds). */
@@ -169,27 +169,8 @@ export class Transport {
    * @throws {RangeError} for a timeout or a concurrency outside its bounds.
    */
   constructor(options: TransportOptions) {
-    const raw = options.baseUrl;
-    let base: URL;
-    try {
-      base = new URL(raw);
-    } catch {
-      throw new TypeError(`Cannot use the GitHub API URL: current value is ${JSON.stringify(raw)}`);
-    }
-    if (base.protocol !== "https:" && base.protocol !== "http:") {
-      throw new TypeError(`Cannot use the GitHub API URL: current value is ${JSON.stringify(raw)} (not http/https)`);
-    }
-    if (base.search !== "" || base.hash !== "" || base.username !== "" || base.password !== "") {
-      throw new TypeError(
-        `Cannot use the GitHub API URL: current value is ${JSON.stringify(raw)} (query, fragment or credentials)`,
-      );
-    }
     const token = options.token === undefined || options.token === "" ? undefined : options.token;
-    if (token !== undefined && base.protocol === "http:" && !isLoopbackHost(base.hostname)) {
-      throw new TypeError(
-        `Cannot send a token over plain http: current value of the API URL is ${JSON.stringify(raw)}`,
-      );
-    }
+    const base = apiRoot(options.baseUrl, { token });
     this.baseUrl = base.href.replace(/\/+$/, "");
     this.basePath = base.pathname.replace(/\/+$/, "");
     this.#token = token;

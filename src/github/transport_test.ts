@@ -87,12 +87,18 @@ Deno.test("new Transport(): the API root is http(s) without query, fragment or c
       baseUrl,
     );
   }
+  assert.throws(
+    () => new Transport({ baseUrl: "https://user:hunter2@x/" }),
+    (err: unknown) =>
+      err instanceof Error && !err.message.includes("hunter2") && err.message.includes('"https://***@x/"'),
+    "credentials are never quoted back",
+  );
 });
 
 Deno.test("new Transport(): a token never goes over plain http off loopback; an empty token is anonymous", () => {
   assert.throws(
     () => new Transport({ baseUrl: "http://api.example", token: "t" }),
-    /Cannot send a token over plain http: current value of the API URL is "http:\/\/api.example"/,
+    /Cannot use the GitHub API URL: a token is never sent over plain http off loopback, current value is "http:\/\/api.example"/,
   );
   assert.equal(new Transport({ baseUrl: "http://127.0.0.1:9/", token: "t" }).authenticated, true);
   assert.equal(new Transport({ baseUrl: "http://[::1]:9/", token: "t" }).authenticated, true);
