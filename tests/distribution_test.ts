@@ -150,30 +150,30 @@ Deno.test("setupSnippet() carries LONGCALL_GITHUB_API_URL for another GitHub hos
   const l = launchCommand(ctx({}), "ghe.example.com:8443");
   const url = "https://ghe.example.com:8443/api/v3";
   assert.match(
-    setupSnippet("claude-code", l),
+    setupSnippet("claude-code", l).snippet,
     new RegExp(`^claude mcp add longcall -e LONGCALL_GITHUB_API_URL=${url} -- `),
   );
   for (const host of ["claude-desktop", "cursor"] as const) {
-    const json = JSON.parse(setupSnippet(host, l).split("\n#")[0] ?? "");
+    const json = JSON.parse(setupSnippet(host, l).snippet);
     assert.deepEqual(json.mcpServers.longcall.env, { LONGCALL_GITHUB_API_URL: url });
   }
-  assert.deepEqual(JSON.parse(setupSnippet("vscode", l).split("\n#")[0] ?? "").servers.longcall.env, {
+  assert.deepEqual(JSON.parse(setupSnippet("vscode", l).snippet).servers.longcall.env, {
     LONGCALL_GITHUB_API_URL: url,
   });
-  // VS Code passes its own environment; the comment shows the secret-storage alternative as valid JSON.
-  const vscodeComment = setupSnippet("vscode", l).split("\n#").slice(1).join("\n");
+  // VS Code passes its own environment; the advice shows the secret-storage alternative as valid JSON.
+  const vscodeComment = setupSnippet("vscode", l).advice.join("\n");
   const inputs = /"inputs": (\[.*\])/.exec(vscodeComment)?.[1];
   const env = /"env": (\{.*\})/.exec(vscodeComment)?.[1];
   assert.deepEqual(JSON.parse(inputs ?? ""), [{ type: "promptString", id: "github-token", password: true }]);
   assert.deepEqual(JSON.parse(env ?? ""), { GITHUB_TOKEN: "${input:github-token}" });
-  assert.match(setupSnippet("codex", l), new RegExp(`env = \\{ LONGCALL_GITHUB_API_URL = "${url}" \\}`));
-  assert.ok(!setupSnippet("codex", launchCommand(ctx({}))).includes("env ="), "no env line for github.com");
+  assert.match(setupSnippet("codex", l).snippet, new RegExp(`env = \\{ LONGCALL_GITHUB_API_URL = "${url}" \\}`));
+  assert.ok(!setupSnippet("codex", launchCommand(ctx({}))).snippet.includes("env ="), "no env line for github.com");
 });
 
 Deno.test("setupSnippet(codex) forwards every variable longcall reads but HOME and PATH by name, never a value", () => {
   // Codex clears a stdio server's environment but for HOME, PATH and a few shell basics, then adds env_vars.
   for (const l of [launchCommand(ctx({})), launchCommand(ctx({}), "ghe.example.com")]) {
-    const snippet = setupSnippet("codex", l);
+    const { snippet } = setupSnippet("codex", l);
     const line = snippet.split("\n").find((x) => x.startsWith("env_vars = "));
     assert.ok(line !== undefined, snippet);
     // A TOML array of plain names is also JSON.
@@ -193,14 +193,28 @@ Deno.test("setupSnippet(codex): a compiled binary's entry forwards no DENO_DIR (
     execPath: "/opt/longcall",
     netGranted: (h: string) => h === "api.github.com:443",
   };
-  const line = setupSnippet("codex", launchCommand(ctx(compiled))).split("\n").find((x) => x.startsWith("env_vars"));
+  const line = setupSnippet("codex", launchCommand(ctx(compiled))).snippet.split("\n").find((x) =>
+    x.startsWith("env_vars")
+  );
   const names = JSON.parse(line?.slice("env_vars = ".length) ?? "[]") as string[];
   assert.ok(names.includes("GITHUB_TOKEN") && !names.includes("DENO_DIR"), line);
 });
 
+Deno.test("setupSnippet(): the snippet parses as the host's format on its own; the advice is apart", () => {
+  for (const l of [launchCommand(ctx({})), launchCommand(ctx({}), "ghe.example.com")]) {
+    for (const host of ["claude-desktop", "cursor", "vscode"] as const) {
+      const { snippet, advice } = setupSnippet(host, l);
+      assert.doesNotThrow(() => JSON.parse(snippet), host);
+      assert.ok(advice.length > 0 && advice[0]!.startsWith("Merge into"), host);
+    }
+    const codex = setupSnippet("codex", l).snippet;
+    assert.ok(codex.split("\n").every((line) => /^(\[mcp_servers\.longcall\]|[a-z_]+ = .+)$/.test(line)), codex);
+    assert.doesNotMatch(setupSnippet("claude-code", l).snippet, /\n/, "one command line");
+  }
+});
+
 Deno.test("setupSnippet(claude-desktop) says how a token reaches a server Claude Desktop starts", () => {
-  const comments = setupSnippet("claude-desktop", launchCommand(ctx({}))).split("\n").filter((x) => x.startsWith("#"));
-  const text = comments.join(" ");
+  const text = setupSnippet("claude-desktop", launchCommand(ctx({}))).advice.join(" ");
   assert.match(text, /GITHUB_TOKEN/);
   assert.match(text, /LONGCALL_GITHUB_TOKEN_FILE/);
   assert.match(text, /\.mcpb bundle/);
@@ -225,7 +239,9 @@ Deno.test("setup --print from a deno in the npx cache prints the PATH deno, and 
     const stdout = new TextDecoder().decode(setup.stdout);
     assert.equal(setup.code, 0, new TextDecoder().decode(setup.stderr));
     assert.doesNotMatch(stdout, /_npx/);
-    const server = JSON.parse(stdout.split("\n#")[0] ?? "").mcpServers.longcall as { command: string; args: string[] };
+    // stdout is the snippet alone: valid JSON as it stands; the advice went to stderr.
+    const server = JSON.parse(stdout).mcpServers.longcall as { command: string; args: string[] };
+    assert.match(new TextDecoder().decode(setup.stderr), /^# Merge into claude_desktop_config\.json/m);
     assert.equal(server.command, `${stableDir}/deno`);
     await Deno.remove(`${dir}/_npx`, { recursive: true }); // `npm cache clean`
     const db = ["--db", `${dir}/x.db`];
@@ -392,7 +408,7 @@ Deno.test("setup --print --github-host prints a line that starts the server for 
       "ghe.example.com",
     ]);
     assert.equal(r.code, 0, r.stderr);
-    const server = JSON.parse(r.stdout.split("\n#")[0] ?? "").servers.longcall as {
+    const server = JSON.parse(r.stdout).servers.longcall as {
       command: string;
       args: string[];
       env: Record<string, string>;

@@ -134,47 +134,77 @@ function quote(arg: string): string {
  */
 export const CODEX_FORWARDED_ENV: readonly string[] = ENV_VARS.filter((v) => v !== "HOME" && v !== "PATH");
 
-/** The snippet for one host. */
-export function setupSnippet(host: Host, launch: Launch = launchCommand()): string {
+/**
+ * What `setup --print` gives for one host: the snippet, exactly what the host's file or command takes
+ * (valid JSON for the JSON hosts, TOML for Codex), printed alone on stdout so it can be piped or redirected;
+ * and the advice that goes with it (where to merge it, how to pass a token), printed on stderr.
+ */
+export interface SetupSnippet {
+  snippet: string;
+  advice: string[];
+}
+
+/** The snippet for one host, and its advice. */
+export function setupSnippet(host: Host, launch: Launch = launchCommand()): SetupSnippet {
   const hasEnv = Object.keys(launch.env).length > 0;
   const server = { command: launch.command, args: launch.args, ...(hasEnv ? { env: launch.env } : {}) };
   switch (host) {
     case "claude-code":
-      return [
-        "claude mcp add longcall",
-        ...Object.entries(launch.env).map(([k, v]) => `-e ${quote(`${k}=${v}`)}`),
-        "--",
-        ...[launch.command, ...launch.args].map(quote),
-      ].join(" ");
+      return {
+        snippet: [
+          "claude mcp add longcall",
+          ...Object.entries(launch.env).map(([k, v]) => `-e ${quote(`${k}=${v}`)}`),
+          "--",
+          ...[launch.command, ...launch.args].map(quote),
+        ].join(" "),
+        advice: [],
+      };
     case "claude-desktop":
-      return JSON.stringify({ mcpServers: { longcall: server } }, null, 2) +
-        "\n# Merge into claude_desktop_config.json (Settings > Developer > Edit Config)." +
-        "\n# Started from the Dock or Start menu, Claude Desktop does not see what a shell profile exports. For" +
-        "\n# authenticated GitHub requests add GITHUB_TOKEN (or LONGCALL_GITHUB_TOKEN_FILE, the path of a file" +
-        "\n# holding it) under env, or install the .mcpb bundle, which keeps the token in its secure storage.";
+      return {
+        snippet: JSON.stringify({ mcpServers: { longcall: server } }, null, 2),
+        advice: [
+          "Merge into claude_desktop_config.json (Settings > Developer > Edit Config).",
+          "Started from the Dock or Start menu, Claude Desktop does not see what a shell profile exports. For",
+          "authenticated GitHub requests add GITHUB_TOKEN (or LONGCALL_GITHUB_TOKEN_FILE, the path of a file",
+          "holding it) under env, or install the .mcpb bundle, which keeps the token in its secure storage.",
+        ],
+      };
     case "cursor":
-      return JSON.stringify({ mcpServers: { longcall: server } }, null, 2) + "\n# Merge into ~/.cursor/mcp.json.";
+      return {
+        snippet: JSON.stringify({ mcpServers: { longcall: server } }, null, 2),
+        advice: ["Merge into ~/.cursor/mcp.json."],
+      };
     case "vscode":
-      return JSON.stringify({ servers: { longcall: { type: "stdio", ...server } } }, null, 2) +
-        "\n# Merge into .vscode/mcp.json (workspace) or the user mcp.json. VS Code starts the server with its own" +
-        "\n# environment plus this entry's env (and envFile), so a GITHUB_TOKEN VS Code sees reaches longcall. To keep" +
-        "\n# the token in VS Code's secret storage instead, add a top-level input and name it under the entry's env:" +
-        '\n#   "inputs": [{ "type": "promptString", "id": "github-token", "password": true }]' +
-        '\n#   "env": { "GITHUB_TOKEN": "${input:github-token}" }';
+      return {
+        snippet: JSON.stringify({ servers: { longcall: { type: "stdio", ...server } } }, null, 2),
+        advice: [
+          "Merge into .vscode/mcp.json (workspace) or the user mcp.json. VS Code starts the server with its own",
+          "environment plus this entry's env (and envFile), so a GITHUB_TOKEN VS Code sees reaches longcall. To keep",
+          "the token in VS Code's secret storage instead, add a top-level input and name it under the entry's env:",
+          '  "inputs": [{ "type": "promptString", "id": "github-token", "password": true }]',
+          '  "env": { "GITHUB_TOKEN": "${input:github-token}" }',
+        ],
+      };
     case "codex":
-      return [
-        "[mcp_servers.longcall]",
-        `command = ${JSON.stringify(launch.command)}`,
-        `args = ${JSON.stringify(launch.args)}`,
-        ...(hasEnv
-          ? [`env = { ${Object.entries(launch.env).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ")} }`]
-          : []),
-        // A `deno run` line also needs Deno's module cache where the user keeps it (Deno reads DENO_DIR).
-        `env_vars = ${JSON.stringify([...CODEX_FORWARDED_ENV, ...(launch.args.includes("run") ? ["DENO_DIR"] : [])])}`,
-        "# Append to ~/.codex/config.toml. Codex starts servers with few of your environment variables; env_vars",
-        "# passes these by name from Codex's own environment (GITHUB_TOKEN, LONGCALL_DB, ...), so no token is",
-        "# written here.",
-      ].join("\n");
+      return {
+        snippet: [
+          "[mcp_servers.longcall]",
+          `command = ${JSON.stringify(launch.command)}`,
+          `args = ${JSON.stringify(launch.args)}`,
+          ...(hasEnv
+            ? [`env = { ${Object.entries(launch.env).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(", ")} }`]
+            : []),
+          // A `deno run` line also needs Deno's module cache where the user keeps it (Deno reads DENO_DIR).
+          `env_vars = ${
+            JSON.stringify([...CODEX_FORWARDED_ENV, ...(launch.args.includes("run") ? ["DENO_DIR"] : [])])
+          }`,
+        ].join("\n"),
+        advice: [
+          "Append to ~/.codex/config.toml. Codex starts servers with few of your environment variables; env_vars",
+          "passes these by name from Codex's own environment (GITHUB_TOKEN, LONGCALL_DB, ...), so no token is",
+          "written there.",
+        ],
+      };
   }
 }
 
@@ -185,6 +215,8 @@ export function setupCommand(): Command {
     summary: "Print the snippet that registers longcall with an MCP host.",
     usage: `longcall setup --print <${HOSTS.join("|")}> [--github-host HOST]`,
     description: "Prints configuration for this longcall's real path and flags; it does not edit any file. " +
+      "stdout holds only the snippet, valid in the host's format (JSON, TOML or a command line), so it can be " +
+      "piped or redirected; where to merge it and how to pass a token go to stderr. " +
       "Set GITHUB_TOKEN (or GH_TOKEN) in the host's environment for authenticated GitHub requests. " +
       "From source or a bundle the line runs the deno that printed it (or the first deno on PATH when that one " +
       "lives in the npx cache); a warning on stderr says when only an npx line is possible.",
@@ -217,7 +249,9 @@ export function setupCommand(): Command {
         throw err;
       }
       if (launch.warning !== undefined) console.error(`longcall setup: warning: ${launch.warning}`);
-      console.log(setupSnippet(host as Host, launch));
+      const { snippet, advice } = setupSnippet(host as Host, launch);
+      console.log(snippet);
+      for (const line of advice) console.error(`# ${line}`);
       return Promise.resolve(EXIT_OK);
     },
   };
