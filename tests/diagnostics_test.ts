@@ -10,6 +10,7 @@
 
 import assert from "node:assert/strict";
 import { permissionFlags } from "../src/cli/permissions.ts";
+import { openDatabase } from "../src/store/db.ts";
 import { tempDir } from "../testing/temp.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -153,4 +154,55 @@ Deno.test("start-up on random bytes or a directory at the database path names th
   assert.equal(serve.stdout, "");
   // The random file was left unchanged.
   assert.deepEqual(await Deno.readFile(random), bytes);
+  // A path the file system refuses (here a file where a directory should be; a read-only mount or a directory
+  // this user may not write is answered the same way): named, with what to do, never 'internal error'.
+  const plain = dir.file("plain");
+  await Deno.writeTextFile(plain, "");
+  for (const path of [`${plain}/x.db`, `${plain}/sub/x.db`]) {
+    const r = await deno(["run", ...SHIPPED, MAIN, "serve", "--db", path], ENV);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`^longcall serve: Cannot use database path ${path}: Not a directory .*--db`));
+    assert.doesNotMatch(r.stderr, /internal error/i);
+  }
+});
+
+/**
+ * Makes `path` read-only for this process: mode 0444, and for root (whom modes do not stop) the immutable
+ * attribute. Returns why it could not, or undefined; `undo` gives the file back to the test's clean-up.
+ */
+async function readOnlyFile(path: string): Promise<{ reason?: string; undo(): Promise<void> }> {
+  await Deno.chmod(path, 0o444);
+  const chattr = (flag: string) => new Deno.Command("chattr", { args: [flag, path], stderr: "piped" }).output();
+  if (Deno.uid() !== 0) return { undo: () => Deno.chmod(path, 0o644) };
+  try {
+    const out = await chattr("+i");
+    if (out.success) return { undo: async () => void await chattr("-i") };
+    return {
+      reason: `chattr +i failed: ${new TextDecoder().decode(out.stderr).trim()}`,
+      undo: () => Promise.resolve(),
+    };
+  } catch (err) {
+    return { reason: `no chattr: ${err}`, undo: () => Promise.resolve() };
+  }
+}
+
+Deno.test("an existing database file this user may not write is refused at start, by path, before serving", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("ro.db");
+  openDatabase(db).close();
+  const ro = await readOnlyFile(db);
+  try {
+    if (ro.reason !== undefined) {
+      console.log(`skipped: cannot make a file read-only for root here (${ro.reason})`);
+      return;
+    }
+    for (const command of [["serve"], ["jobs", "list"]]) {
+      const r = await deno(["run", ...SHIPPED, MAIN, ...command, "--db", db], ENV);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, new RegExp(`^longcall ${command.join(" ")}: Cannot use database path ${db}: .*--db`));
+      assert.equal(r.stdout, "", "nothing served");
+    }
+  } finally {
+    await ro.undo();
+  }
 });

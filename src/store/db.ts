@@ -43,7 +43,8 @@ export interface OpenOptions {
 }
 
 /** Creates the parent directory (0700) and the file (0600) if missing. An existing file is
- * left alone without touching its directory (the network worker may read only the file). */
+ * left alone without touching its directory (the network worker may read only the file), but must be
+ * writable. */
 function prepareFile(path: string): void {
   if (path === ":memory:") return;
   try {
@@ -56,17 +57,35 @@ function prepareFile(path: string): void {
         }, not a database file; pass --db with a file path (it is created if missing)`,
       );
     }
+    // Opened for writing and closed, nothing written: a read-only file or mount is named here, before SQLite
+    // opens it (SQLite would open it read-only and fail at the first write, after the server had started).
+    Deno.openSync(path, { read: true, write: true }).close();
     return;
   } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
+    if (err instanceof AppError) throw err;
+    if (!(err instanceof Deno.errors.NotFound)) throw unusablePath(path, err);
   }
   // File modes exist only on POSIX; on Windows the per-user profile directory's ACL protects
   // the default path (docs/SECURITY.md). node:path's dirname knows both separators there.
   const posix = Deno.build.os !== "windows";
-  Deno.mkdirSync(dirname(path), { recursive: true, ...(posix ? { mode: 0o700 } : {}) });
-  const file = Deno.openSync(path, { create: true, write: true, ...(posix ? { mode: 0o600 } : {}) });
-  file.close();
-  if (posix) Deno.chmodSync(path, 0o600);
+  try {
+    Deno.mkdirSync(dirname(path), { recursive: true, ...(posix ? { mode: 0o700 } : {}) });
+    const file = Deno.openSync(path, { create: true, write: true, ...(posix ? { mode: 0o600 } : {}) });
+    file.close();
+    if (posix) Deno.chmodSync(path, 0o600);
+  } catch (err) {
+    throw unusablePath(path, err);
+  }
+}
+
+/** A database path the file system refuses (read-only, not this user's, a file where a directory should be). */
+function unusablePath(path: string, err: unknown): AppError {
+  return new AppError(
+    "storage_unavailable",
+    `Cannot use database path ${path}: ${err instanceof Error ? err.message : String(err)}; pass --db (or ` +
+      `LONGCALL_DB) with a path this user may read and write`,
+    { cause: err },
+  );
 }
 
 function pragmaNumber(db: DatabaseSync, name: string): number {
