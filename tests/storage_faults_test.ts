@@ -28,7 +28,7 @@ import { tasksAdapter } from "../testing/tasks_adapter.ts";
 import { modernEnvelope } from "../testing/mcp_clients/envelope.ts";
 import { z } from "zod";
 import { type Gate, gate, openHarness, openTempStore, tempDir, waitFor, waitForStatus } from "../testing/temp.ts";
-import { defineJobKind } from "../src/jobs/kinds.ts";
+import { type AnyJobKind, defineJobKind } from "../src/jobs/kinds.ts";
 import { SCENARIO_PULL } from "../testing/fake_github.ts";
 import { openGitHubHarness, runJob } from "../testing/github_jobs.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
@@ -207,6 +207,39 @@ Deno.test("Executor: a cancel request ends a job whose terminal write keeps fail
   assert.equal(h.store.rows.jobCountAdmitted(), 0);
 });
 
+/**
+ * Two executors on one database: `h` runs `kind` and reconciles rarely; `other`, with its own healthy connection
+ * (another process, as far as the store can tell), reconciles every 50 ms and claims nothing.
+ */
+async function ownerAndReconciler(
+  path: string,
+  kind: AnyJobKind,
+  options: { heartbeatMs: number; leaseMs: number },
+) {
+  const timing = { heartbeatMs: options.heartbeatMs, leaseMs: options.leaseMs };
+  const h = await openHarness(path, {
+    extraKinds: [kind],
+    executor: { ...timing, reconcileMs: 60_000, cancelPollMs: 50 },
+  });
+  try {
+    const other = await openHarness(path, {
+      executor: { ...timing, reconcileMs: 50, cancelPollMs: 50, claimPollMs: 60_000 },
+      extraKinds: [],
+    });
+    return {
+      h,
+      other,
+      async [Symbol.asyncDispose]() {
+        await other[Symbol.asyncDispose]();
+        await h[Symbol.asyncDispose]();
+      },
+    };
+  } catch (err) {
+    await h[Symbol.asyncDispose]();
+    throw err;
+  }
+}
+
 Deno.test("Executor: heartbeats that cannot be written lapse the lease; the owner then writes no terminal state", async () => {
   await using dir = await tempDir();
   const path = dir.file("jobs.db");
@@ -221,15 +254,8 @@ Deno.test("Executor: heartbeats that cannot be written lapse the lease; the owne
       return { late: true };
     },
   });
-  await using h = await openHarness(path, {
-    extraKinds: [late],
-    executor: { heartbeatMs: 50, leaseMs: 300, reconcileMs: 60_000, cancelPollMs: 50 },
-  });
-  // Another process on the same database, with its own healthy connection, reconciles.
-  await using other = await openHarness(path, {
-    executor: { heartbeatMs: 50, leaseMs: 300, reconcileMs: 50, cancelPollMs: 50, claimPollMs: 60_000 },
-    extraKinds: [],
-  });
+  await using pair = await ownerAndReconciler(path, late, { heartbeatMs: 50, leaseMs: 300 });
+  const { h, other } = pair;
   const early = await h.control.submit("late", null);
   const fenced = await h.control.submit("late", null);
   for (const job of [early, fenced]) await waitForStatus(h.store, job.id, { status: ["running"] });
@@ -260,6 +286,41 @@ Deno.test("Executor: heartbeats that cannot be written lapse the lease; the owne
     assert.equal(after?.status, "failed", "the fenced owner did not overwrite the recorded end");
     assert.equal(after?.error?.code, "process_lost");
   }
+});
+
+Deno.test("Executor: heartbeats failing for part of the lease are retried within it; the owner keeps its jobs", async () => {
+  await using dir = await tempDir();
+  const path = dir.file("jobs.db");
+  const finish = gate();
+  const held = defineJobKind<null, { held: true }>({
+    kind: "held",
+    run: async () => {
+      await finish.promise;
+      return { held: true };
+    },
+  });
+  // A heartbeat every 1 s and a 3 s lease: four failed heartbeat writes span 1 s when retried every
+  // OWNER_HEARTBEAT_RETRY_MS (the lease then holds with 1 s to spare), but 4 s, past the lease, when
+  // retried a period later (as before).
+  await using pair = await ownerAndReconciler(path, held, { heartbeatMs: 1_000, leaseMs: 3_000 });
+  const { h, other } = pair;
+  const job = await h.control.submit("held", null);
+  await waitForStatus(h.store, job.id, { status: ["running"] });
+  const owner = h.executor?.ownerId;
+  const isHeartbeat = (sql: readonly string[]) => sql.some((q) => q.includes("UPDATE job_owners SET heartbeat_at"));
+  const faults = { errcode: SQLITE_IOERR_WRITE, count: 4, when: isHeartbeat };
+  h.store.conn.faults = faults;
+  await waitFor("the four faults to be spent", () => faults.count === 0, { timeoutMs: 30_000 });
+  const spentAt = Date.now();
+  await waitFor("a heartbeat to land after them", () => {
+    const mine = h.store.rows.ownerListLive(Date.now()).find((o) => o.owner_id === owner);
+    return mine !== undefined && mine.heartbeat_at >= spentAt;
+  }, { timeoutMs: 30_000 });
+  assert.equal(h.executor?.ownerId, owner, "the lease held: no re-registration");
+  assert.equal(other.store.rows.jobGet(job.id)?.status, "running", "nobody recorded the job lost");
+  finish.open();
+  const end = await waitForStatus(other.store, job.id, { status: ["succeeded", "failed", "cancelled"] });
+  assert.equal(end.status, "succeeded", JSON.stringify(end.error));
 });
 
 Deno.test("Executor keeps progress that a storage fault stopped and writes it with the next update or with the end", async () => {

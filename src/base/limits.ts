@@ -26,6 +26,13 @@ export const OWNER_HEARTBEAT_MS_DEFAULT = 2_000;
 /** An owner whose heartbeat is older than this is dead. Must be >= 3 x heartbeat so
  * two missed beats never kill a live owner. */
 export const OWNER_LEASE_MS_DEFAULT = 10_000;
+/**
+ * After a heartbeat that could not be written (a full disk, an I/O error, a file briefly read-only), the next
+ * try comes this much later instead of a whole period: the lease is lost only if the fault lasts until
+ * 250 ms before it lapses, not a period before. Short enough to be within the lease's slack, long enough that a
+ * lasting fault costs four failed writes a second.
+ */
+export const OWNER_HEARTBEAT_RETRY_MS = 250;
 /** The lease must cover this many heartbeats. */
 export const OWNER_LEASE_HEARTBEATS_MIN = 3;
 /** Periodic reconciliation so a dead job never shows `running` for long. */

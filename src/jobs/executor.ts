@@ -44,7 +44,7 @@
 import { setImmediate } from "node:timers";
 import type { Clock } from "../base/clock.ts";
 import { AssertionError } from "../base/errors.ts";
-import { CLAIM_POLL_IDLE_BACKOFF_MAX } from "../base/limits.ts";
+import { CLAIM_POLL_IDLE_BACKOFF_MAX, OWNER_HEARTBEAT_RETRY_MS } from "../base/limits.ts";
 import type { Logger } from "../base/log.ts";
 import type { ClaimedJob, ClaimRequest, JobRows, TerminalWrite } from "../store/job_rows.ts";
 import { EventLoopSlice } from "./event_loop_slice.ts";
@@ -163,7 +163,11 @@ export class Executor {
     await this.#owner.register();
     await this.#reconciler.run();
     const config = this.#config;
-    this.#loops.every(config.heartbeatMs, () => this.#heartbeat());
+    // A heartbeat that could not be written is tried again soon, not a period later: the lease then survives a
+    // storage fault that ends up to OWNER_HEARTBEAT_RETRY_MS before it lapses.
+    this.#loops.every(config.heartbeatMs, () => this.#heartbeat(), {
+      retryMs: Math.min(OWNER_HEARTBEAT_RETRY_MS, config.heartbeatMs),
+    });
     this.#loops.every(config.reconcileMs, () => this.#reconcile());
     this.#loops.every(config.retentionSweepMs, () => this.#sweep());
     // Only while a job runs here (started or lingering): an idle executor does not wake five times a second to
@@ -352,7 +356,7 @@ export class Executor {
   // ------------------------------------------------------------------ loops
 
   async #heartbeat(): Promise<void> {
-    // A storage fault here throws: the loop retries next period, and a lease that lapses meanwhile
+    // A storage fault here throws: the loop retries after OWNER_HEARTBEAT_RETRY_MS, and a lease that lapses meanwhile
     // fences every terminal write of this owner (another process may reconcile its jobs).
     if (await this.#owner.beat()) return;
     // Our lease lapsed: another process may already have recorded our jobs as lost. Abort

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { createLogger } from "../base/log.ts";
-import { PeriodicLoops } from "./periodic_loops.ts";
+import { type LoopTimers, PeriodicLoops } from "./periodic_loops.ts";
 
 /** Deno.test with the op and resource sanitizers on: a timer left armed fails the test. */
 function sanitizedTest(name: string, fn: () => void | Promise<void>): void {
@@ -54,7 +54,52 @@ sanitizedTest("PeriodicLoops.every: a failed attempt is logged and the loop runs
   await second.promise;
   loops.clear();
   assert.equal(lines.length, 1);
-  assert.match(lines[0] ?? "", /background attempt failed; retrying next period.*database is locked/);
+  assert.match(lines[0] ?? "", /background attempt failed; retrying.*database is locked/);
+});
+
+/** Timers a test fires by hand: each armed one is kept with the delay it asked for. */
+function manualTimers() {
+  const armed: { ms: number; fn: () => void; cancelled: boolean }[] = [];
+  const timers: LoopTimers = {
+    set: (fn, ms) => {
+      const t = { ms, fn, cancelled: false };
+      armed.push(t);
+      return { cancel: () => void (t.cancelled = true) };
+    },
+  };
+  /** Fires the only live timer and waits for its attempt and re-arm (one macrotask turn drains them). */
+  const fire = async () => {
+    const live = armed.filter((t) => !t.cancelled);
+    assert.equal(live.length, 1, "one loop, one timer");
+    live[0]!.cancelled = true;
+    live[0]!.fn();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  };
+  return { timers, delays: () => armed.map((t) => t.ms), fire };
+}
+
+sanitizedTest(
+  "PeriodicLoops.every with retryMs: after an attempt that threw the next comes retryMs later, then periods again",
+  async () => {
+    const { timers, delays, fire } = manualTimers();
+    const loops = new PeriodicLoops(createLogger("silent"), () => true, { timers });
+    const outcomes = [false, false, true, true];
+    loops.every(2_000, () => outcomes.shift() ? Promise.resolve() : Promise.reject(new Error("disk I/O error")), {
+      retryMs: 250,
+    });
+    for (let i = 0; i < 4; i++) await fire();
+    assert.deepEqual(delays(), [2_000, 250, 250, 2_000, 2_000]);
+    loops.clear();
+  },
+);
+
+sanitizedTest("PeriodicLoops.every without retryMs: a failed attempt waits a whole period", async () => {
+  const { timers, delays, fire } = manualTimers();
+  const loops = new PeriodicLoops(createLogger("silent"), () => true, { timers });
+  loops.every(2_000, () => Promise.reject(new Error("disk I/O error")));
+  await fire();
+  assert.deepEqual(delays(), [2_000, 2_000]);
+  loops.clear();
 });
 
 sanitizedTest(
