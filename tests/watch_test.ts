@@ -431,6 +431,55 @@ Deno.test("watch: an unanswered first poll ends the watch at once (nothing seen 
   assert.equal(h.fake.counts.injectedErrors, 1 + GITHUB_RETRIES_MAX);
 });
 
+/**
+ * A harness whose GitHub stops answering once `hanging.now` is set (each fetch then never settles until aborted,
+ * as on a hung connection). Its clock moves only when the test says so; the watch's deadline is a real timer of
+ * timeout_ms (src/github/watch_runner.ts), so it still comes.
+ */
+async function hangingGitHub(hanging: { now: boolean }) {
+  return await openWatchHarness({
+    scenario: "checks_pass",
+    clock: new ManualClock(Date.UTC(2026, 0, 1)),
+    fetch: (input, init) => {
+      if (!hanging.now) return fetch(input, init);
+      return new Promise<Response>((_, reject) => {
+        const signal = init?.signal;
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      });
+    },
+  });
+}
+
+Deno.test("watch: GitHub hanging mid-watch cannot carry it past timeout_ms: timed_out at the deadline with the last observation", async () => {
+  // The first poll is answered; everything after hangs. Without the deadline inside the requests each would wait
+  // GITHUB_REQUEST_TIMEOUT_MS (30 s) and be retried GITHUB_RETRIES_MAX times.
+  const hanging = { now: false };
+  await using h = await hangingGitHub(hanging);
+  const job = await h.control.submit(
+    WATCH_KIND,
+    productRequest(WATCH_KIND, { ...PR, timeout_ms: 6_000, poll_interval_ms: 5_000 }),
+  );
+  await waitFor("the first poll's sleep", () => h.clock.pendingSleeps === 1);
+  hanging.now = true;
+  h.clock.advance(5_000); // the second poll starts, and hangs (the deadline is a real timer of 6 s)
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 20_000 });
+  const result = row.result as WatchResult;
+  assertMatchesAdvertised(watchResultOutput(), result, { what: "the timed_out watch result" });
+  assert.equal(result.outcome, "timed_out");
+  assert.match(result.reason, /deadline \(timeout_ms\) came while GitHub had not answered; checks still pending/);
+  assert.equal(result.polls, 1, "the first poll's observation");
+});
+
+Deno.test("watch: GitHub hanging from the first request ends the watch at the deadline, transient (retryable)", async () => {
+  await using h = await hangingGitHub({ now: true });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, timeout_ms: 1_000 }));
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 20_000 });
+  assert.equal(row.status, "failed");
+  assert.equal(row.error?.code, "transient");
+  assert.equal(row.error?.retryable, true);
+  assert.match(row.error?.message ?? "", /GitHub did not answer before the watch's deadline \(timeout_ms 1000\)/);
+});
+
 // ---------------------------------------------------------------- progress and guidance
 
 Deno.test("watch: progress says waiting_for_checks with polls, and nextPollAt feeds JobControl.pollAfterMs", async () => {

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { realMsPer } from "../base/clock.ts";
 import { AppError, boundedMessage } from "../base/errors.ts";
 import {
   GITHUB_ANONYMOUS_LIMIT_PER_HOUR,
@@ -97,12 +98,55 @@ export function clip(text: string | null | undefined, max: number): { text: stri
   return text === null || text === undefined ? { text: null, truncated: false } : truncateChars(text, max);
 }
 
+/** The reason a watch's GitHub requests are aborted with once its deadline (`timeout_ms`) comes. */
+class WatchDeadline extends Error {
+  constructor() {
+    super("the watch's deadline (timeout_ms) came while GitHub had not answered");
+    this.name = "WatchDeadline";
+  }
+}
+
+/** When a watch started and when it must end. */
+interface WatchWindow {
+  startedAt: number;
+  deadline: number;
+  /** The job's signal, also aborted (with a {@linkcode WatchDeadline}) at the deadline: every GitHub request's. */
+  requests: AbortSignal;
+}
+
+/**
+ * A watch, ended by its deadline even inside a GitHub request: each request may otherwise wait up to
+ * GITHUB_REQUEST_TIMEOUT_MS and be retried, which carried a watch minutes past its `timeout_ms`.
+ */
 async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise<WatchResult> {
+  const { clock, signal, request } = ctx;
+  const startedAt = clock.now();
+  const deadline = startedAt + request.timeout_ms;
+  const atDeadline = new AbortController();
+  // A real timer, not the clock's sleep: a test's manual clock would otherwise see one more sleeper (or, advancing
+  // itself, jump to the deadline); under a scaled clock it fires at the scaled deadline.
+  const timer = setTimeout(() => atDeadline.abort(new WatchDeadline()), (deadline - startedAt) * realMsPer(clock));
+  try {
+    return await watch(ctx, deps, { startedAt, deadline, requests: AbortSignal.any([signal, atDeadline.signal]) });
+  } catch (err) {
+    if (!(err instanceof WatchDeadline) || signal.aborted) throw err;
+    // Before the first reading (nothing to end timed_out with): as a poll GitHub did not answer.
+    throw new AppError(
+      "transient",
+      `Cannot watch ${request.owner}/${request.repo}#${request.number}: GitHub did not answer before the ` +
+        `watch's deadline (timeout_ms ${request.timeout_ms})`,
+      { retryable: true, data: { no_answer: true } },
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function watch(ctx: JobContext<WatchRequest>, deps: WatchDeps, options: WatchWindow): Promise<WatchResult> {
   const req = ctx.request;
   const { clock, signal } = ctx;
   const gh = deps.observer();
-  const startedAt = clock.now();
-  const deadline = startedAt + req.timeout_ms;
+  const { startedAt, deadline } = options;
   const settleMs = Math.max(WATCH_SETTLE_MS_MIN, WATCH_SETTLE_POLL_INTERVALS * req.poll_interval_ms);
   const transitions: Transition[] = [];
   let transitionsTruncated = false;
@@ -117,7 +161,7 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   // A rate-limit wait never runs past the deadline (the client fails fast with rate_limited instead).
   // While rate limited, hosts are told to look again when GitHub will answer, not every 250 ms.
   const bounded = (): ObserveOptions => ({
-    signal,
+    signal: options.requests,
     maxRateLimitWaitMs: Math.max(0, deadline - clock.now()),
     onRateLimitWait: (untilMs) =>
       ctx.report({
@@ -283,6 +327,11 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
         required = await gh.requiredChecks(pull, base, bounded());
       }
     } catch (err) {
+      // The deadline came inside a request: the watch ends as it would have at the deadline, with the last
+      // observation (still pending). Without one, runWatch reports the unanswered request.
+      if (err instanceof WatchDeadline && !signal.aborted && last !== undefined) {
+        return await finish({ outcome: "timed_out", reason: `${err.message}; checks still pending` }, last);
+      }
       // GitHub will not answer before the deadline: the watch ends as it would then, with the
       // last observation (still pending). Without one, the rate_limited error (retryable) stands.
       if (
