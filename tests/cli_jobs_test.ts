@@ -5,6 +5,8 @@
 
 import assert from "node:assert/strict";
 import { systemClock } from "../src/base/clock.ts";
+import { newOwnerId } from "../src/base/ids.ts";
+import { OWNER_LEASE_MS_DEFAULT } from "../src/base/limits.ts";
 import { ageText, detailLines, subjectOf } from "../src/cli/jobs_cmd.ts";
 import { productPolicies } from "../src/cli/product_kinds.ts";
 import { SYNC_KIND } from "../src/github/sync_kind.ts";
@@ -31,6 +33,31 @@ async function longcall(args: string[]) {
     stderr: new TextDecoder().decode(out.stderr),
   };
 }
+
+Deno.test("longcall jobs: a job whose server died with no other left is recorded process_lost, not shown running", async () => {
+  await using dir = await tempDir();
+  const db = dir.file("jobs.db");
+  let id: string;
+  {
+    using store = openTempStore(db);
+    const control = new JobControl(store.rows, testRegistry(), { clock: systemClock });
+    id = (await control.submit("echo", {})).id;
+    // A server claimed it a minute ago and has not beaten since (killed with its host): its lease lapsed.
+    const ownerId = newOwnerId();
+    const then = Date.now() - 60_000;
+    await store.rows.ownerRegister({ ownerId, pid: 4242, leaseMs: OWNER_LEASE_MS_DEFAULT }, then);
+    assert.equal((await store.rows.jobClaimBatchIfOwnerLive({ ownerId, kinds: ["echo"], max: 1 }, then)).length, 1);
+  }
+  const get = await longcall(["jobs", "get", id, "--json", "--db", db]);
+  assert.equal(get.code, 0, get.stderr);
+  const item = (JSON.parse(get.stdout) as {
+    items: { value: { execution_state: string; outcome?: string; error?: { code: string } } }[];
+  })
+    .items[0]?.value;
+  assert.deepEqual([item?.execution_state, item?.outcome, item?.error?.code], ["terminal", "failed", "process_lost"]);
+  const list = await longcall(["jobs", "list", "--state", "running", "--json", "--db", db]);
+  assert.deepEqual(JSON.parse(list.stdout).jobs, [], "none left running");
+});
 
 Deno.test("longcall jobs: list, get and cancel against the same database, with per-id isolation", async () => {
   await using dir = await tempDir();

@@ -6,11 +6,14 @@
  */
 
 import { batchOf } from "../base/answers.ts";
+import { systemClock } from "../base/clock.ts";
+import { AppError } from "../base/errors.ts";
 import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { silentLogger } from "../base/log.ts";
 import type { JobControl } from "../jobs/control.ts";
 import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, type JobItem, jobItem } from "../jobs/projection.ts";
 import type { AnyJobPolicy } from "../jobs/kinds.ts";
+import { Reconciler } from "../jobs/reconciler.ts";
 import type { JobStatus } from "../store/job_rows.ts";
 import { type Command, intOption } from "./command.ts";
 import { dbForReading } from "./config.ts";
@@ -37,6 +40,11 @@ interface ControlledStore {
  * src/cli/runtime.ts). Execution `none`: these commands admit nothing and run nothing; a cancel
  * of a running job reaches the process that runs it through the store. Nothing here logs: the
  * control side has no log, and there is no executor.
+ *
+ * First, one reconciliation (src/jobs/reconciler.ts): with no server left on the database (it crashed, or its
+ * host was closed with it), nothing else would record its jobs lost, and these commands would show them
+ * `running` for good. A reconciliation that cannot be written (a busy or full store) is skipped: the
+ * commands read as before.
  */
 async function withControl<T>(store: ControlledStore, fn: (control: JobControl) => T | Promise<T>): Promise<T> {
   const runtime = openRuntime({
@@ -46,6 +54,11 @@ async function withControl<T>(store: ControlledStore, fn: (control: JobControl) 
     execution: "none",
   });
   try {
+    await new Reconciler(runtime.store.rows, { clock: systemClock, log: silentLogger, release: () => undefined })
+      .run()
+      .catch((err) => {
+        if (!(err instanceof AppError)) throw err;
+      });
     return await fn(runtime.control);
   } finally {
     await runtime.close(); // also ends the waits' change probe a bounded read (`jobs get --wait-ms`) started
