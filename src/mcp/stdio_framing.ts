@@ -13,6 +13,11 @@
  * | an invalid response (no method)                 | none (a response is never answered); logged    |
  * | blank                                           | none                                           |
  *
+ * A line whose handling throws is reported (and, if a request, answered `-32603`); it never ends the input.
+ * At most {@linkcode STDIO_REQUESTS_IN_FLIGHT_MAX} requests are handed to the server unanswered: past that, no
+ * more input is read until one is answered, so a host pipelining requests without reading answers fills its own
+ * pipe rather than this process's memory.
+ *
  * End of input: when stdin ends (EOF or a read error) `inputEnded` resolves; the requests already
  * read are still answered (for at most {@linkcode STDIO_DRAIN_AFTER_EOF_MS}), then the transport
  * closes itself (`onclose`, `closed`) as the SDK's own stdio transport does.
@@ -29,6 +34,7 @@ import {
   STDIO_ID_PROBE_BYTES,
   STDIO_LINE_SCRATCH_CHARS_MAX,
   STDIO_READ_CHUNK_BYTES,
+  STDIO_REQUESTS_IN_FLIGHT_MAX,
 } from "../base/limits.ts";
 
 /** JSON-RPC 2.0 error codes this framing answers with. */
@@ -165,6 +171,11 @@ export interface LineTransportOptions {
   drainAfterEofMs?: number;
   /** Time of the drain bound (default the system clock; tests inject a ManualClock). */
   clock?: Clock;
+  /**
+   * Requests delivered and not answered yet past which no more input is read until one is answered (default
+   * {@linkcode STDIO_REQUESTS_IN_FLIGHT_MAX}; at least 1).
+   */
+  requestsInFlightMax?: number;
 }
 
 /**
@@ -190,6 +201,9 @@ export class LineTransport implements Transport {
   /** Ids of requests handed to the server and not answered yet (answered before closing at EOF). */
   readonly #unanswered = new Set<Id>();
   #drained: (() => void) | undefined;
+  readonly #requestsInFlightMax: number;
+  /** Resolved when a request is answered while the input waits for room ({@linkcode LineTransportOptions.requestsInFlightMax}). */
+  #roomMade: (() => void) | undefined;
   readonly #decoder = new TextDecoder("utf-8", { fatal: true });
 
   readonly #drainAfterEofMs: number;
@@ -201,7 +215,14 @@ export class LineTransport implements Transport {
       lineBytesMax = MCP_MESSAGE_BYTES_MAX,
       drainAfterEofMs = STDIO_DRAIN_AFTER_EOF_MS,
       clock = systemClock,
+      requestsInFlightMax = STDIO_REQUESTS_IN_FLIGHT_MAX,
     } = options;
+    if (!Number.isSafeInteger(requestsInFlightMax) || requestsInFlightMax < 1) {
+      throw new RangeError(
+        `Cannot frame stdio: requestsInFlightMax must be an integer >= 1, current value is ${requestsInFlightMax}`,
+      );
+    }
+    this.#requestsInFlightMax = requestsInFlightMax;
     if (!Number.isSafeInteger(lineBytesMax) || lineBytesMax < 2) {
       throw new RangeError(
         `Cannot frame stdio: lineBytesMax must be an integer >= 2, current value is ${lineBytesMax}`,
@@ -268,6 +289,11 @@ export class LineTransport implements Transport {
             const line = concat(parts);
             parts = [];
             length = 0;
+            // Read no further while the server holds as many unanswered requests as it may.
+            while (this.#unanswered.size >= this.#requestsInFlightMax && !this.#isClosed) {
+              await new Promise<void>((resolve) => this.#roomMade = resolve);
+            }
+            if (this.#isClosed) break;
             this.#handleLineIsolated(line);
           }
         }
@@ -365,7 +391,10 @@ export class LineTransport implements Transport {
     // the whole session and the end of input would always wait the full drain time.
     if (method === "notifications/cancelled") {
       const cancelled = (message as { params?: { requestId?: unknown } }).params?.requestId;
-      if (isId(cancelled) && this.#unanswered.delete(cancelled) && this.#unanswered.size === 0) this.#drained?.();
+      if (isId(cancelled) && this.#unanswered.delete(cancelled)) {
+        if (this.#unanswered.size === 0) this.#drained?.();
+        this.#makeRoom();
+      }
     }
     this.onmessage?.(message);
   }
@@ -401,7 +430,10 @@ export class LineTransport implements Transport {
     const answered = (message as { id?: unknown; method?: unknown }).method === undefined
       ? (message as { id?: unknown }).id
       : undefined;
-    if (isId(answered) && this.#unanswered.delete(answered) && this.#unanswered.size === 0) this.#drained?.();
+    if (isId(answered) && this.#unanswered.delete(answered)) {
+      if (this.#unanswered.size === 0) this.#drained?.();
+      this.#makeRoom();
+    }
     const bytes = messageLine(message);
     const write = this.#writes.then(() => this.#io.write(bytes));
     this.#writes = write.catch((err) => {
@@ -412,9 +444,17 @@ export class LineTransport implements Transport {
     return write;
   }
 
+  /** Lets input waiting for room (see {@linkcode LineTransportOptions.requestsInFlightMax}) look again. */
+  #makeRoom(): void {
+    const resolve = this.#roomMade;
+    this.#roomMade = undefined;
+    resolve?.();
+  }
+
   async close(): Promise<void> {
     if (this.#isClosed) return;
     this.#isClosed = true;
+    this.#makeRoom();
     try {
       await this.#reader?.cancel();
     } catch { /* already released */ }

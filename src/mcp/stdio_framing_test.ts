@@ -23,7 +23,11 @@ import { okResult } from "./tool_kit.ts";
 type Json = Record<string, unknown>;
 
 /** A LineTransport over chunks given up front (split anywhere), with a small line bound. */
-function chunkTransport(chunks: readonly (string | Uint8Array)[], lineBytesMax = 64) {
+function chunkTransport(
+  chunks: readonly (string | Uint8Array)[],
+  lineBytesMax = 64,
+  options: { requestsInFlightMax?: number } = {},
+) {
   const written: Json[] = [];
   const delivered: JSONRPCMessage[] = [];
   const errors: string[] = [];
@@ -41,6 +45,7 @@ function chunkTransport(chunks: readonly (string | Uint8Array)[], lineBytesMax =
     },
   }, {
     lineBytesMax,
+    ...options,
     drainAfterEofMs: 60_000,
     clock: new ManualClock(), // a delivered request is never answered here: its drain wait never ends nor leaks a timer
   });
@@ -205,6 +210,35 @@ Deno.test("LineTransport: an invalid response is reported, never answered; a par
   assert.deepEqual(t.written, []);
   assert.ok(t.errors.some((e) => e.startsWith("dropped an invalid response")), t.errors.join("; "));
   assert.ok(t.errors.includes("stdin ended inside a line; the partial line was dropped"), t.errors.join("; "));
+});
+
+Deno.test("LineTransport: past requestsInFlightMax unanswered requests no more input is read until one is answered", async () => {
+  const request = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "m" }) + "\n";
+  // All in one chunk: the bound holds between the lines of a chunk too.
+  const t = chunkTransport([[1, 2, 3, 4, 5].map(request).join("") + '{"jsonrpc":"2.0","method":"n"}\n'], 1_000, {
+    requestsInFlightMax: 3,
+  });
+  await t.transport.start();
+  const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+  const ids = () => t.delivered.map((m) => (m as { id?: unknown }).id ?? "n");
+  await turn();
+  assert.deepEqual(ids(), [1, 2, 3], "three in flight: the fourth waits");
+  await t.transport.send({ jsonrpc: "2.0", id: 2, result: {} });
+  await turn();
+  assert.deepEqual(ids(), [1, 2, 3, 4], "one answered: one more read");
+  await t.transport.send({ jsonrpc: "2.0", id: 1, result: {} });
+  await t.transport.send({ jsonrpc: "2.0", id: 3, result: {} });
+  await turn();
+  assert.deepEqual(ids(), [1, 2, 3, 4, 5, "n"], "room again: the rest, the notification too");
+  await t.transport.close();
+});
+
+Deno.test("LineTransport: requestsInFlightMax 1 is accepted; 0 and 1.5 are refused with RangeError", () => {
+  const io = { input: new ReadableStream<Uint8Array>(), write: () => Promise.resolve() };
+  new LineTransport(io, { requestsInFlightMax: 1 });
+  for (const bad of [0, 1.5]) {
+    assert.throws(() => new LineTransport(io, { requestsInFlightMax: bad }), RangeError, String(bad));
+  }
 });
 
 Deno.test("LineTransport: lineBytesMax 2 is accepted; 1 and 1.5 are refused with RangeError", () => {
