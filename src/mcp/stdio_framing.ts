@@ -14,9 +14,9 @@
  * | blank                                           | none                                           |
  *
  * A line whose handling throws is reported (and, if a request, answered `-32603`); it never ends the input.
- * At most {@linkcode STDIO_REQUESTS_IN_FLIGHT_MAX} requests are handed to the server unanswered: past that, no
- * more input is read until one is answered, so a host pipelining requests without reading answers fills its own
- * pipe rather than this process's memory.
+ * At most {@linkcode STDIO_REQUESTS_IN_FLIGHT_MAX} requests unanswered and answers unwritten are held: past that,
+ * no more input is read until one is answered or written, so a host pipelining requests without reading the
+ * answers fills its own pipe rather than this process's memory.
  *
  * End of input: when stdin ends (EOF or a read error) `inputEnded` resolves; the requests already
  * read are still answered (for at most {@linkcode STDIO_DRAIN_AFTER_EOF_MS}), then the transport
@@ -172,8 +172,8 @@ export interface LineTransportOptions {
   /** Time of the drain bound (default the system clock; tests inject a ManualClock). */
   clock?: Clock;
   /**
-   * Requests delivered and not answered yet past which no more input is read until one is answered (default
-   * {@linkcode STDIO_REQUESTS_IN_FLIGHT_MAX}; at least 1).
+   * Requests delivered and not answered yet, plus lines sent and not yet written, past which no more input is
+   * read until one is answered or written (default {@linkcode STDIO_REQUESTS_IN_FLIGHT_MAX}; at least 1).
    */
   requestsInFlightMax?: number;
 }
@@ -202,6 +202,8 @@ export class LineTransport implements Transport {
   readonly #unanswered = new Set<Id>();
   #drained: (() => void) | undefined;
   readonly #requestsInFlightMax: number;
+  /** Lines handed to `send` whose write has not finished (a host not reading stdout holds them here). */
+  #unwritten = 0;
   /** Resolved when a request is answered while the input waits for room ({@linkcode LineTransportOptions.requestsInFlightMax}). */
   #roomMade: (() => void) | undefined;
   readonly #decoder = new TextDecoder("utf-8", { fatal: true });
@@ -290,7 +292,7 @@ export class LineTransport implements Transport {
             parts = [];
             length = 0;
             // Read no further while the server holds as many unanswered requests as it may.
-            while (this.#unanswered.size >= this.#requestsInFlightMax && !this.#isClosed) {
+            while (this.#unanswered.size + this.#unwritten >= this.#requestsInFlightMax && !this.#isClosed) {
               await new Promise<void>((resolve) => this.#roomMade = resolve);
             }
             if (this.#isClosed) break;
@@ -435,7 +437,11 @@ export class LineTransport implements Transport {
       this.#makeRoom();
     }
     const bytes = messageLine(message);
-    const write = this.#writes.then(() => this.#io.write(bytes));
+    this.#unwritten++;
+    const write = this.#writes.then(() => this.#io.write(bytes)).finally(() => {
+      this.#unwritten--;
+      this.#makeRoom();
+    });
     this.#writes = write.catch((err) => {
       // stdout is gone: nothing more can be answered.
       this.#report(err instanceof Error ? err : new Error(String(err)));

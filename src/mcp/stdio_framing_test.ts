@@ -233,6 +233,39 @@ Deno.test("LineTransport: past requestsInFlightMax unanswered requests no more i
   await t.transport.close();
 });
 
+Deno.test("LineTransport: answers a host does not read count against requestsInFlightMax until written", async () => {
+  const request = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "m" }) + "\n";
+  const writes: (() => void)[] = [];
+  const delivered: unknown[] = [];
+  const transport = new LineTransport({
+    input: new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode([1, 2, 3, 4].map(request).join("")));
+        c.close();
+      },
+    }),
+    // stdout full: each write finishes only when the test says so.
+    write: () => new Promise<void>((resolve) => writes.push(resolve)),
+  }, { requestsInFlightMax: 2, drainAfterEofMs: 60_000, clock: new ManualClock() });
+  transport.onmessage = (m) => {
+    delivered.push((m as { id?: unknown }).id);
+    void transport.send({ jsonrpc: "2.0", id: (m as { id: number }).id, result: {} });
+  };
+  await transport.start();
+  const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+  await turn();
+  assert.deepEqual(delivered, [1, 2], "answered at once, but two answers wait for stdout");
+  writes.shift()?.();
+  await turn();
+  assert.deepEqual(delivered, [1, 2, 3], "one written: one more read");
+  while (writes.length > 0) {
+    writes.shift()?.();
+    await turn();
+  }
+  assert.deepEqual(delivered, [1, 2, 3, 4]);
+  await transport.closed;
+});
+
 Deno.test("LineTransport: requestsInFlightMax 1 is accepted; 0 and 1.5 are refused with RangeError", () => {
   const io = { input: new ReadableStream<Uint8Array>(), write: () => Promise.resolve() };
   new LineTransport(io, { requestsInFlightMax: 1 });
