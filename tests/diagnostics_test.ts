@@ -167,13 +167,14 @@ Deno.test("start-up on random bytes or a directory at the database path names th
 });
 
 /**
- * Makes `path` read-only for this process: mode 0444, and for root (whom modes do not stop) the immutable
+ * Makes `path` read-only for this process: mode 0444, and where that does not stop it (root) the immutable
  * attribute. Returns why it could not, or undefined; `undo` gives the file back to the test's clean-up.
  */
 async function readOnlyFile(path: string): Promise<{ reason?: string; undo(): Promise<void> }> {
   await Deno.chmod(path, 0o444);
+  const writable = () => Deno.open(path, { write: true }).then((f) => (f.close(), true), () => false);
   const chattr = (flag: string) => new Deno.Command("chattr", { args: [flag, path], stderr: "piped" }).output();
-  if (Deno.uid() !== 0) return { undo: () => Deno.chmod(path, 0o644) };
+  if (!await writable()) return { undo: () => Deno.chmod(path, 0o644) };
   try {
     const out = await chattr("+i");
     if (out.success) return { undo: async () => void await chattr("-i") };
