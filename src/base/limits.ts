@@ -226,6 +226,11 @@ export const POLL_GUIDANCE_FROM_HISTORY_MS_MAX = 5_000;
 /** The run time guidance assumes for a kind with no finished run yet, and the latest first look it advises
  * for a kind without a schedule of its own: about a second, the original's fixed poll_after_ms. */
 export const POLL_GUIDANCE_RUN_MS_DEFAULT = 1_000;
+/** For this long after a running job's cancellation was requested, its poll guidance is the cancel poll plus the
+ * floor (a cooperative handler ends within a cancel poll of the request, another process's within the
+ * {@linkcode CANCEL_POLL_MS_DEFAULT} poll): not the handler's next scheduled observation, which may be a minute
+ * away. A handler still running after it (one that ignores its abort) gets the usual guidance again. */
+export const CANCEL_GUIDANCE_WINDOW_MS = SHUTDOWN_GRACE_MS_DEFAULT;
 /** A handler's announced next observation this far in the past is overdue (stuck or lost). */
 export const OVERDUE_POLL_SLACK_MS = 2_000;
 

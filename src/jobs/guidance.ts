@@ -8,6 +8,8 @@
  */
 
 import {
+  CANCEL_GUIDANCE_WINDOW_MS,
+  CANCEL_POLL_MS_DEFAULT,
   OVERDUE_POLL_SLACK_MS,
   OWNER_HEARTBEAT_MS_DEFAULT,
   POLL_GUIDANCE_FROM_HISTORY_MS_MAX,
@@ -50,6 +52,11 @@ export function pollAfterMs(row: JobRow, inputs: GuidanceInputs): number | undef
     return clampPollMs(
       Math.min(waves * typical + Math.min(typical, POLL_GUIDANCE_RUN_MS_DEFAULT), POLL_GUIDANCE_FROM_HISTORY_MS_MAX),
     );
+  }
+  // A cancellation just requested ends the job within a cancel poll: look again then, not at the next
+  // observation the handler had planned before it.
+  if (row.cancel_requested_at !== null && inputs.now - row.cancel_requested_at < CANCEL_GUIDANCE_WINDOW_MS) {
+    return clampPollMs(CANCEL_POLL_MS_DEFAULT + POLL_INTERVAL_MS_MIN);
   }
   if (row.next_poll_at !== null) {
     const untilNext = row.next_poll_at - inputs.now;

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import {
+  CANCEL_GUIDANCE_WINDOW_MS,
+  CANCEL_POLL_MS_DEFAULT,
   OWNER_HEARTBEAT_MS_DEFAULT,
   POLL_GUIDANCE_FROM_HISTORY_MS_MAX,
   POLL_INTERVAL_MS_MAX,
@@ -41,6 +43,26 @@ Deno.test("pollAfterMs() follows the handler's next observation, just after it",
     pollAfterMs(row({ next_poll_at: NOW + 10 * 60_000 }), { now: NOW, runningMax: 4 }),
     POLL_INTERVAL_MS_MAX,
   );
+});
+
+Deno.test("pollAfterMs() of a running job whose cancellation was just requested: the cancel poll, until the window ends", () => {
+  const planned = { next_poll_at: NOW + 50_000 }; // the watch's next GitHub poll, before the cancel
+  const soon = CANCEL_POLL_MS_DEFAULT + POLL_INTERVAL_MS_MIN;
+  assert.equal(pollAfterMs(row({ ...planned, cancel_requested_at: NOW }), { now: NOW, runningMax: 4 }), soon);
+  assert.equal(
+    pollAfterMs(row({ ...planned, cancel_requested_at: NOW - CANCEL_GUIDANCE_WINDOW_MS + 1 }), {
+      now: NOW,
+      runningMax: 4,
+    }),
+    soon,
+    "at the window's last millisecond",
+  );
+  assert.equal(
+    pollAfterMs(row({ ...planned, cancel_requested_at: NOW - CANCEL_GUIDANCE_WINDOW_MS }), { now: NOW, runningMax: 4 }),
+    50_000 + POLL_INTERVAL_MS_MIN,
+    "past it (a handler ignoring its abort): the usual guidance",
+  );
+  assert.equal(pollAfterMs(row(planned), { now: NOW, runningMax: 4 }), 50_000 + POLL_INTERVAL_MS_MIN, "no cancel");
 });
 
 Deno.test("pollAfterMs() answers about a heartbeat, not the floor, when the next observation is overdue", () => {
