@@ -1,11 +1,14 @@
 /**
- * Shortening JSON values to a byte budget while keeping them valid, typed JSON: strings keep a
- * prefix, arrays keep their first elements, objects keep every small field whole and share the
+ * Shortening JSON values to a byte budget while keeping them valid, typed JSON: long strings keep a
+ * prefix (short ones, up to {@linkcode JSON_STRING_ATOMIC_CHARS_MAX}, are kept whole or left out: a cut enum
+ * value or time is wrong, not short), arrays keep their first elements, objects keep every small field whole and share the
  * rest of the budget among their large ones. Used to fit answers into the response bound item
  * by item instead of failing a whole batch.
  *
  * @module
  */
+
+import { JSON_STRING_ATOMIC_CHARS_MAX } from "./limits.ts";
 
 const encoder = new TextEncoder();
 
@@ -65,7 +68,9 @@ function smallest(value: unknown): unknown {
 function shrink(value: unknown, max: number): unknown {
   const size = jsonBytes(value);
   if (size <= max) return value;
-  if (typeof value === "string") return max < 2 ? DROP : stringPrefix(value, max);
+  if (typeof value === "string") {
+    return max < 2 || value.length <= JSON_STRING_ATOMIC_CHARS_MAX ? DROP : stringPrefix(value, max);
+  }
   if (Array.isArray(value)) return max < 2 ? DROP : arrayPrefix(value, max);
   if (value !== null && typeof value === "object") {
     return max < 2 ? DROP : objectWithin(value as Record<string, unknown>, max);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { JSON_STRING_ATOMIC_CHARS_MAX } from "./limits.ts";
 import { jsonBytes, shrinkJson, utf8BytesIfOver } from "./json_bound.ts";
 
 Deno.test("jsonBytes() counts UTF-8 bytes of the JSON form; undefined counts as null", () => {
@@ -10,32 +11,44 @@ Deno.test("jsonBytes() counts UTF-8 bytes of the JSON form; undefined counts as 
 });
 
 Deno.test("shrinkJson() keeps a value whose JSON is exactly bytesMax, and shortens it one byte below", () => {
-  const value = { title: "x".repeat(50), n: 7 };
+  const value = { title: "x".repeat(100), n: 7 };
   const size = jsonBytes(value);
   assert.deepEqual(shrinkJson(value, size), { value, omittedBytes: 0 });
   const cut = shrinkJson(value, size - 1);
   assert.ok(jsonBytes(cut.value) <= size - 1, JSON.stringify(cut));
   assert.equal(cut.omittedBytes, size - jsonBytes(cut.value));
   assert.equal((cut.value as { n: number }).n, 7, "the small field stays whole");
-  assert.ok((cut.value as { title: string }).title.startsWith("x".repeat(40)));
+  assert.ok((cut.value as { title: string }).title.startsWith("x".repeat(90)));
 });
 
-Deno.test("shrinkJson() keeps a string prefix within the budget and never splits a surrogate pair", () => {
-  assert.deepEqual(shrinkJson("abcdef", 5), { value: "abc", omittedBytes: 3 });
-  const emoji = "😀😀"; // each is a surrogate pair, 4 bytes of UTF-8
-  const r = shrinkJson(emoji, 2 + 4 + 3);
-  assert.equal(r.value, "😀");
+Deno.test("shrinkJson() keeps a long string's prefix within the budget and never splits a surrogate pair", () => {
+  const long = "abcdef".repeat(20);
+  assert.deepEqual(shrinkJson(long, 5), { value: "abc", omittedBytes: long.length - 3 });
+  const emoji = "😀".repeat(40); // each is a surrogate pair (2 UTF-16 units), 4 bytes of UTF-8
+  assert.equal(shrinkJson(emoji, 2 + 4 + 3).value, "😀");
   assert.equal(shrinkJson(emoji, 2 + 3).value, "", "a half pair is never kept");
+});
+
+Deno.test("shrinkJson() never cuts a string of up to JSON_STRING_ATOMIC_CHARS_MAX units: whole or left out", () => {
+  const atomic = "x".repeat(JSON_STRING_ATOMIC_CHARS_MAX);
+  const over = "x".repeat(JSON_STRING_ATOMIC_CHARS_MAX + 1);
+  const item = { outcome: "timed_out", started_at: "2026-01-01T00:00:00.000Z", text: atomic };
+  const out = shrinkJson(item, jsonBytes(item) - 1).value as Record<string, string>;
+  for (const [k, v] of Object.entries(out)) assert.equal(v, item[k as keyof typeof item], `${k} is whole`);
+  assert.ok(Object.keys(out).length < 3, "one was left out instead");
+  assert.deepEqual(shrinkJson([atomic], 10).value, [], "at the bound: left out");
+  assert.deepEqual(shrinkJson([over], 10).value, ["x".repeat(6)], "past it: a prefix");
 });
 
 Deno.test("shrinkJson() keeps the first array elements that fit whole, or a shortened first", () => {
   assert.deepEqual(shrinkJson([1, 2, 3, 4], 5).value, [1, 2]);
-  assert.deepEqual(shrinkJson(["a".repeat(20)], 10).value, ["a".repeat(6)]);
+  assert.deepEqual(shrinkJson(["a".repeat(200)], 10).value, ["a".repeat(6)]);
   assert.deepEqual(shrinkJson([1, 2], 2).value, []);
 });
 
 Deno.test("shrinkJson() below the smallest form answers that form; numbers and null are dropped whole", () => {
   assert.deepEqual(shrinkJson("abc", 1), { value: "", omittedBytes: 3 });
+  assert.deepEqual(shrinkJson("abcdef", 5), { value: "", omittedBytes: 6 }, "a short string is not cut");
   assert.deepEqual(shrinkJson([1], 0).value, []);
   assert.deepEqual(shrinkJson({ a: 1 }, 1).value, {});
   assert.deepEqual(shrinkJson(12345, 3), { value: null, omittedBytes: 1 });

@@ -381,6 +381,10 @@ export const NETWORK_WORKER_START_DELAY_MS = 500;
 /** Characters of a transport error kept in a log line (the SDK's can be whole zod reports). */
 export const LOG_TRANSPORT_ERROR_CHARS_MAX = 300;
 
+/** Strings up to this many UTF-16 units are never cut when an answer is shortened to fit its bound
+ * (src/base/json_bound.ts): kept whole or left out. A prefix of an enum value, a time, a SHA, a name or a URL is
+ * not a shorter value but a wrong one (`"outcome": "ti"`); longer texts (summaries, messages) keep a prefix. */
+export const JSON_STRING_ATOMIC_CHARS_MAX = 64;
 /** Concurrent HTTP requests served: far above one host's parallel calls, and a bound on memory under a flood. */
 export const HTTP_CONCURRENT_REQUESTS_MAX = 64;
 
