@@ -312,6 +312,16 @@ Deno.test("longcall: usage errors exit 2, --help and --version exit 0", async ()
     assert.equal(help.code, 0, `${group} --help`);
     for (const sub of subs) assert.match(help.stdout, new RegExp(`  ${group} ${sub} `));
   }
+  // A command that takes options only refuses an argument (`jobs list running` once listed every job).
+  for (const cmd of [["jobs", "list", "running"], ["serve", "extra"], ["permissions", "x"], ["setup", "x"]]) {
+    const extra = await longcall(cmd);
+    assert.equal(extra.code, 2, cmd.join(" "));
+    assert.match(extra.stderr, /takes options only/, cmd.join(" "));
+  }
+  // An empty --db (an unset variable in a script) never opens the default database.
+  const emptyDb = await longcall(["jobs", "list", "--db", ""]);
+  assert.equal(emptyDb.code, 2, emptyDb.stderr);
+  assert.match(emptyDb.stderr, /Cannot use --db: expected a database file path, current value is empty/);
   const bareGroup = await longcall(["jobs"]);
   assert.equal(bareGroup.code, 2);
   assert.match(bareGroup.stderr, /expected one of: list, get, cancel/);

@@ -721,7 +721,7 @@ const NEVER_LINGERS: Record<string, string> = {
   "scripts/conformance/options.ts":
     "holds the runner's product server command (--http, stopped with SIGTERM: no linger)",
   "scripts/lib/report/markdown_report.ts": "names the server in the evaluation report's prose; starts none",
-  "tests/cli_jobs_test.ts": "`serve --help` only",
+  "tests/cli_jobs_test.ts": "`serve --help`, and `serve` with an argument (refused before serving)",
   "tests/cli_github_test.ts": "its `serve` is refused at start (a bad GitHub setting) and exits before serving",
   "scripts/smoke.ts": "its servers answer tools/list only: no job runs at close",
   "tests/distribution_test.ts": "its servers answer tools/list only: no job runs at close",

@@ -24,6 +24,8 @@ export interface Command {
   description?: string;
   options: Record<string, OptionSpec>;
   examples: string[];
+  /** False for a command that takes options only: an argument is then a usage error, not silently ignored. */
+  acceptsArguments?: boolean;
   /** Runs with parsed values and positionals; returns the exit code. */
   run(values: Record<string, string | boolean | string[] | undefined>, positionals: string[]): Promise<number>;
 }
@@ -64,8 +66,14 @@ export function parseCommandArgs(cmd: Command, argv: string[]): {
   try {
     const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
-    return { values, positionals: parsed.positionals, help: values.help === true };
+    const help = values.help === true;
+    const extra = parsed.positionals[0];
+    if (cmd.acceptsArguments === false && extra !== undefined && !help) {
+      throw new UsageError(`Cannot use the argument ${JSON.stringify(extra)}: ${cmd.name} takes options only`);
+    }
+    return { values, positionals: parsed.positionals, help };
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
 }

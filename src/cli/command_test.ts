@@ -31,6 +31,17 @@ Deno.test("parseCommandArgs() refuses an unknown option and a string option with
   }
 });
 
+Deno.test("parseCommandArgs(): a command that takes options only refuses an argument; --help still answers", () => {
+  const optionsOnly = { ...cmd, acceptsArguments: false };
+  assert.throws(
+    () => parseCommandArgs(optionsOnly, ["running"]),
+    (e) => e instanceof UsageError && e.message === `Cannot use the argument "running": ${cmd.name} takes options only`,
+  );
+  assert.equal(parseCommandArgs(optionsOnly, ["--help", "x"]).help, true);
+  assert.deepEqual(parseCommandArgs(optionsOnly, []).positionals, []);
+  assert.deepEqual(parseCommandArgs(cmd, ["a"]).positionals, ["a"], "others take arguments");
+});
+
 Deno.test("intOption() accepts min and max, refuses min - 1 and max + 1, and falls back when unset", () => {
   assert.equal(intOption("1", { name: "limit", min: 1, max: 100, fallback: 20 }), 1);
   assert.equal(intOption("100", { name: "limit", min: 1, max: 100, fallback: 20 }), 100);

@@ -89,10 +89,16 @@ export function defaultDatabasePath(os: typeof Deno.build.os, env: DataDirEnv): 
 
 /**
  * The database path: `--db`, else `LONGCALL_DB`, else the platform's default. `env` defaults to
- * the process's environment (tests inject one).
+ * the process's environment (tests inject one). An empty `--db` (`--db "$UNSET_VAR"`) is refused
+ * rather than read as unset: it would otherwise open the user's real database.
+ *
+ * @throws {AppError} `invalid_argument` for an empty `--db`.
  */
 export function resolveDbPath(flag: string | undefined, env: (name: EnvVar) => string | undefined = envGet): string {
-  if (flag !== undefined && flag !== "") return flag;
+  if (flag === "") {
+    throw new AppError("invalid_argument", "Cannot use --db: expected a database file path, current value is empty");
+  }
+  if (flag !== undefined) return flag;
   const db = env("LONGCALL_DB");
   if (db !== undefined && db !== "") return db;
   return defaultDatabasePath(Deno.build.os, {

@@ -75,7 +75,11 @@ Deno.test("resolveDbPath() takes --db first, then LONGCALL_DB, then this platfor
   const vars = { LONGCALL_DB: "/from/env.db", HOME: "/home/ada", XDG_DATA_HOME: "/data", LOCALAPPDATA: "C:\\L" };
   assert.equal(resolveDbPath("/from/flag.db", envOf(vars)), "/from/flag.db");
   assert.equal(resolveDbPath(undefined, envOf(vars)), "/from/env.db");
-  assert.equal(resolveDbPath("", envOf(vars)), "/from/env.db", "an empty --db is no flag");
+  assert.throws(
+    () => resolveDbPath("", envOf(vars)),
+    /Cannot use --db: expected a database file path, current value is empty/,
+    "an empty --db (an unset variable in a script) is refused, never read as the default database",
+  );
   const { LONGCALL_DB: _unset, ...platform } = vars;
   const expected = defaultDatabasePath(Deno.build.os, platform);
   assert.equal(resolveDbPath(undefined, envOf(platform)), expected);

@@ -145,6 +145,7 @@ export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
   return [
     {
       name: "jobs list",
+      acceptsArguments: false,
       summary: "List jobs, newest first.",
       usage: "longcall jobs list [--state S] [--kind K] [--limit N] [--json] [--db PATH]",
       options: {

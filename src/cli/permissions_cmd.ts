@@ -160,6 +160,7 @@ export async function auditPermissions(db: string): Promise<PermissionReport> {
 export function permissionsCommand(): Command {
   return {
     name: "permissions",
+    acceptsArguments: false,
     summary: "Show what Deno grants each part of a longcall server (queried, not assumed).",
     usage: "longcall permissions [--json] [--check] [--db PATH]",
     description: [

@@ -444,6 +444,7 @@ const LINGER_MIN = LINGER_MS_MAX / 60_000;
 export function serveCommand(parts: () => ServerParts): Command {
   return {
     name: "serve",
+    acceptsArguments: false,
     summary: "Serve MCP over stdio (default) or streamable HTTP.",
     usage: "longcall serve [--http [--http-no-auth]] [--listen HOST:PORT] [--read-only] [--db PATH]",
     description: [

@@ -212,6 +212,7 @@ export function setupSnippet(host: Host, launch: Launch = launchCommand()): Setu
 export function setupCommand(): Command {
   return {
     name: "setup",
+    acceptsArguments: false,
     summary: "Print the snippet that registers longcall with an MCP host.",
     usage: `longcall setup --print <${HOSTS.join("|")}> [--github-host HOST]`,
     description: "Prints configuration for this longcall's real path and flags; it does not edit any file. " +
