@@ -460,6 +460,21 @@ Deno.test("longcall serve --listen with the shipped flags: localhost binds 127.0
     assert.doesNotMatch(stderr, /internal error/);
     assert.deepEqual(await Array.fromAsync(Deno.readDir(dir.path)), [], "no database, no token file");
   }
+  // Loopback is the code's rule too: a process granted everything still refuses to serve other interfaces.
+  const wide = serve("0.0.0.0:0");
+  const everything = await new Deno.Command(wide.command, {
+    // With a token, not --http-no-auth (which has a loopback rule of its own).
+    args: ["run", "-A", ...wide.args.slice(wide.args.indexOf("src/main.ts")).filter((a) => a !== "--http-no-auth")],
+    cwd: wide.cwd,
+    env: { ...wide.env, LONGCALL_HTTP_TOKEN: "a-token-of-the-test" },
+    // A server that did bind would serve until killed: the test then fails on its exit code, not by hanging.
+    signal: AbortSignal.timeout(20_000),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(everything.code, 2, new TextDecoder().decode(everything.stderr));
+  assert.match(new TextDecoder().decode(everything.stderr), /Cannot use --listen: this process may bind loopback only/);
   const server = await spawnHttpServer(serve("localhost:0"), { path: "/mcp" });
   try {
     // Bound to 127.0.0.1 (whatever localhost resolves to first here): a request there reaches the server.

@@ -156,9 +156,13 @@ export function parseListen(value: string): { hostname: string; port: number } {
   const named = m[1] ?? m[2] ?? "127.0.0.1";
   // `localhost` may resolve to either loopback address; longcall's flags grant binding the IPv4 one by number.
   const hostname = named.toLowerCase() === "localhost" ? "127.0.0.1" : named;
-  // Binding an address the flags do not grant would fail later as an internal NotCapable error.
+  // Binding an address the flags do not grant would fail later as an internal NotCapable error. Loopback is also
+  // the code's own rule, so a process run with wider grants (`deno run -A`) still serves this machine only.
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-  if (Deno.permissions.querySync({ name: "net", host: `${host}:${port}` }).state !== "granted") {
+  if (
+    !isLoopbackHost(hostname) ||
+    Deno.permissions.querySync({ name: "net", host: `${host}:${port}` }).state !== "granted"
+  ) {
     throw new UsageError(
       `Cannot use --listen: this process may bind loopback only (${HTTP_BIND_HOSTS.join(" or ")}, what ` +
         `longcall's permission flags grant), not ${host}:${port}; current value is ${value}`,
