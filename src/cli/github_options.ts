@@ -5,6 +5,9 @@
  */
 
 import { SIMULATE_TIME_RATE_MAX } from "../base/limits.ts";
+import { isLoopbackHost } from "../base/net.ts";
+import { GITHUB_API_URL_DEFAULT, withoutCredentials } from "../github/api_root.ts";
+import { envGet } from "./config.ts";
 import { intOption } from "./command.ts";
 import { UsageError } from "./exit.ts";
 
@@ -19,7 +22,8 @@ export const jsonOption = {
 } as const;
 export const rateOption = {
   type: "string",
-  help: `Simulations against a fake GitHub only: run the job's time N x faster (1..${SIMULATE_TIME_RATE_MAX})`,
+  help: `Simulations against a fake GitHub on loopback only (refused otherwise): run the job's time N x faster ` +
+    `(1..${SIMULATE_TIME_RATE_MAX})`,
   value: "N",
 } as const;
 
@@ -58,12 +62,29 @@ export const THREAD_STATE_FLAG: OneOfSpec<"open" | "closed" | "all"> = {
   fallback: "all",
 };
 
-/** `--simulate-time-rate` (simulations against a fake GitHub only). */
-export function simulateRate(values: Values): number | undefined {
-  return values["simulate-time-rate"] === undefined ? undefined : intOption(values["simulate-time-rate"], {
+/**
+ * `--simulate-time-rate`, for simulations against a fake GitHub on loopback only: `options.apiUrl` (default the
+ * configured LONGCALL_GITHUB_API_URL, else api.github.com) must name a loopback host. Against GitHub itself a
+ * compressed clock would end a watch's grace and timeout early and give false verdicts (`no_checks`).
+ */
+export function simulateRate(values: Values, options: { apiUrl?: string } = {}): number | undefined {
+  if (values["simulate-time-rate"] === undefined) return undefined;
+  const rate = intOption(values["simulate-time-rate"], {
     name: "simulate-time-rate",
     min: 1,
     max: SIMULATE_TIME_RATE_MAX,
     fallback: 1,
   });
+  const apiUrl = options.apiUrl ?? envGet("LONGCALL_GITHUB_API_URL") ?? GITHUB_API_URL_DEFAULT;
+  let host = "";
+  try {
+    host = new URL(apiUrl).hostname;
+  } catch { /* not a URL: refused below, as not loopback (the GitHub settings' own check names it) */ }
+  if (!isLoopbackHost(host)) {
+    throw new UsageError(
+      "Cannot use --simulate-time-rate: it is for a simulated GitHub on loopback (LONGCALL_GITHUB_API_URL=" +
+        `http://127.0.0.1:PORT), current GitHub API URL is ${JSON.stringify(withoutCredentials(apiUrl))}`,
+    );
+  }
+  return rate;
 }
