@@ -372,6 +372,28 @@ Deno.test("GitHub configuration is checked at start: a bad API URL, token file o
   assert.equal(fine.code, 0, `surrounding whitespace is dropped, as HTTP drops it: ${fine.stderr}`);
 });
 
+Deno.test("a bad setting in the environment is named as the variable, never as a flag nobody gave: exit 2 at start", async () => {
+  await using dir = await tempDir("longcall-cli-");
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ LONGCALL_RETENTION_MS: "abc" }, /^longcall serve: Cannot use LONGCALL_RETENTION_MS: expected an integer/],
+    [{ LONGCALL_LINGER_MS: "-1" }, /^longcall serve: Cannot use LONGCALL_LINGER_MS: expected an integer/],
+    [{ LONGCALL_SYNCHRONOUS: "OFF" }, /^longcall serve: Cannot use LONGCALL_SYNCHRONOUS: expected NORMAL or FULL/],
+    [
+      { LONGCALL_LOG: "verbose" },
+      /^longcall serve: Cannot use LONGCALL_LOG: expected silent, error, warn, info or debug/,
+    ],
+  ];
+  for (const [env, message] of cases) {
+    const run = await longcall(dir.path, ["serve", "--db", dir.file("x.db")], { env });
+    assert.equal(run.code, 2, `${JSON.stringify(env)}: ${run.stderr}`);
+    assert.match(run.stderr, message);
+  }
+  const flag = await longcall(dir.path, ["serve", "--retention-ms", "abc", "--db", dir.file("x.db")], {
+    env: { LONGCALL_RETENTION_MS: "5000" },
+  });
+  assert.match(flag.stderr, /Cannot use --retention-ms: expected an integer/, "the flag, when it was the flag");
+});
+
 Deno.test("--help of checks watch, sync and search exits 0 with usage and an example", async () => {
   await using dir = await tempDir("longcall-cli-");
   const helps = await Promise.all([

@@ -88,15 +88,17 @@ export interface IntOptionSpec {
   max: number;
   /** The value when the option is unset. */
   fallback: number;
+  /** Where the value came from when not the flag (an environment variable): messages name it instead. */
+  from?: string;
 }
 
 /** Reads an integer option within the bounds `spec` gives, or `spec.fallback` when it is unset. */
 export function intOption(value: unknown, spec: IntOptionSpec): number {
-  const { name, min, max, fallback } = spec;
+  const { name, min, max, fallback, from = `--${name}` } = spec;
   if (value === undefined) return fallback;
   const n = Number(value);
   if (typeof value !== "string" || !Number.isInteger(n) || n < min || n > max) {
-    throw new UsageError(`Cannot use --${name}: expected an integer from ${min} to ${max}, current value is ${value}`);
+    throw new UsageError(`Cannot use ${from}: expected an integer from ${min} to ${max}, current value is ${value}`);
   }
   return n;
 }

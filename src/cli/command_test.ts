@@ -42,6 +42,13 @@ Deno.test("parseCommandArgs(): a command that takes options only refuses an argu
   assert.deepEqual(parseCommandArgs(cmd, ["a"]).positionals, ["a"], "others take arguments");
 });
 
+Deno.test("intOption() names options.from in its message when the value came from elsewhere", () => {
+  assert.throws(
+    () => intOption("x", { name: "linger-ms", min: 0, max: 5, fallback: 0, from: "LONGCALL_LINGER_MS" }),
+    (e) => e instanceof UsageError && e.message.startsWith("Cannot use LONGCALL_LINGER_MS: expected an integer"),
+  );
+});
+
 Deno.test("intOption() accepts min and max, refuses min - 1 and max + 1, and falls back when unset", () => {
   assert.equal(intOption("1", { name: "limit", min: 1, max: 100, fallback: 20 }), 1);
   assert.equal(intOption("100", { name: "limit", min: 1, max: 100, fallback: 20 }), 100);

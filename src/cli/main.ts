@@ -5,9 +5,11 @@
  */
 
 import { AppError } from "../base/errors.ts";
+import { isLogLevel } from "../base/log.ts";
 import { VERSION } from "../base/version.ts";
 import { type Command, commandHelp, parseCommandArgs } from "./command.ts";
 import { EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, UsageError } from "./exit.ts";
+import { envGet } from "./config.ts";
 import { githubConfigFromEnv } from "./product_kinds.ts";
 import { serveCommand } from "./serve.ts";
 import type * as Serving from "../mcp/serving.ts";
@@ -167,6 +169,12 @@ export async function main(argv: string[], modules: CliModules): Promise<number>
     if (help) {
       console.log(commandHelp(cmd));
       return EXIT_OK;
+    }
+    const logSetting = envGet("LONGCALL_LOG");
+    if (logSetting !== undefined && !isLogLevel(logSetting)) {
+      throw new UsageError(
+        `Cannot use LONGCALL_LOG: expected silent, error, warn, info or debug, current value is ${logSetting}`,
+      );
     }
     return await cmd.run(values, positionals);
   } catch (err) {

@@ -476,6 +476,15 @@ export function serveCommand(parts: () => ServerParts): Command {
       "it admitted, queued or running, then stops; over --http it stops as SIGTERM does (the server is shared).",
       "Deno cannot close a process's stdout/stderr descriptors, so a parent that waits for their end-of-file",
       "(a CI step) waits for the linger: set LONGCALL_LINGER_MS=0 there.",
+      "",
+      "Environment (a flag, where there is one, wins; a bad value stops the start, exit 2, naming it):",
+      "  GITHUB_TOKEN, GH_TOKEN         a GitHub token (never logged or stored); without one, anonymous (60/h)",
+      "  LONGCALL_GITHUB_TOKEN_FILE     a file holding the token, read when neither variable is set",
+      "  LONGCALL_GITHUB_API_URL        the API root (default https://api.github.com; GHES: https://HOST/api/v3)",
+      "  LONGCALL_DB                    --db",
+      "  LONGCALL_HTTP_TOKEN            the bearer token --http requires",
+      "  LONGCALL_RETENTION_MS          --retention-ms;  LONGCALL_LINGER_MS  --linger-ms;  LONGCALL_SYNCHRONOUS  --synchronous",
+      "  LONGCALL_LOG                   silent, error, warn, info (default) or debug",
     ].join("\n"),
     options: {
       http: { type: "boolean", help: "Serve streamable HTTP at /mcp instead of stdio" },
@@ -501,7 +510,9 @@ export function serveCommand(parts: () => ServerParts): Command {
       },
       "retention-ms": {
         type: "string",
-        help: `Keep finished jobs this long (default ${JOB_RETENTION_MS_DEFAULT / 3_600_000} h)`,
+        help: `Keep finished jobs this long (default ${
+          JOB_RETENTION_MS_DEFAULT / 3_600_000
+        } h; ${JOB_RETENTION_MS_MIN}..${JOB_RETENTION_MS_MAX})`,
         value: "MS",
       },
       synchronous: { type: "string", help: "SQLite durability: NORMAL (default) or FULL", value: "MODE" },
@@ -519,9 +530,12 @@ export function serveCommand(parts: () => ServerParts): Command {
       "claude mcp add longcall -- longcall serve",
     ],
     run(values) {
+      // A setting from the environment is named as such in its error, not as the flag nobody gave.
+      const fromEnv = (flag: string, variable: string) => values[flag] === undefined ? { from: variable } : {};
       const sync = (values.synchronous as string | undefined) ?? envGet("LONGCALL_SYNCHRONOUS");
       if (sync !== undefined && sync !== "NORMAL" && sync !== "FULL") {
-        throw new UsageError(`Cannot use --synchronous: expected NORMAL or FULL, current value is ${sync}`);
+        const from = fromEnv("synchronous", "LONGCALL_SYNCHRONOUS").from ?? "--synchronous";
+        throw new UsageError(`Cannot use ${from}: expected NORMAL or FULL, current value is ${sync}`);
       }
       if (values["http-no-auth"] === true && values.http !== true) {
         throw new UsageError("Cannot use --http-no-auth: it applies only with --http");
@@ -555,10 +569,17 @@ export function serveCommand(parts: () => ServerParts): Command {
             min: JOB_RETENTION_MS_MIN,
             max: JOB_RETENTION_MS_MAX,
             fallback: 0,
+            ...fromEnv("retention-ms", "LONGCALL_RETENTION_MS"),
           }),
         }),
         ...(sync === undefined ? {} : { synchronous: sync as Synchronous }),
-        lingerMs: intOption(linger, { name: "linger-ms", min: 0, max: LINGER_MS_MAX, fallback: LINGER_MS_DEFAULT }),
+        lingerMs: intOption(linger, {
+          name: "linger-ms",
+          min: 0,
+          max: LINGER_MS_MAX,
+          fallback: LINGER_MS_DEFAULT,
+          ...fromEnv("linger-ms", "LONGCALL_LINGER_MS"),
+        }),
         ...(rate === undefined ? {} : { timeRate: rate }),
       }, parts());
     },
