@@ -690,7 +690,8 @@ Deno.test(`serve --linger-ms: 0 and ${LINGER_MS_MAX} are accepted; -1, ${LINGER_
       const out = await runToExit(target);
       const stderr = new TextDecoder().decode(out.stderr);
       assert.equal(out.code, 2, `${how} ${value}: ${stderr}`);
-      assert.match(stderr, new RegExp(`Cannot use --linger-ms: expected an integer from 0 to ${LINGER_MS_MAX}`));
+      const named = how === "env" ? "LONGCALL_LINGER_MS" : "--linger-ms";
+      assert.match(stderr, new RegExp(`Cannot use ${named}: expected an integer from 0 to ${LINGER_MS_MAX}`));
       assert.equal(out.stdout.length, 0);
     }
   } finally {
