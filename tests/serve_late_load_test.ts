@@ -121,6 +121,18 @@ Deno.test("serve: a network worker that fails when the start delay starts it sto
   assert.equal(stdout, "", "nothing reached stdout");
 });
 
+Deno.test("serve: a network worker that crashes after its start stops the serving server with exit 1, reported", async () => {
+  // Without it the server went on serving and admitting jobs that nothing in the process would run.
+  const { code, stdout, stderr } = await lateLoadServer(["--refuse-at", "later"]);
+  assert.equal(code, 1, stderr);
+  assertNoUnhandledRejection(stderr);
+  assert.match(stderr, /network worker ready/, "it started");
+  assert.match(stderr, /network worker crashed/, stderr);
+  assert.match(stderr, /the network worker stopped running jobs; stopping/, stderr);
+  assert.doesNotMatch(stderr, /could not start/, "reported once, as a failure after the start");
+  assert.equal(stdout, "", "nothing reached stdout");
+});
+
 Deno.test("serve: a start that a submission made and that fails is reported with exit 1, though the host left before the delay", async () => {
   const { code, stdout, stderr } = await lateLoadServer(["--refuse-at", "init"], [INITIALIZE, SUBMIT]);
   assert.equal(code, 1, stderr);

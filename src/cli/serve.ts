@@ -335,6 +335,18 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       exitCode = EXIT_ERROR;
       stopRequested.resolve("worker_failed");
     });
+    // A worker that fails after its start (a crash, a broken invariant) runs nothing more: stop, so the host
+    // sees the server end (and may start another, which reconciles the lost jobs) instead of one that admits
+    // work nothing runs.
+    let started = false;
+    execution.firstStart?.then(() => started = true, () => {});
+    void worker.executor.failed.then((reason) => {
+      // A failure before or during its start is reported (and stops the server) by the start's own handlers.
+      if (!started || stopping) return;
+      log.error("the network worker stopped running jobs; stopping", { error: reason });
+      exitCode = EXIT_ERROR;
+      stopRequested.resolve("worker_failed");
+    });
     workerStart = setTimeout(() => void execution.start(), NETWORK_WORKER_START_DELAY_MS);
     // An entry that crashed (from memory nothing waited for it): the start is tried now, fails at once, and stops.
     worker.executor.entered().catch(() => {

@@ -41,6 +41,13 @@ export class WorkerExecutor {
   readonly #waiters = new Map<FromWorker["type"], (m: FromWorker) => void>();
   /** Why the worker answers nothing more (it failed, or it was stopped); undefined while it may. */
   #gone: string | undefined;
+  readonly #failed = Promise.withResolvers<string>();
+  /**
+   * Resolves with the reason once the worker fails or crashes (its entry, its start, or any time after): from
+   * then on nothing in this process runs jobs, so a server stops rather than go on admitting work nothing runs.
+   * Never settles for a worker that was stopped.
+   */
+  readonly failed: Promise<string> = this.#failed.promise;
   readonly #entered: Promise<unknown>;
   /** Whether anything was sent yet: the worker loads its code on the first message. */
   #told = false;
@@ -58,6 +65,7 @@ export class WorkerExecutor {
       if (m.type === "failed") {
         this.#gone = m.message;
         this.#log.error("network worker failed", { error: m.message });
+        this.#failed.resolve(m.message);
       }
       // A failure answers whoever waits for it, else whoever waits for "ready".
       const key = this.#waiters.has(m.type) ? m.type : m.type === "failed" ? "ready" : undefined;
@@ -71,6 +79,7 @@ export class WorkerExecutor {
       event.preventDefault();
       this.#gone = event.message;
       this.#log.error("network worker crashed", { error: event.message });
+      this.#failed.resolve(event.message);
       for (const [, waiter] of this.#waiters) waiter({ type: "failed", message: event.message });
       this.#waiters.clear();
     };

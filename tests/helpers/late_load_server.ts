@@ -31,8 +31,8 @@ if (import.meta.main) {
   });
   const fromMemory = values["from-memory"] === true;
   const at = values["refuse-at"];
-  if (!fromMemory && at !== "entry" && at !== "init") {
-    throw new Error(`--refuse-at must be entry or init, current value is ${at}`);
+  if (!fromMemory && at !== "entry" && at !== "init" && at !== "later") {
+    throw new Error(`--refuse-at must be entry, init or later, current value is ${at}`);
   }
   if (fromMemory) embedWorkerScript('throw new Error("this embedded worker refuses to start");');
   const settleMs = Number(values["settle-ms"] ?? "0");
