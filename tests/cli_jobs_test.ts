@@ -294,6 +294,22 @@ Deno.test("longcall: usage errors exit 2, --help and --version exit 0", async ()
   assert.equal(noIds.code, 2);
   const unknownFlag = await longcall(["jobs", "get", "--frobnicate"]);
   assert.equal(unknownFlag.code, 2);
+  const bare = await longcall([]);
+  assert.equal(bare.code, 2);
+  assert.equal(bare.stdout, "", "a usage error: the help goes to stderr");
+  assert.match(bare.stderr, /Usage: longcall <command>/);
+  const optionFirst = await longcall(["--db", "x.db", "jobs", "list"]);
+  assert.equal(optionFirst.code, 2);
+  assert.match(optionFirst.stderr, /--db is an option, and options go after the command/);
+  const helpTopic = await longcall(["help", "jobs", "list"]);
+  assert.equal(helpTopic.code, 0, helpTopic.stderr);
+  assert.match(helpTopic.stdout, /^Usage: longcall jobs list/);
+  const unknownOption = await longcall(["serve", "--bogus"]);
+  assert.equal(unknownOption.code, 2);
+  assert.match(
+    unknownOption.stderr,
+    /^longcall serve: Cannot use --bogus: serve has no such option \(its options: --http,/,
+  );
   const unknownCommand = await longcall(["frobnicate"]);
   assert.equal(unknownCommand.code, 2);
   assert.equal(unknownCommand.stderr.trim(), 'longcall: unknown command "frobnicate". Run `longcall --help`.');

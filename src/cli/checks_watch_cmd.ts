@@ -140,7 +140,11 @@ export function checksWatchCommand(): Command {
     ],
     async run(values, positionals) {
       if (positionals.length !== 1) {
-        throw new UsageError(`Cannot watch: give exactly one OWNER/REPO#N, current value is ${positionals.length}`);
+        throw new UsageError(
+          `Cannot watch: give exactly one OWNER/REPO#N, ${
+            positionals.length === 0 ? "none was given" : `current count is ${positionals.length}`
+          }`,
+        );
       }
       const pr = parsePullRef(positionals[0] ?? "");
       const until = oneOf(values.until, {

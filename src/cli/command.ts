@@ -74,8 +74,24 @@ export function parseCommandArgs(cmd: Command, argv: string[]): {
     return { values, positionals: parsed.positionals, help };
   } catch (err) {
     if (err instanceof UsageError) throw err;
-    throw new UsageError(err instanceof Error ? err.message : String(err));
+    throw new UsageError(parseArgsMessage(cmd, err));
   }
+}
+
+/**
+ * node:util's parseArgs error in the house's words: an unknown option is named with the command's own options
+ * (parseArgs' text quotes it unbalanced and suggests `--` for a positional); the rest are kept as they are.
+ */
+function parseArgsMessage(cmd: Command, err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  const unknown = /^Unknown option '([^']*)'/.exec(message)?.[1];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown !== undefined) {
+    const known = Object.keys(cmd.options).map((o) => `--${o}`);
+    return `Cannot use ${unknown}: ${cmd.name} has no such option` +
+      (known.length === 0 ? "" : ` (its options: ${known.join(", ")})`);
+  }
+  return message;
 }
 
 /** How {@link intOption} reads one integer option: its flag name, its bounds, and its value when unset. */
@@ -96,8 +112,9 @@ export interface IntOptionSpec {
 export function intOption(value: unknown, spec: IntOptionSpec): number {
   const { name, min, max, fallback, from = `--${name}` } = spec;
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (typeof value !== "string" || !Number.isInteger(n) || n < min || n > max) {
+  // Decimal digits only: Number() would also take 1e2, 0x10, " 5 " and 1000.0.
+  const n = typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : NaN;
+  if (typeof value !== "string" || !Number.isSafeInteger(n) || n < min || n > max) {
     throw new UsageError(`Cannot use ${from}: expected an integer from ${min} to ${max}, current value is ${value}`);
   }
   return n;

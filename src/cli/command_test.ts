@@ -42,6 +42,26 @@ Deno.test("parseCommandArgs(): a command that takes options only refuses an argu
   assert.deepEqual(parseCommandArgs(cmd, ["a"]).positionals, ["a"], "others take arguments");
 });
 
+Deno.test("intOption() takes decimal digits only: 1e2, 0x10, padded and 100.0 are refused", () => {
+  for (const bad of ["1e2", "0x10", " 5 ", "100.0", "", "+5"]) {
+    assert.throws(
+      () => intOption(bad, { name: "limit", min: 0, max: 1000, fallback: 1 }),
+      UsageError,
+      JSON.stringify(bad),
+    );
+  }
+  assert.equal(intOption("-3", { name: "n", min: -5, max: 5, fallback: 1 }), -3);
+});
+
+Deno.test("parseCommandArgs(): an unknown option is named with the command's options, in one balanced line", () => {
+  assert.throws(
+    () => parseCommandArgs(cmd, ["--bogus"]),
+    (e) =>
+      e instanceof UsageError &&
+      e.message === "Cannot use --bogus: demo has no such option (its options: --db, --json, --repo)",
+  );
+});
+
 Deno.test("intOption() names options.from in its message when the value came from elsewhere", () => {
   assert.throws(
     () => intOption("x", { name: "linger-ms", min: 0, max: 5, fallback: 0, from: "LONGCALL_LINGER_MS" }),

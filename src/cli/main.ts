@@ -128,9 +128,15 @@ export async function main(argv: string[], modules: CliModules): Promise<number>
     console.error(`longcall: internal error: cannot load its commands: ${err instanceof Error ? err.message : err}`);
     return EXIT_ERROR;
   }
-  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
+  if (argv.length === 0) {
+    // A usage error: the help goes to stderr, as every other usage error's words do.
+    console.error(topHelp(cmds));
+    return EXIT_USAGE;
+  }
+  if (argv[0] === "help" && argv.length > 1) return await main([...argv.slice(1), "--help"], modules);
+  if (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     console.log(topHelp(cmds));
-    return argv.length === 0 ? EXIT_USAGE : EXIT_OK;
+    return EXIT_OK;
   }
   if (argv[0] === "--version" || argv[0] === "-V") {
     console.log(`longcall ${VERSION}`);
@@ -154,6 +160,11 @@ export async function main(argv: string[], modules: CliModules): Promise<number>
     }
     if (group.length > 0) {
       console.error(`longcall ${argv[0]}: expected one of: ${group.map((c) => c.name.split(" ")[1]).join(", ")}`);
+    } else if ((argv[0] ?? "").startsWith("-")) {
+      console.error(
+        `longcall: ${argv[0]} is an option, and options go after the command: longcall <command> [options]. ` +
+          "Run `longcall --help`.",
+      );
     } else {
       const near = nearestCommand(argv[0] ?? "", cmds);
       console.error(

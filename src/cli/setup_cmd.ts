@@ -238,7 +238,9 @@ export function setupCommand(): Command {
       const host = values.print as string | undefined;
       if (host === undefined || !(HOSTS as readonly string[]).includes(host)) {
         throw new UsageError(
-          `Cannot print setup: --print must be one of ${HOSTS.join(", ")}, current value is ${host}`,
+          `Cannot print setup: --print must be one of ${HOSTS.join(", ")}, ${
+            host === undefined ? "none was given" : `current value is ${host}`
+          }`,
         );
       }
       const githubHost = values["github-host"] as string | undefined;
