@@ -27,8 +27,9 @@ if (inWorker()) {
   if (at === "later") {
     // Starts as a worker that runs nothing (ready to the runtime's init), then crashes a moment later: as a
     // worker whose code hits an uncaught error after the server has been serving with it.
-    (self as unknown as { onmessage: () => void }).onmessage = () => {
-      self.postMessage({ type: "ready", ownerId: "refusing-worker" });
+    const scope = self as unknown as { onmessage: () => void; postMessage(message: unknown): void };
+    scope.onmessage = () => {
+      scope.postMessage({ type: "ready", ownerId: "refusing-worker" });
       setTimeout(refuse, 200);
     };
   } else (self as unknown as { onmessage: () => void }).onmessage = refuse;
