@@ -14,6 +14,7 @@ import { HTTP_PENDING_BODIES_PER_CLIENT_MAX, MCP_MESSAGE_BYTES_MAX } from "../sr
 import { silentLogger } from "../src/base/log.ts";
 import { ensureHttpToken, httpTokenPath } from "../src/cli/http_token.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
+import { mcpUrl } from "../src/cli/serve.ts";
 import { type HttpBounds, serveOnHttp } from "../src/mcp/transports.ts";
 import { denoExecPath, MODERN_PROTOCOL_VERSION, spawnHttpServer } from "../testing/mcp_clients.ts";
 import { modernMeta, RawStdioServer, REPO_ROOT, serverArgs, spawnHttp, stdioServer } from "./helpers/longcall_procs.ts";
@@ -420,6 +421,11 @@ Deno.test("longcall serve: --listen without --http, or a bad --listen, is a usag
     assert.match(new TextDecoder().decode(out.stderr), pattern);
     assert.deepEqual(await Array.fromAsync(Deno.readDir(dir.path)), [], "no database, no token file");
   }
+});
+
+Deno.test("mcpUrl(): the serving line's url is the endpoint on the port the server got; IPv6 in brackets", () => {
+  assert.equal(mcpUrl("127.0.0.1", 4242), "http://127.0.0.1:4242/mcp");
+  assert.equal(mcpUrl("::1", 8765), "http://[::1]:8765/mcp");
 });
 
 Deno.test("longcall serve --listen with the shipped flags: localhost binds 127.0.0.1; an address they do not grant is a usage error, not an internal one", async () => {

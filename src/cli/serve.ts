@@ -146,6 +146,11 @@ export function startUp(
   };
 }
 
+/** The endpoint a client connects to on `hostname` (as {@linkcode parseListen} gives it) and the port the server got. */
+export function mcpUrl(hostname: string, port: number): string {
+  return `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}/mcp`;
+}
+
 /** Parses `host:port` (IPv6 in brackets). */
 export function parseListen(value: string): { hostname: string; port: number } {
   const m = /^(?:\[([0-9a-fA-F:]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
@@ -276,6 +281,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   // (binding needs net) but holds every request at a gate; stdio starts reading afterwards.
   const narrowed = Promise.withResolvers<void>();
   let httpServing: ReturnType<McpServing["serveOnHttp"]> | undefined;
+  let listeningUrl: string | undefined;
   if (flags.http) {
     const { hostname, port } = parseListen(flags.listen);
     httpServing = mcp.serveOnHttp(factory, {
@@ -288,7 +294,7 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
       onListen: (p) => console.error(`LISTENING ${p}`),
       onActivity: () => idle?.touch(),
     });
-    await httpServing.port;
+    listeningUrl = mcpUrl(hostname, await httpServing.port);
   }
   if (worker !== undefined) {
     if (worker.script.fromMemory) {
@@ -317,6 +323,8 @@ export async function runServer(flags: ServeFlags, parts: ServerParts): Promise<
   const servingAt = performance.now();
   log.info("serving", {
     transport: flags.http ? "http" : "stdio",
+    // Where clients connect (the port chosen when --listen gave 0).
+    ...(listeningUrl === undefined ? {} : { url: listeningUrl }),
     db: flags.db,
     read_only: flags.readOnly,
     ...startUp({ runtimeAt, mcpAt, narrowAt, servingAt }),
