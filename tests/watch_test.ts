@@ -166,6 +166,26 @@ Deno.test("watch: a new push mid-watch ends superseded (confirmed), and is not s
   assert.equal(storedChecks(h)?.item_status, "unavailable");
 });
 
+Deno.test("watch: a SHA just pushed that GitHub does not show as the head yet is waited for, not superseded", async () => {
+  // The agent pushed the second commit and watches it at once; GitHub's pull request still shows the first head
+  // until 60 s (the scenario's push).
+  await using h = await openWatchHarness({ scenario: "new_push" });
+  const { result } = await watch(h, { expected_head_sha: SCENARIO_SHA_SECOND });
+  assert.equal(result.outcome, "succeeded", result.reason);
+  assert.equal(result.observed_head_sha, SCENARIO_SHA_SECOND);
+  assert.ok(elapsedMs(result) >= 130_000, "the second head's build passes at 130 s");
+});
+
+Deno.test("watch: a SHA that never becomes the head (GitHub does not know it) ends superseded after the grace, saying so", async () => {
+  // GitHub answers 422 for the checks of a commit it does not know: they are not read while the head differs.
+  await using h = await openWatchHarness({ scenario: "checks_pass" });
+  const unknown = "f".repeat(40);
+  const { result } = await watch(h, { expected_head_sha: unknown, first_check_grace_ms: 60_000 });
+  assert.equal(result.outcome, "superseded");
+  assert.match(result.reason, /^the pull request's head never became fffffff within 60000 ms; it is aaaaaaa/);
+  assert.ok(elapsedMs(result) >= 60_000, `after the grace: ${elapsedMs(result)} ms`);
+});
+
 Deno.test("watch: the default head is the head at the first poll (after a push, the new head is watched)", async () => {
   await using h = await openWatchHarness({ scenario: "new_push" });
   h.clock.advance(70_000); // the push happened at 60 s

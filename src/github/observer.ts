@@ -61,6 +61,22 @@ export function clientObserver(gh: GitHubClient): PullObserver {
     async observe(pr, sha, options): Promise<PullObservation> {
       const o = endpoint(options);
       const pull = await gh.getPull(pr, pr.number, o);
+      if (pull.data.head.sha !== sha) {
+        // Not the watched commit (a new push, or GitHub not showing a just-pushed one yet): its checks decide
+        // nothing, and GitHub answers 422 for a commit it does not know yet.
+        return {
+          head_sha: pull.data.head.sha,
+          state: pull.data.state,
+          merged: pull.data.merged === true || (pull.data.merged_at ?? null) !== null,
+          base_ref: pull.data.base?.ref ?? "",
+          check_runs: [],
+          statuses: [],
+          suites: [],
+          workflows: new Map(),
+          coverage_complete: false,
+          coverage_gaps: [`checks not read: the head is ${pull.data.head.sha}, not the watched ${sha}`],
+        };
+      }
       const runs: CheckRunsResult = await checkRuns(pr, sha, o);
       const status = await gh.getCombinedStatusAll(pr, sha, o);
       const suites = await gh.getCheckSuites(pr, sha, o);

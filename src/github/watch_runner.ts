@@ -174,6 +174,12 @@ async function watch(ctx: JobContext<WatchRequest>, deps: WatchDeps, options: Wa
   const expected = req.expected_head_sha ??
     requireSha(await gh.headSha(pull, bounded()), "the pull request's head SHA");
   let pacedPolls = 0;
+  // Whether the pull request's head has been seen at `expected`. GitHub updates a pull request's head some time
+  // after a push, so a watch of a SHA just pushed (given as expected_head_sha) may first see the old head: that
+  // is GitHub catching up, not a new push. Only a head that moves away from `expected` supersedes the watch; one
+  // that never reaches it within the first-check grace does too, named as such. A head read from GitHub at the
+  // start has been seen.
+  let headSeen = req.expected_head_sha === undefined;
   let confirming: { outcome: WatchOutcome; at: number } | undefined;
   let required: RequiredCheck[] | undefined;
 
@@ -388,9 +394,16 @@ async function watch(ctx: JobContext<WatchRequest>, deps: WatchDeps, options: Wa
     const now = clock.now();
     let candidate: WatchOutcome | undefined;
     let reason = "";
-    if (obs.head_sha !== expected) {
+    if (obs.head_sha === expected) headSeen = true;
+    if (obs.head_sha !== expected && !headSeen && now - startedAt < req.first_check_grace_ms) {
+      reason = `the pull request's head is still ${obs.head_sha.slice(0, 7)}; waiting for GitHub to show ` +
+        `${expected.slice(0, 7)}`;
+    } else if (obs.head_sha !== expected) {
       candidate = "superseded";
-      reason = `a new push moved the head from ${expected.slice(0, 7)} to ${obs.head_sha.slice(0, 7)}`;
+      reason = headSeen
+        ? `a new push moved the head from ${expected.slice(0, 7)} to ${obs.head_sha.slice(0, 7)}`
+        : `the pull request's head never became ${expected.slice(0, 7)} within ${req.first_check_grace_ms} ms; ` +
+          `it is ${obs.head_sha.slice(0, 7)} (another push, or a commit that is not this pull request's)`;
     } else if (obs.state === "closed") {
       candidate = obs.merged === true ? "merged" : "closed";
       reason = obs.merged === true

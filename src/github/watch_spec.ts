@@ -38,7 +38,10 @@ export const WatchInput = z.object({
     .describe("Repository name, e.g. deno"),
   number: z.number().int().min(1).max(GITHUB_NUMBER_MAX).describe("Pull request number"),
   expected_head_sha: z.string().regex(/^[0-9a-f]{40}$/).optional()
-    .describe("Head commit to watch (40 hex). Default: the head seen at the first poll"),
+    .describe(
+      "Head commit to watch (40 hex), e.g. one just pushed: until GitHub shows it as the head (it updates a " +
+        "moment after a push) the watch waits, up to first_check_grace_ms. Default: the head seen at the first poll",
+    ),
   until: z.enum(["terminal", "change"]).default("terminal")
     .describe("terminal: wait for a verdict; change: return at the first material CI change"),
   timeout_ms: z.number().int().min(WATCH_TIMEOUT_MS_MIN).max(WATCH_TIMEOUT_MS_MAX).default(WATCH_TIMEOUT_MS_DEFAULT)
