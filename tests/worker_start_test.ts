@@ -63,6 +63,30 @@ Deno.test(`serve from source: with no submission the worker starts ${NETWORK_WOR
   assert.ok(waited >= NETWORK_WORKER_START_DELAY_MS - 1, `ready ${waited} ms after serving began:\n${stderr}`);
 });
 
+Deno.test("serve: the serving thread's SQLite lock on the database survives the network worker's open", async () => {
+  // POSIX record locks belong to the process: a descriptor of the file opened and closed anywhere in it (as a
+  // probe in the worker's open once did) drops every lock its SQLite connections hold, unnoticed by SQLite.
+  if (Deno.build.os !== "linux") {
+    console.log(`skipped: reads /proc/locks, which only Linux has (this is ${Deno.build.os})`);
+    return;
+  }
+  await using dir = await tempDir("longcall-worker-start-");
+  const db = dir.file("x.db");
+  const server = sourceServer(db);
+  try {
+    await server.request("initialize", INITIALIZE);
+    await waitFor("the worker's start", () => server.stderr().includes("network worker ready"));
+    const { ino } = await Deno.stat(db);
+    // Through cat: Deno grants reading /proc only with --allow-all.
+    const table = new TextDecoder().decode((await new Deno.Command("cat", { args: ["/proc/locks"] }).output()).stdout);
+    const locks = table.split("\n").filter((l) => l.includes(`:${ino} `));
+    assert.ok(locks.some((l) => /POSIX\s+ADVISORY\s+READ/.test(l)), `a shared lock on inode ${ino}:\n${locks}`);
+  } finally {
+    await server.endStdin();
+    assert.equal((await server.exited()).code, 0, server.stderr());
+  }
+});
+
 Deno.test("a submission starts the worker at once, not the start delay", async () => {
   await using dir = await tempDir("longcall-worker-wake-");
   const server = sourceServer(dir.file("x.db"));

@@ -25,6 +25,7 @@ import {
   SQLITE_IOERR,
   SQLITE_LOCKED,
   SQLITE_NOTADB,
+  SQLITE_READONLY,
   sqlitePrimaryCode,
 } from "./sqlite_codes.ts";
 
@@ -43,8 +44,7 @@ export interface OpenOptions {
 }
 
 /** Creates the parent directory (0700) and the file (0600) if missing. An existing file is
- * left alone without touching its directory (the network worker may read only the file), but must be
- * writable. */
+ * left alone without touching its directory (the network worker may read only the file). */
 function prepareFile(path: string): void {
   if (path === ":memory:") return;
   try {
@@ -57,9 +57,9 @@ function prepareFile(path: string): void {
         }, not a database file; pass --db with a file path (it is created if missing)`,
       );
     }
-    // Opened for writing and closed, nothing written: a read-only file or mount is named here, before SQLite
-    // opens it (SQLite would open it read-only and fail at the first write, after the server had started).
-    Deno.openSync(path, { read: true, write: true }).close();
+    // Never opened here to probe it: closing any descriptor of a file drops every POSIX lock this process holds
+    // on it, the SQLite connections' included (a second open in the same process, the network worker's, would
+    // silently unlock the first). A read-only file is refused by openDatabase, through SQLite.
     return;
   } catch (err) {
     if (err instanceof AppError) throw err;
@@ -127,6 +127,7 @@ export function openDatabase(
     // schema are read from one snapshot (another process may commit its migration in between).
     readIdentity(db, path);
     if (path !== ":memory:") switchToWal(db, openBusyMs);
+    if (path !== ":memory:") refuseReadOnly(db);
     db.exec(`PRAGMA synchronous = ${options.synchronous ?? "NORMAL"}`);
     db.exec("PRAGMA foreign_keys = ON");
     db.exec(`PRAGMA wal_autocheckpoint = ${autocheckpointPages}`);
@@ -137,6 +138,22 @@ export function openDatabase(
   } catch (err) {
     db.close();
     throw openError(path, err);
+  }
+}
+
+/**
+ * Throws SQLITE_READONLY (see openError) for a file SQLite could open for reading only (read-only, immutable, on
+ * a read-only mount), so it is refused at open, by path, not at a server's first write after it started serving.
+ * The write is the header's own user_version, rolled back (in WAL mode BEGIN IMMEDIATE alone succeeds on such a
+ * file: its lock lives in the -shm file).
+ */
+function refuseReadOnly(db: DatabaseSync): void {
+  const version = pragmaNumber(db, "user_version");
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    db.exec(`PRAGMA user_version = ${version}`);
+  } finally {
+    if (db.isTransaction) db.exec("ROLLBACK");
   }
 }
 
@@ -183,6 +200,14 @@ function openError(path: string, err: unknown): unknown {
       "store_incompatible",
       `Cannot open database ${path}: the database file is damaged (${String(detail)}); it was left unchanged. ` +
         `Restore it from a backup or pass --db with another path`,
+      { cause: err },
+    );
+  }
+  if (primary === SQLITE_READONLY) {
+    return new AppError(
+      "storage_unavailable",
+      `Cannot use database path ${path}: SQLite can only read it (${String(detail)}: the file, its directory or ` +
+        `the file system is read-only); pass --db (or LONGCALL_DB) with a path this user may read and write`,
       { cause: err },
     );
   }

@@ -12,6 +12,7 @@
 
 export const SQLITE_BUSY = 5;
 export const SQLITE_LOCKED = 6;
+export const SQLITE_READONLY = 8;
 export const SQLITE_IOERR = 10;
 export const SQLITE_CORRUPT = 11;
 export const SQLITE_FULL = 13;
@@ -26,6 +27,7 @@ export const SQLITE_MESSAGES: Readonly<Record<number, string>> = {
   [SQLITE_NOTADB]: "file is not a database",
   [SQLITE_BUSY]: "database is locked",
   [SQLITE_LOCKED]: "database table is locked",
+  [SQLITE_READONLY]: "attempt to write a readonly database",
 };
 
 /** The primary result code in an error's `errcode` (extended codes folded), or `undefined`. */
