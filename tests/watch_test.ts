@@ -16,6 +16,7 @@ import {
   GITHUB_RETRIES_MAX,
   POLL_INTERVAL_MS_MIN,
   WATCH_FAILED_POLLS_MAX,
+  WATCH_POLL_TIME_MIN_MS,
   WATCH_TRANSITIONS_MAX,
 } from "../src/base/limits.ts";
 import { countOf } from "../src/base/text.ts";
@@ -23,6 +24,7 @@ import { getPullRequestChecks } from "../src/corpus/get.ts";
 import { checksSignature } from "../src/github/checks_state.ts";
 import { watchResultOutput } from "../src/github/result_schemas.ts";
 import { WATCH_KIND, type WatchResult } from "../src/github/watch_kind.ts";
+import { requestsAbandonedAt } from "../src/github/watch_runner.ts";
 import type { JobRow } from "../src/store/job_rows.ts";
 import {
   type FakeGitHub,
@@ -453,8 +455,8 @@ Deno.test("watch: an unanswered first poll ends the watch at once (nothing seen 
 
 /**
  * A harness whose GitHub stops answering once `hanging.now` is set (each fetch then never settles until aborted,
- * as on a hung connection). Its clock moves only when the test says so; the watch's deadline is a real timer of
- * timeout_ms (src/github/watch_runner.ts), so it still comes.
+ * as on a hung connection). Its clock moves only when the test says so; when requests are abandoned is a real
+ * timer (src/github/watch_runner.ts `requestsAbandonedAt`), so that still comes.
  */
 async function hangingGitHub(hanging: { now: boolean }) {
   return await openWatchHarness({
@@ -470,7 +472,7 @@ async function hangingGitHub(hanging: { now: boolean }) {
   });
 }
 
-Deno.test("watch: GitHub hanging mid-watch cannot carry it past timeout_ms: timed_out at the deadline with the last observation", async () => {
+Deno.test("watch: GitHub hanging mid-watch carries it at most WATCH_POLL_TIME_MIN_MS past timeout_ms: timed_out with the last observation", async () => {
   // The first poll is answered; everything after hangs. Without the deadline inside the requests each would wait
   // GITHUB_REQUEST_TIMEOUT_MS (30 s) and be retried GITHUB_RETRIES_MAX times.
   const hanging = { now: false };
@@ -481,13 +483,37 @@ Deno.test("watch: GitHub hanging mid-watch cannot carry it past timeout_ms: time
   );
   await waitFor("the first poll's sleep", () => h.clock.pendingSleeps === 1);
   hanging.now = true;
-  h.clock.advance(5_000); // the second poll starts, and hangs (the deadline is a real timer of 6 s)
+  // The second poll starts, 1 s before the deadline, and hangs: abandoned WATCH_POLL_TIME_MIN_MS (5 s) later.
+  h.clock.advance(5_000);
   const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 20_000 });
   const result = row.result as WatchResult;
   assertMatchesAdvertised(watchResultOutput(), result, { what: "the timed_out watch result" });
   assert.equal(result.outcome, "timed_out");
   assert.match(result.reason, /deadline \(timeout_ms\) came while GitHub had not answered; checks still pending/);
   assert.equal(result.polls, 1, "the first poll's observation");
+});
+
+Deno.test("requestsAbandonedAt(): at the deadline, but never sooner than WATCH_POLL_TIME_MIN_MS after the requests start", () => {
+  const deadline = 60_000;
+  assert.equal(requestsAbandonedAt(0, deadline), deadline, "long before: at the deadline");
+  assert.equal(requestsAbandonedAt(deadline - WATCH_POLL_TIME_MIN_MS, deadline), deadline, "at the bound");
+  assert.equal(requestsAbandonedAt(deadline - 1, deadline), deadline - 1 + WATCH_POLL_TIME_MIN_MS, "past it");
+  assert.equal(requestsAbandonedAt(deadline, deadline), deadline + WATCH_POLL_TIME_MIN_MS, "the last poll, at it");
+});
+
+Deno.test("watch: the poll made at the deadline (the last) gets its answer: timed_out still pending, not 'GitHub had not answered'", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1)); // moves only when the test says so
+  await using h = await openWatchHarness({ scenario: "flaky_unchanged", clock });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, timeout_ms: 1_000 }));
+  await waitFor("the first poll's sleep (1 s: up to the deadline)", () => clock.pendingSleeps === 1);
+  // Real time past the deadline, so a timer armed for it at the start would have fired before the last poll.
+  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  clock.advance(1_000); // the last poll, at the deadline
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 20_000 });
+  const result = row.result as WatchResult;
+  assert.equal(result.outcome, "timed_out");
+  assert.match(result.reason, /^still pending at the deadline/);
+  assert.equal(result.polls, 2, "the last poll was answered");
 });
 
 Deno.test("watch: GitHub hanging from the first request ends the watch at the deadline, transient (retryable)", async () => {

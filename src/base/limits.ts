@@ -296,6 +296,11 @@ export const WATCH_POLL_INTERVAL_MS_DEFAULT = 10_000;
 export const WATCH_POLL_INTERVAL_MS_MIN = 5_000;
 export const WATCH_POLL_INTERVAL_MS_MAX = 5 * 60_000;
 export const WATCH_FIRST_CHECK_GRACE_MS_DEFAULT = 3 * 60_000;
+/** The least time a watch's poll gets for its GitHub requests before they are abandoned at the watch's deadline
+ * (src/github/watch_runner.ts `requestsAbandonedAt`): the poll made at the deadline, the last, still gets its
+ * answer (a poll's four reads take well under a second here), and a hung request ends a watch at most this far
+ * past its timeout_ms rather than after every retry of GITHUB_REQUEST_TIMEOUT_MS. */
+export const WATCH_POLL_TIME_MIN_MS = 5_000;
 export const WATCH_FIRST_CHECK_GRACE_MS_MAX = 30 * 60_000;
 /**
  * Unanswered polls in a row that end a watch which has seen the pull request (fewer are waited out):

@@ -18,6 +18,7 @@ import {
   WATCH_FAILURE_DETAILS_MAX,
   WATCH_FAILURE_SUMMARY_CHARS_MAX,
   WATCH_FAILURE_TITLE_CHARS_MAX,
+  WATCH_POLL_TIME_MIN_MS,
   WATCH_SETTLE_MS_MIN,
   WATCH_SETTLE_POLL_INTERVALS,
   WATCH_TRANSITIONS_MAX,
@@ -110,8 +111,20 @@ class WatchDeadline extends Error {
 interface WatchWindow {
   startedAt: number;
   deadline: number;
-  /** The job's signal, also aborted (with a {@linkcode WatchDeadline}) at the deadline: every GitHub request's. */
-  requests: AbortSignal;
+  /**
+   * The signal of the GitHub requests about to be made (one poll's, say): the job's, also aborted with a
+   * {@linkcode WatchDeadline} at {@linkcode requestsAbandonedAt}. Each call starts a new window and ends the last.
+   */
+  requests(): AbortSignal;
+}
+
+/**
+ * When requests a watch starts at `now` are abandoned: at its deadline, but never sooner than
+ * {@linkcode WATCH_POLL_TIME_MIN_MS} after they start, so the poll the loop makes at the deadline (its last)
+ * still gets its answer, and a hung request carries the watch at most that far past `timeout_ms`.
+ */
+export function requestsAbandonedAt(now: number, deadline: number): number {
+  return Math.max(deadline, now + WATCH_POLL_TIME_MIN_MS);
 }
 
 /**
@@ -122,12 +135,22 @@ async function runWatch(ctx: JobContext<WatchRequest>, deps: WatchDeps): Promise
   const { clock, signal, request } = ctx;
   const startedAt = clock.now();
   const deadline = startedAt + request.timeout_ms;
-  const atDeadline = new AbortController();
-  // A real timer, not the clock's sleep: a test's manual clock would otherwise see one more sleeper (or, advancing
-  // itself, jump to the deadline); under a scaled clock it fires at the scaled deadline.
-  const timer = setTimeout(() => atDeadline.abort(new WatchDeadline()), (deadline - startedAt) * realMsPer(clock));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const requests = (): AbortSignal => {
+    // One window at a time (the watch's requests are sequential): the last one's requests have all ended.
+    clearTimeout(timer);
+    const now = clock.now();
+    const window = new AbortController();
+    // A real timer, not the clock's sleep: a test's manual clock would otherwise see one more sleeper (or,
+    // advancing itself, jump to the deadline); under a scaled clock it fires at the scaled time.
+    timer = setTimeout(
+      () => window.abort(new WatchDeadline()),
+      (requestsAbandonedAt(now, deadline) - now) * realMsPer(clock),
+    );
+    return AbortSignal.any([signal, window.signal]);
+  };
   try {
-    return await watch(ctx, deps, { startedAt, deadline, requests: AbortSignal.any([signal, atDeadline.signal]) });
+    return await watch(ctx, deps, { startedAt, deadline, requests });
   } catch (err) {
     if (!(err instanceof WatchDeadline) || signal.aborted) throw err;
     // Before the first reading (nothing to end timed_out with): as a poll GitHub did not answer.
@@ -161,7 +184,7 @@ async function watch(ctx: JobContext<WatchRequest>, deps: WatchDeps, options: Wa
   // A rate-limit wait never runs past the deadline (the client fails fast with rate_limited instead).
   // While rate limited, hosts are told to look again when GitHub will answer, not every 250 ms.
   const bounded = (): ObserveOptions => ({
-    signal: options.requests,
+    signal: options.requests(),
     maxRateLimitWaitMs: Math.max(0, deadline - clock.now()),
     onRateLimitWait: (untilMs) =>
       ctx.report({
