@@ -188,13 +188,20 @@ export async function bundle(githubHost: string = GITHUB_API_HOST): Promise<{ pa
   const path = `${dir}/longcall.js`;
   await bundleTo(path);
   const env = githubHost === GITHUB_API_HOST ? "" : `LONGCALL_GITHUB_API_URL=${githubApiUrlFor(githubHost)} `;
-  const runLine = `${env}deno run ${flags.map(shellQuote).join(" ")} ${path.slice(ROOT.length)} serve`;
+  // The bundle's absolute path: a host starts its server in a directory of its own, not in this checkout.
+  const runLine = `${env}deno run ${flags.map(shellQuote).join(" ")} ${shellQuote(path)} serve`;
   await Deno.writeTextFile(`${dir}/longcall.run`, `${runLine}\n`);
   await Deno.writeTextFile(`${dir}/longcall.js.sha256`, `${await sha256(path)}  longcall.js\n`);
   return { path, runLine };
 }
 
-/** The `deno compile` arguments for one target and GitHub host. */
+/**
+ * The `deno compile` arguments for one target and GitHub host. It compiles the shipped bundle (written by
+ * {@linkcode bundle} first), not src/main.ts, and without the project's configuration: `deno compile` embeds
+ * every npm package the configuration and lock name, and those hold the tests' and release tools' packages
+ * too (the GitHub REST description alone is 385 MB), which a binary compiled from src/main.ts carried (432 MB
+ * of node_modules); the bundle holds the program's code and needs no package.
+ */
 export function compileArgs(target: string, githubHost: string = GITHUB_API_HOST): string[] {
   if (!(TARGETS as readonly string[]).includes(target)) {
     throw new TypeError(
@@ -205,11 +212,13 @@ export function compileArgs(target: string, githubHost: string = GITHUB_API_HOST
   return [
     "compile",
     ...buildFlags(githubHost),
+    "--no-config",
+    "--no-lock",
     "--target",
     target,
     "--output",
     out,
-    "src/main.ts",
+    `${distDir(githubHost)}/longcall.js`,
   ];
 }
 
@@ -221,6 +230,7 @@ export async function compile(target: string, githubHost: string = GITHUB_API_HO
   const args = compileArgs(target, githubHost);
   const out = args[args.indexOf("--output") + 1] ?? "";
   await Deno.mkdir(distDir(githubHost), { recursive: true });
+  await bundle(githubHost); // what compileArgs compiles
   const { code } = await deno(args);
   if (code !== 0) {
     const denort = Deno.env.get("DENORT_BIN") || undefined;

@@ -338,6 +338,9 @@ Deno.test("deno task compile --github-host builds each target with the one host 
     assert.deepEqual(auditFlags(line), []);
     assert.ok(line.includes(`--conditions=${EXPORT_CONDITIONS}`), "resolved like the bundle");
     assert.match(line[line.indexOf("--output") + 1] ?? "", /dist\/github-host-ghe\.example\.com\/longcall-/);
+    // The bundle, without the project's configuration: no npm package is embedded (the lock's would be).
+    assert.match(line.at(-1) ?? "", /dist\/github-host-ghe\.example\.com\/longcall\.js$/);
+    assert.ok(line.includes("--no-config") && line.includes("--no-lock"), line.join(" "));
   }
   assert.deepEqual(compileArgs("x86_64-pc-windows-msvc").slice(1, 1 + launchFlags().length), launchFlags());
 });
@@ -360,7 +363,7 @@ Deno.test("deno task bundle --github-host writes a launch line that serves with 
     line,
     `LONGCALL_GITHUB_API_URL=https://${host}/api/v3 deno run ${
       launchFlags({ githubHosts: [host] }).map((f) => f.includes(",") ? `'${f}'` : f).join(" ")
-    } dist/github-host-${host}/longcall.js serve`,
+    } ${dir}/longcall.js serve`,
   );
   const tmp = await Deno.makeTempDir();
   try {

@@ -144,6 +144,14 @@ Deno.test("release.yml: checksums, build provenance, the .mcpb bundles and serve
   for (const asset of ["dist/longcall-*.sha256", "dist/longcall-*.mcpb", "dist/server.json"]) {
     assert.ok(publish.run.includes(asset), asset);
   }
+  // Each file once: the first pattern already takes the bundles' .mcpb.sha256 files, and GitHub refuses a second
+  // asset of the same name.
+  const patterns = publish.run.split(/\s+/).filter((w) => w.startsWith("dist/"));
+  const matches = (pattern: string, name: string) =>
+    new RegExp(`^${pattern.replaceAll(".", "\\.").replaceAll("*", "[^/]*")}$`).test(name);
+  for (const name of ["dist/longcall-0.1.0-x64.mcpb.sha256", "dist/longcall-x86_64-apple-darwin.sha256"]) {
+    assert.equal(patterns.filter((p) => matches(p, name)).length, 1, `${name} is uploaded once`);
+  }
 });
 
 Deno.test("ci.yml: pull requests run deno task ok and smoke-test the bundle on Linux, macOS and Windows", async () => {
