@@ -365,10 +365,17 @@ Deno.test("GitHub configuration is checked at start: a bad API URL, token file o
   }
   assert.equal(await Deno.stat(db).then(() => true, () => false), false, "no command opened the database");
   const fake = await startFakeGitHub({});
-  const fine = await longcall(dir.path, ["sync", "octo/widgets", "--db", db], {
+  const fine = await longcall(dir.path, ["sync", "octo/widgets", "--json", "--db", db], {
     fake,
     env: { GITHUB_TOKEN: " ghp_padded\r\n" },
+  });
+  // A host's unfilled placeholder (an .mcpb bundle's, its optional token left empty) is no token: anonymous.
+  const placeholder = await longcall(dir.path, ["sync", "octo/widgets", "--json", "--db", db], {
+    fake,
+    env: { GITHUB_TOKEN: "${user_config.github_token}" },
   }).finally(() => fake.close());
+  assert.equal(placeholder.code, 0, placeholder.stderr);
+  assert.equal(JSON.parse(placeholder.stdout).authenticated, false, "the placeholder was not sent as a token");
   assert.equal(fine.code, 0, `surrounding whitespace is dropped, as HTTP drops it: ${fine.stderr}`);
 });
 

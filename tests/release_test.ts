@@ -11,6 +11,7 @@
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { getMcpConfigForManifest } from "@anthropic-ai/mcpb";
 import { VERSION } from "../src/base/version.ts";
 import { permissionFlags } from "../src/cli/permissions.ts";
 import { binaryName, sha256, TARGETS } from "../scripts/build.ts";
@@ -81,6 +82,19 @@ Deno.test("the .mcpb manifests pass `mcpb validate` and carry a binary server wi
       assert.deepEqual(m.server.mcp_config.args, ["serve"]);
       assert.deepEqual(m.server.mcp_config.env, { GITHUB_TOKEN: "${user_config.github_token}" });
       assert.equal(m.user_config.github_token?.sensitive, true);
+      // The official library's substitution, for a user who left the optional token empty: an empty
+      // GITHUB_TOKEN (anonymous), never the placeholder's literal text.
+      for (const userConfig of [{}, { github_token: "" }]) {
+        const manifest: Parameters<typeof getMcpConfigForManifest>[0]["manifest"] = JSON.parse(JSON.stringify(m));
+        const config = await getMcpConfigForManifest({
+          manifest,
+          extensionPath: "/ext",
+          systemDirs: {},
+          userConfig,
+          pathSeparator: "/",
+        });
+        assert.deepEqual(config?.env, { GITHUB_TOKEN: "" }, JSON.stringify(userConfig));
+      }
       const path = `${dir}/manifest-${bundle.arch}.json`;
       await Deno.writeTextFile(path, JSON.stringify(m));
       const v = await mcpb(["validate", path]);

@@ -182,6 +182,9 @@ export function mcpbManifest(
           "anonymously (60 requests per hour). Stored by the host's secure storage, never by longcall.",
         sensitive: true,
         required: false,
+        // Left empty, the host substitutes this default: with none, the official library (mcpb
+        // getMcpConfigForManifest) passes the literal "${user_config.github_token}" as the token.
+        default: "",
       },
     },
     compatibility: { platforms: ["darwin", "win32", "linux"] },

@@ -20,6 +20,9 @@ export interface GitHubConfig {
   token?: string | undefined;
 }
 
+/** A host's configuration placeholder left unsubstituted, such as `${user_config.github_token}`. */
+const UNFILLED_PLACEHOLDER = /^\$\{[A-Za-z_][\w.]*\}$/;
+
 /** The characters a token may hold: visible ASCII, as an HTTP header value carries it and every GitHub token is. */
 const TOKEN_CHARS = /^[\x21-\x7e]+$/;
 
@@ -46,7 +49,12 @@ export function githubConfigFromEnv(): GitHubConfig {
 /** The token and the variable it came from: GITHUB_TOKEN, else GH_TOKEN, else the file LONGCALL_GITHUB_TOKEN_FILE names. */
 function tokenFromEnv(): string | undefined {
   // Surrounding whitespace is dropped, as HTTP drops it from a header value (`$(cat file)` keeps a \r).
-  const trimmed = (name: EnvVar) => envGet(name)?.trim() || undefined;
+  // A host's unfilled placeholder (an .mcpb bundle's `${user_config.github_token}`, left empty by the user) is no
+  // token: sent, it would make every request a 401 instead of an anonymous one.
+  const trimmed = (name: EnvVar) => {
+    const value = envGet(name)?.trim() || undefined;
+    return value !== undefined && UNFILLED_PLACEHOLDER.test(value) ? undefined : value;
+  };
   let source: EnvVar = "GITHUB_TOKEN";
   let token = trimmed(source);
   if (token === undefined) token = trimmed(source = "GH_TOKEN");
