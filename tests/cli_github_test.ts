@@ -330,7 +330,7 @@ Deno.test("GitHub configuration is checked at start: a bad API URL, token file o
     {
       env: { LONGCALL_GITHUB_API_URL: "http://user:hunter2@127.0.0.1:9" },
       message:
-        /Cannot use LONGCALL_GITHUB_API_URL: it holds credentials .*current value is "http:\/\/\*\*\*@127\.0\.0\.1:9"/,
+        /Cannot use LONGCALL_GITHUB_API_URL: it holds credentials .*current value is "http:\/\/\*\*\*@127\.0\.0\.1:9\/"/,
     },
     { env: { LONGCALL_GITHUB_API_URL: "notaurl" }, message: /Cannot use LONGCALL_GITHUB_API_URL: it is not a URL/ },
     {

@@ -31,12 +31,12 @@ export function redact(text: string): string {
   return text.replace(TOKEN_PATTERN, "[redacted]");
 }
 
-/** Parses a level name; unknown names fall back to `info`. */
 /** Whether `value` names a level. */
 export function isLogLevel(value: string): value is LogLevel {
   return Object.hasOwn(ORDER, value);
 }
 
+/** Parses a level name; unknown names fall back to `info`. */
 export function parseLogLevel(value: string | undefined): LogLevel {
   // Own keys only: `"toString" in ORDER` is true through Object.prototype.
   return value !== undefined && Object.hasOwn(ORDER, value) ? value as LogLevel : "info";

@@ -488,7 +488,7 @@ export function serveCommand(parts: () => ServerParts): Command {
       "Jobs outlive the session: when the host goes away (end of stdin, or SIGHUP when its terminal closes)",
       "a server with running jobs stops serving and claiming, stops writing to stdout and stderr, and keeps",
       "running the jobs it owns until each ends (a watch ends at its own timeout) or --linger-ms passes",
-      `(default and most ${LINGER_MIN} min; or $LONGCALL_LINGER_MS); what is left is then recorded as interrupted`,
+      `(default and at most ${LINGER_MIN} min; or $LONGCALL_LINGER_MS); what is left is then recorded as interrupted`,
       "and the process exits. A later server on the same database follows them and can cancel them; queued",
       "jobs stay queued for it. With no running job the server exits at once. SIGTERM (also during a",
       "linger) stops at once and records running jobs as interrupted; --linger-ms 0 does the same at end of",

@@ -11,9 +11,21 @@ import { isLoopbackHost } from "../base/net.ts";
 /** github.com's REST API root (GHES: `https://host/api/v3`). */
 export const GITHUB_API_URL_DEFAULT = "https://api.github.com";
 
-/** `raw` with any user information (`user:password@`) replaced by `***@`, for messages. */
+/**
+ * `raw` with any user information (`user:password@`) replaced by `***@`, for messages. Read as the URL parser
+ * reads it (which also takes `http:user:pass@host` and backslashes); a value it cannot parse keeps nothing
+ * before its last `@`.
+ */
 export function withoutCredentials(raw: string): string {
-  return raw.replace(/^([^:/?#]*:\/\/)[^/?#]*@/, "$1***@");
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    const at = raw.lastIndexOf("@");
+    return at < 0 ? raw : `***${raw.slice(at)}`;
+  }
+  if (url.username === "" && url.password === "") return raw;
+  return `${url.protocol}//***@${url.host}${url.pathname}${url.search}${url.hash}`;
 }
 
 /**

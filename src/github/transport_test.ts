@@ -93,6 +93,22 @@ Deno.test("new Transport(): the API root is http(s) without query, fragment or c
       err instanceof Error && !err.message.includes("hunter2") && err.message.includes('"https://***@x/"'),
     "credentials are never quoted back",
   );
+  // The URL parser's other spellings of user information are masked too; a value it cannot parse keeps nothing
+  // before its last @.
+  for (
+    const baseUrl of [
+      "http:user:hunter2@127.0.0.1:9",
+      "http:/user:hunter2@x",
+      "http:\\\\user:hunter2@x",
+      "not a url:hunter2@x",
+    ]
+  ) {
+    assert.throws(
+      () => new Transport({ baseUrl }),
+      (err: unknown) => err instanceof TypeError && !err.message.includes("hunter2") && err.message.includes("***@"),
+      baseUrl,
+    );
+  }
 });
 
 Deno.test("new Transport(): a token never goes over plain http off loopback; an empty token is anonymous", () => {

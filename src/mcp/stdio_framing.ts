@@ -134,6 +134,24 @@ function invalidReason(value: unknown): string {
   return "not a JSON-RPC 2.0 request, notification or response";
 }
 
+/**
+ * Whether `bytes` hold a JSON-RPC request (an object with a method and an id), read only while the in-flight bound
+ * is reached; anything else (a notification, a response, a line that will be answered as invalid) is not held.
+ */
+function isRequestLine(bytes: Uint8Array): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(requestProbeDecoder.decode(bytes));
+  } catch {
+    return false;
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+  const m = value as Record<string, unknown>;
+  return typeof m["method"] === "string" && isId(m["id"]);
+}
+
+const requestProbeDecoder = new TextDecoder();
+
 /** Whether an invalid message looks like a response (which is never answered). */
 function looksLikeResponse(value: unknown): boolean {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
@@ -291,8 +309,12 @@ export class LineTransport implements Transport {
             const line = concat(parts);
             parts = [];
             length = 0;
-            // Read no further while the server holds as many unanswered requests as it may.
-            while (this.#unanswered.size + this.#unwritten >= this.#requestsInFlightMax && !this.#isClosed) {
+            // Hand on no further request while the server holds as many as it may. Notifications and responses
+            // still pass (a notifications/cancelled is what frees a slot); so does a line that is no request.
+            while (
+              this.#unanswered.size + this.#unwritten >= this.#requestsInFlightMax && !this.#isClosed &&
+              isRequestLine(line)
+            ) {
               await new Promise<void>((resolve) => this.#roomMade = resolve);
             }
             if (this.#isClosed) break;
@@ -337,6 +359,8 @@ export class LineTransport implements Transport {
       const id = this.#lineRequestId;
       if (id !== undefined && this.#unanswered.has(id)) {
         this.#answer(id, { code: JSONRPC_INTERNAL_ERROR, message: "Internal error: the request could not be handled" });
+        // Should the server answer it after all (it threw after taking the request), that answer is not sent.
+        this.#answeredForServer.add(id);
       }
     } finally {
       this.#lineRequestId = undefined;
@@ -345,6 +369,9 @@ export class LineTransport implements Transport {
 
   /** The id of the request the line being handled holds, once known (for {@linkcode #handleLineIsolated}). */
   #lineRequestId: Id | undefined;
+  /** Requests {@linkcode #handleLineIsolated} answered itself (the server threw): a later answer of the server's is
+   * dropped, so no request is answered twice. Holds only such rare ids, each until that answer comes. */
+  readonly #answeredForServer = new Set<Id>();
 
   #handleLine(bytes: Uint8Array): void {
     let text: string;
@@ -432,6 +459,9 @@ export class LineTransport implements Transport {
     const answered = (message as { id?: unknown; method?: unknown }).method === undefined
       ? (message as { id?: unknown }).id
       : undefined;
+    if (isId(answered) && !this.#unanswered.has(answered) && this.#answeredForServer.delete(answered)) {
+      return Promise.resolve();
+    }
     if (isId(answered) && this.#unanswered.delete(answered)) {
       if (this.#unanswered.size === 0) this.#drained?.();
       this.#makeRoom();

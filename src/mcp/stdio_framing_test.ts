@@ -202,6 +202,10 @@ Deno.test("LineTransport: a line whose handling throws is reported, its request 
     error: { code: JSONRPC_INTERNAL_ERROR, message: "Internal error: the request could not be handled" },
   }], "the failed request is answered; the failed notification is not");
   assert.equal(t.errors.filter((e) => e === "a line failed: handler broke").length, 2, t.errors.join("; "));
+  // Should the server answer the request it threw on after all, that second answer is not written.
+  await t.transport.send({ jsonrpc: "2.0", id: 1, result: {} });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(t.written.length, 1, "request 1 is answered once");
 });
 
 Deno.test("LineTransport: an invalid response is reported, never answered; a partial last line is reported and dropped", async () => {
@@ -230,6 +234,19 @@ Deno.test("LineTransport: past requestsInFlightMax unanswered requests no more i
   await t.transport.send({ jsonrpc: "2.0", id: 3, result: {} });
   await turn();
   assert.deepEqual(ids(), [1, 2, 3, 4, 5, "n"], "room again: the rest, the notification too");
+  await t.transport.close();
+});
+
+Deno.test("LineTransport: at the in-flight bound a notification still passes (a cancel frees its request's slot)", async () => {
+  const request = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "m" }) + "\n";
+  const cancel = JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } }) + "\n";
+  const t = chunkTransport([request(1) + request(2) + request(3) + cancel + request(4)], 1_000, {
+    requestsInFlightMax: 3,
+  });
+  await t.transport.start();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  const seen = t.delivered.map((m) => (m as { id?: unknown; method?: string }).id ?? (m as { method?: string }).method);
+  assert.deepEqual(seen, [1, 2, 3, "notifications/cancelled", 4], "the cancel passed, and made room for 4");
   await t.transport.close();
 });
 
