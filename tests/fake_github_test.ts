@@ -173,6 +173,7 @@ Deno.test("fake pr_closed and setScenario: the pull closes at 60 s; a new scenar
     "pr_closed",
     "pr_merged",
     "required_checks",
+    "required_workflows",
     "rerun_passed",
     "rerun_running",
     "rules_forbidden",

@@ -503,6 +503,20 @@ Deno.test("watch rows: required_only on unreadable rules is a typed error; no re
   assert.match(none.result.reason, /requires no status checks/);
 });
 
+Deno.test("watch rows: required_only where a ruleset requires workflows (checks it does not name) is a typed error, never a pass", async () => {
+  // GitHub's `workflows` rule (repository-rule-workflows) gates the merge on a workflow's runs, which the rules do
+  // not list as status checks: watching `build` alone could end succeeded while GitHub still blocks the merge.
+  await using h = await openGitHubHarness({ scenario: "required_workflows" });
+  const job = await h.control.submit(WATCH_KIND, productRequest(WATCH_KIND, { ...PR, required_only: true }));
+  const row = await waitForStatus(h.store, job.id, { status: TERMINAL, timeoutMs: 20_000 });
+  assert.equal(row.status, "failed", JSON.stringify(row.result));
+  assert.equal(row.error?.code, "required_checks_unavailable");
+  assert.equal(row.error?.data?.["rule"], "workflows");
+  assert.match(row.error?.message ?? "", /include a workflows rule, whose checks the rules do not name/);
+  const all = await watchOn("required_workflows", {});
+  assert.equal(all.result.outcome, "succeeded", "watching every check still works");
+});
+
 /** The required_checks timeline (build runs then passes, lint fails, ci/legacy reports at 40 s) with no rules. */
 function requiredTimeline(first: Partial<ScenarioStep>): ScenarioStep[] {
   const lint = { name: "lint", status: "completed" as const, conclusion: "failure" };

@@ -32,6 +32,10 @@ function endpoint(options: ObserveOptions): EndpointOptions {
   return out;
 }
 
+/** Ruleset rule types (GitHub's REST description: repository-rule-workflows, repository-rule-code-scanning) that
+ * require checks a `required_only` watch cannot name. */
+const UNNAMED_CHECK_RULES: ReadonlySet<string> = new Set(["workflows", "code_scanning"]);
+
 /** Adapts a client (one per job, so its counters are the job's) to the watcher. */
 export function clientObserver(gh: GitHubClient): PullObserver {
   // Pages of check runs carry each run's output (up to 3 x 65,535 characters): when a page is
@@ -158,6 +162,20 @@ export function clientObserver(gh: GitHubClient): PullObserver {
         if (integrationId !== undefined) check.integration_id = integrationId;
         out.set(`${context}\u0000${integrationId ?? ""}`, check);
       };
+      // Rules that gate the merge on checks longcall cannot name from the rules (the runs of required workflows;
+      // code scanning results): the required set would be short of them, so it is refused rather than guessed.
+      const unnamed = listed.rules.find((rule) =>
+        rule !== null && typeof rule === "object" && UNNAMED_CHECK_RULES.has(String(rule.type))
+      );
+      if (unnamed !== undefined) {
+        throw new AppError(
+          "required_checks_unavailable",
+          `Cannot watch only the required checks of ${repository}: the rules of branch ${branch} include a ` +
+            `${String(unnamed.type)} rule, whose checks the rules do not name; watch every check instead ` +
+            `(required_only: false)`,
+          { data: { repository, branch, source: "rulesets", rule: String(unnamed.type) } },
+        );
+      }
       for (const rule of listed.rules) {
         if (rule === null || typeof rule !== "object" || rule.type !== "required_status_checks") continue;
         for (const c of rule.parameters?.required_status_checks ?? []) {

@@ -256,6 +256,15 @@ export function rulesPayload(world: FakeWorld, request: RouteRequest & { branch:
       required_status_checks: required.map((r) => ({ ...r })),
     },
   }];
+  if (fullName === FIXTURE_REPO && world.scenario().requiredWorkflows) {
+    body.push({
+      type: "workflows",
+      ruleset_source_type: "Organization",
+      ruleset_source: fullName.split("/")[0] ?? "",
+      ruleset_id: 43,
+      parameters: { workflows: [{ path: ".github/workflows/required.yml", repository_id: 1296269, ref: "main" }] },
+    });
+  }
   return { status: 200, body, cacheable: true };
 }
 

@@ -113,6 +113,8 @@ export interface ScenarioStep {
   suites?: FakeSuite[];
   /** The base branch's rules from this step on: required status checks, or `forbidden` (403). */
   requiredChecks?: Array<{ context: string; integration_id?: number }> | "forbidden";
+  /** Whether the base branch's rules from this step on also require workflows (a `workflows` rule). */
+  requiredWorkflows?: boolean;
   /**
    * The base branch's classic protection from this step on, as "Get a branch" summarizes it to any
    * reader; `forbidden` (403) or `not_found` (404) when the branch cannot be read. Default: unprotected.
@@ -144,6 +146,7 @@ export type ScenarioName =
   | "null_conclusion"
   | "huge_outputs"
   | "required_checks"
+  | "required_workflows"
   | "rules_forbidden";
 
 /** Request counters (live object; {@linkcode FakeGitHub.resetCounts} zeroes it in place). */

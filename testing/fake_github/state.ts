@@ -53,6 +53,7 @@ export interface ScenarioState {
   bySha: Map<string, ShaState>;
   knownShas: Set<string>;
   requiredChecks: Array<{ context: string; integration_id?: number }> | "forbidden";
+  requiredWorkflows: boolean;
   branchProtection: FakeBranchProtection | "forbidden" | "not_found" | undefined;
 }
 
@@ -70,6 +71,7 @@ export function scenarioState(
     bySha: new Map(),
     knownShas: new Set([SCENARIO_SHA_FIRST]),
     requiredChecks: [],
+    requiredWorkflows: false,
     branchProtection: undefined,
   };
   for (const step of steps) if (step.headSha !== undefined) state.knownShas.add(step.headSha);
@@ -90,6 +92,7 @@ export function scenarioState(
       state.pullUpdatedAt = at;
     }
     if (step.requiredChecks !== undefined) state.requiredChecks = step.requiredChecks;
+    if (step.requiredWorkflows !== undefined) state.requiredWorkflows = step.requiredWorkflows;
     if (step.branchProtection !== undefined) state.branchProtection = step.branchProtection;
     const sha = state.headSha;
     const prev = state.bySha.get(sha) ?? { checks: [], statuses: [] };

@@ -52,6 +52,7 @@ const statusesPaged = (failing: boolean): FakeStatus[] =>
  * - `required_checks`: rules require `build` and `ci/legacy`; lint (not required) fails with output and
  *   annotations; build passes at 20 s; `ci/legacy` reports success at 40 s.
  * - `rules_forbidden`: build passes; the branch rules answer 403.
+ * - `required_workflows`: build passes; the rules require `build` and, by a `workflows` rule, a workflow's runs.
  *
  * `checks_fail`'s lint failure carries an output title, summary and two annotations.
  */
@@ -235,6 +236,9 @@ export const SCENARIOS: Readonly<Record<ScenarioName, readonly ScenarioStep[]>> 
   ],
   rules_forbidden: [
     { atMs: 0, checks: [done("build", "success")], requiredChecks: "forbidden" },
+  ],
+  required_workflows: [
+    { atMs: 0, checks: [done("build", "success")], requiredChecks: [{ context: "build" }], requiredWorkflows: true },
   ],
 };
 
