@@ -91,7 +91,8 @@ export function rateLimitWait(
   if (remaining === 0 && reset !== null) {
     return { kind: "primary", waitMs: Math.max(0, reset * 1000 - nowMs) + GITHUB_RATE_LIMIT_RESET_SLACK_MS };
   }
-  if (status === 429 || remaining === 0 || /rate limit/i.test(message)) {
+  // GitHub's older (and GitHub Enterprise Server's) secondary-limit answers say "abuse detection mechanism".
+  if (status === 429 || remaining === 0 || /rate limit|abuse detection/i.test(message)) {
     return { kind: "secondary", waitMs: GITHUB_RATE_LIMIT_WAIT_MS_MIN * 2 ** secondaryWaits };
   }
   return undefined;

@@ -107,6 +107,10 @@ Deno.test("rateLimitWait() backs a secondary limit off from a minute, doubling p
       waitMs: GITHUB_RATE_LIMIT_WAIT_MS_MIN * factor,
     });
   }
+  // GitHub's older wording of a secondary limit, with no retry-after and a budget left: a limit, not a denial.
+  const abuse = "You have triggered an abuse detection mechanism. Please wait a few minutes before you try again.";
+  const budgetLeft = new Headers({ "x-ratelimit-remaining": "4000" });
+  assert.equal(rateLimitWait({ status: 403, headers: budgetLeft, message: abuse }, NOW, FIRST)?.kind, "secondary");
   // A 429 is a limit even without a hint; so is remaining 0 without a reset.
   assert.equal(rateLimitWait({ status: 429, headers: new Headers(), message: "" }, NOW, FIRST)?.kind, "secondary");
   assert.equal(
