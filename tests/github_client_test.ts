@@ -390,6 +390,11 @@ Deno.test("GitHubClient.get: 404, 403, 401 and 422 are typed", async () => {
       "not_found",
     );
     assert.match(missing.message, /^Cannot GET \/repos\/octo\/nope: GitHub answered 404/);
+    // GitHub answers 404 (not 403) for a private repository the caller may not see: the message says so.
+    assert.match(
+      missing.message,
+      /GitHub answers the same for a private repository (this token cannot see|without a token)/,
+    );
     assert.equal(missing.retryable, false);
     const denied = await rejectsWith(
       c.getRepository({ owner: "octo", repo: "secret" }, { signal: signal() }),

@@ -305,7 +305,12 @@ export function verdictDetail(entries: readonly CheckEntry[], options: VerdictOp
     return { verdict: "failed", reason: `${s.failed} of ${s.total} checks failed` };
   }
   const expected = entries.filter((e) => e.kind === "expected").length;
-  if (suites.action_required > 0 && s.failed === 0 && s.pending === expected && suitesPending === 0) {
+  // With required_only, a suite awaiting approval matters only while a required check is still missing (its
+  // workflow may be the one awaiting approval); once every required check passed, an optional one waiting does not.
+  const approvalMatters = options.requiredOnly !== true || expected > 0;
+  if (
+    approvalMatters && suites.action_required > 0 && s.failed === 0 && s.pending === expected && suitesPending === 0
+  ) {
     return {
       verdict: "action_required",
       reason: `${suites.action_required} check suite(s) wait for approval (action_required, no runs): ` +

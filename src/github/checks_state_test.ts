@@ -182,6 +182,12 @@ Deno.test("verdictDetail(): a required check that has not reported is pending; w
   assert.equal(verdictOf(entries, { ...DONE, requiredOnly: true }), "pending");
   const waiting = [suite("completed", "action_required", { latest_check_runs_count: 0 })];
   assert.equal(verdictOf(entries, { ...DONE, requiredOnly: true, suites: waiting }), "action_required");
+  // Every required check passed: an optional workflow awaiting approval does not hold the verdict.
+  const allPassed = requiredEntries(normalizeChecks([run("build", "success")], []), [{ context: "build" }], {
+    appIds: new Map(),
+  });
+  assert.equal(verdictOf(allPassed, { ...DONE, requiredOnly: true, suites: waiting }), "succeeded");
+  assert.equal(verdictOf(allPassed, { ...DONE, suites: waiting }), "action_required", "watching every check: it does");
 });
 
 Deno.test("latestRuns(): a re-run of one workflow keeps only the newest run, so an old failure no longer counts", () => {

@@ -288,7 +288,16 @@ export class RetryPolicy {
     const detail = `GitHub answered ${res.status}${res.statusText === "" ? "" : ` ${res.statusText}`}` +
       (message === "" ? "" : `: ${message}`);
     const data = { status: res.status, path: what };
-    if (res.status === 404) return new AppError("not_found", `Cannot ${what}: ${detail}`, { data });
+    if (res.status === 404) {
+      // GitHub answers 404, not 403, for a private repository the caller may not see: say so, or a model concludes
+      // the number or the name is wrong.
+      const hidden = /\/repos\//.test(what)
+        ? `; GitHub answers the same for a private repository ${
+          this.#authenticated ? "this token cannot see" : "without a token (set GITHUB_TOKEN)"
+        }`
+        : "";
+      return new AppError("not_found", `Cannot ${what}: ${detail}${hidden}`, { data });
+    }
     if (res.status === 401 && this.#authenticated) {
       // GitHub refuses a bad token on every request, also those that need none: say where it came from.
       return new AppError("access_denied", `Cannot ${what}: ${detail}. ${TOKEN_REFUSED_HINT}`, { data });
