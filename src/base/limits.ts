@@ -466,7 +466,7 @@ export const STDIO_ID_PROBE_BYTES = 256;
  * asks: a line longer than this arrives in several reads, and each chunk handed on is a copy of what was read. */
 export const STDIO_READ_CHUNK_BYTES = 64 * 1024;
 /** Requests read from stdin and not answered yet, plus answers not yet written to stdout; past it the transport
- * reads no more until one is answered or written, so
+ * hands on no further request (notifications still pass) until one is answered or written, so
  * a host that pipelines requests without reading the answers is slowed by its own pipe instead of growing this
  * process without bound (each request in flight holds its answer, up to MCP_RESULT_BYTES_MAX). As many as HTTP
  * serves at once ({@linkcode HTTP_CONCURRENT_REQUESTS_MAX}), so the {@linkcode JOB_WAITERS_MAX} waiting

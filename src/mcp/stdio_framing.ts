@@ -15,8 +15,9 @@
  *
  * A line whose handling throws is reported (and, if a request, answered `-32603`); it never ends the input.
  * At most {@linkcode STDIO_REQUESTS_IN_FLIGHT_MAX} requests unanswered and answers unwritten are held: past that,
- * no more input is read until one is answered or written, so a host pipelining requests without reading the
- * answers fills its own pipe rather than this process's memory.
+ * no further request is handed on (notifications and responses still are) until one is answered or written,
+ * so a host pipelining requests without reading the answers fills its own pipe rather than this process's
+ * memory.
  *
  * End of input: when stdin ends (EOF or a read error) `inputEnded` resolves; the requests already
  * read are still answered (for at most {@linkcode STDIO_DRAIN_AFTER_EOF_MS}), then the transport
