@@ -298,6 +298,9 @@ Deno.test("longcall: usage errors exit 2, --help and --version exit 0", async ()
   assert.equal(bare.code, 2);
   assert.equal(bare.stdout, "", "a usage error: the help goes to stderr");
   assert.match(bare.stderr, /Usage: longcall <command>/);
+  const top = await longcall(["--help"]);
+  assert.equal(top.code, 0);
+  assert.match(top.stdout, /Examples:\n {2}longcall setup --print claude-code/, "the top-level help has examples too");
   const optionFirst = await longcall(["--db", "x.db", "jobs", "list"]);
   assert.equal(optionFirst.code, 2);
   assert.match(optionFirst.stderr, /--db is an option, and options go after the command/);
@@ -327,6 +330,7 @@ Deno.test("longcall: usage errors exit 2, --help and --version exit 0", async ()
     const help = await longcall([group, "--help"]);
     assert.equal(help.code, 0, `${group} --help`);
     for (const sub of subs) assert.match(help.stdout, new RegExp(`  ${group} ${sub} `));
+    assert.match(help.stdout, new RegExp(`Examples:\\n  longcall ${group} `), `${group} --help has an example`);
   }
   // A command that takes options only refuses an argument (`jobs list running` once listed every job).
   for (const cmd of [["jobs", "list", "running"], ["serve", "extra"], ["permissions", "x"], ["setup", "x"]]) {

@@ -64,8 +64,19 @@ function topHelp(cmds: Command[]): string {
     "",
     "Run `longcall <command> --help` for a command's options and examples.",
     "Exit codes: 0 ok, 1 error, 2 usage, 3 not found, 8 checks still pending, 130 cancelled.",
+    "",
+    "Examples:",
+    ...TOP_EXAMPLES.map((e) => `  ${e}`),
   ].join("\n");
 }
+
+/** The top-level help's examples: the first thing most users run, each command's own help has more. */
+const TOP_EXAMPLES = [
+  "longcall setup --print claude-code        # register longcall with Claude Code",
+  "longcall checks watch owner/repo#123      # wait for a pull request's CI verdict",
+  "longcall sync owner/repo && longcall search flaky test",
+  "longcall jobs list --state running",
+];
 
 /** Finds the longest command name matching the leading words of argv. */
 function resolve(cmds: Command[], argv: string[]): { cmd: Command; rest: string[] } | undefined {
@@ -154,6 +165,9 @@ export async function main(argv: string[], modules: CliModules): Promise<number>
           ...group.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
           "",
           "Run `longcall <command> --help` for a command's options and examples.",
+          "",
+          "Examples:",
+          ...group.flatMap((c) => c.examples.slice(0, 1)).map((e) => `  ${e}`),
         ].join("\n"),
       );
       return EXIT_OK;
