@@ -230,6 +230,8 @@ export async function compile(target: string, githubHost: string = GITHUB_API_HO
   const args = compileArgs(target, githubHost);
   const out = args[args.indexOf("--output") + 1] ?? "";
   await Deno.mkdir(distDir(githubHost), { recursive: true });
+  // A failed build leaves neither a binary nor a checksum of an earlier one.
+  for (const stale of [out, `${out}.sha256`]) await Deno.remove(stale).catch(() => {});
   await bundle(githubHost); // what compileArgs compiles
   const { code } = await deno(args);
   if (code !== 0) {
@@ -247,6 +249,23 @@ export async function compile(target: string, githubHost: string = GITHUB_API_HO
       ].join("\n"),
     );
     return false;
+  }
+  // A binary for this machine is run once: DENORT_BIN pointing at deno (not denort) compiles without an error
+  // into a binary that is deno itself. Other targets are smoke-tested on their own runners (release.yml).
+  if (target === Deno.build.target) {
+    const version = await new Deno.Command(out, { args: ["--version"], stdout: "piped", stderr: "null" }).output()
+      .then((o) => new TextDecoder().decode(o.stdout).trim(), (err) => String(err));
+    if (!version.startsWith("longcall ")) {
+      await Deno.remove(out);
+      console.error(
+        `\nCannot compile for ${target}: the binary deno compile wrote is not longcall (its --version printed ` +
+          `${
+            JSON.stringify(version.split("\n")[0] ?? "")
+          }); removed. Check that DENORT_BIN names a denort, not a deno, ` +
+          "binary.",
+      );
+      return false;
+    }
   }
   await Deno.writeTextFile(`${out}.sha256`, `${await sha256(out)}  ${binaryName(target)}\n`);
   return true;

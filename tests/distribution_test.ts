@@ -345,6 +345,21 @@ Deno.test("deno task compile --github-host builds each target with the one host 
   assert.deepEqual(compileArgs("x86_64-pc-windows-msvc").slice(1, 1 + launchFlags().length), launchFlags());
 });
 
+Deno.test("deno task compile: a binary for this machine that is not longcall (DENORT_BIN naming deno) fails the build and is removed", async () => {
+  // deno compile accepts deno itself as its base binary and writes a binary that is deno: nothing else tells.
+  const host = "compile-check.example.com";
+  const dir = `${ROOT}dist/github-host-${host}`;
+  try {
+    const r = await run(["task", "compile", "--github-host", host, Deno.build.target], { DENORT_BIN: Deno.execPath() });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /the binary deno compile wrote is not longcall \(its --version printed "deno /);
+    const left = (await Array.fromAsync(Deno.readDir(dir))).map((e) => e.name).filter((n) => n.startsWith("longcall-"));
+    assert.deepEqual(left, [], "neither the binary nor a checksum is left");
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
+
 Deno.test("deno task compile and bundle refuse a --github-host that is not one host (exit 2, nothing built)", async () => {
   for (const task of ["compile", "bundle", "flags"]) {
     const r = await run(["task", task, "--github-host", "ghe.example.com,evil.example.com"]);
