@@ -6,8 +6,8 @@
 
 import { SIMULATE_TIME_RATE_MAX } from "../base/limits.ts";
 import { isLoopbackHost } from "../base/net.ts";
-import { GITHUB_API_URL_DEFAULT, withoutCredentials } from "../github/api_root.ts";
-import { envGet } from "./config.ts";
+import { withoutCredentials } from "../github/api_root.ts";
+import { apiUrlFromEnv } from "./product_kinds.ts";
 import { intOption } from "./command.ts";
 import { UsageError } from "./exit.ts";
 
@@ -75,7 +75,7 @@ export function simulateRate(values: Values, options: { apiUrl?: string } = {}):
     max: SIMULATE_TIME_RATE_MAX,
     fallback: 1,
   });
-  const apiUrl = options.apiUrl ?? envGet("LONGCALL_GITHUB_API_URL") ?? GITHUB_API_URL_DEFAULT;
+  const apiUrl = options.apiUrl ?? apiUrlFromEnv();
   let host = "";
   try {
     host = new URL(apiUrl).hostname;

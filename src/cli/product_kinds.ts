@@ -37,13 +37,18 @@ const TOKEN_CHARS = /^[\x21-\x7e]+$/;
  */
 export function githubConfigFromEnv(): GitHubConfig {
   const token = tokenFromEnv();
-  const baseUrl = envGet("LONGCALL_GITHUB_API_URL") ?? GITHUB_API_URL_DEFAULT;
+  const baseUrl = apiUrlFromEnv();
   try {
     apiRoot(baseUrl, { token, name: "LONGCALL_GITHUB_API_URL" });
   } catch (err) {
     throw new AppError("invalid_argument", err instanceof Error ? err.message : String(err));
   }
   return { baseUrl, token };
+}
+
+/** The GitHub API root as configured (`LONGCALL_GITHUB_API_URL`, else api.github.com), not yet checked. */
+export function apiUrlFromEnv(): string {
+  return envGet("LONGCALL_GITHUB_API_URL") ?? GITHUB_API_URL_DEFAULT;
 }
 
 /** The token and the variable it came from: GITHUB_TOKEN, else GH_TOKEN, else the file LONGCALL_GITHUB_TOKEN_FILE names. */

@@ -554,7 +554,7 @@ export function serveCommand(parts: () => ServerParts): Command {
       const fromEnv = (flag: string, variable: string) => values[flag] === undefined ? { from: variable } : {};
       const sync = (values.synchronous as string | undefined) ?? envGet("LONGCALL_SYNCHRONOUS");
       if (sync !== undefined && sync !== "NORMAL" && sync !== "FULL") {
-        const from = fromEnv("synchronous", "LONGCALL_SYNCHRONOUS").from ?? "--synchronous";
+        const from = values.synchronous === undefined ? "LONGCALL_SYNCHRONOUS" : "--synchronous";
         throw new UsageError(`Cannot use ${from}: expected NORMAL or FULL, current value is ${sync}`);
       }
       if (values["http-no-auth"] === true && values.http !== true) {

@@ -65,14 +65,17 @@ export function clientObserver(gh: GitHubClient): PullObserver {
     async observe(pr, sha, options): Promise<PullObservation> {
       const o = endpoint(options);
       const pull = await gh.getPull(pr, pr.number, o);
+      const pullFields = {
+        head_sha: pull.data.head.sha,
+        state: pull.data.state,
+        merged: pull.data.merged === true || (pull.data.merged_at ?? null) !== null,
+        base_ref: pull.data.base?.ref ?? "",
+      };
       if (pull.data.head.sha !== sha) {
         // Not the watched commit (a new push, or GitHub not showing a just-pushed one yet): its checks decide
         // nothing, and GitHub answers 422 for a commit it does not know yet.
         return {
-          head_sha: pull.data.head.sha,
-          state: pull.data.state,
-          merged: pull.data.merged === true || (pull.data.merged_at ?? null) !== null,
-          base_ref: pull.data.base?.ref ?? "",
+          ...pullFields,
           check_runs: [],
           statuses: [],
           suites: [],
@@ -114,10 +117,7 @@ export function clientObserver(gh: GitHubClient): PullObserver {
       if (!suites.complete) gaps.push(`check suites: read ${suites.check_suites.length} of ${suites.total_count}`);
       if (!workflowsComplete) gaps.push("workflow runs: not every run was read");
       return {
-        head_sha: pull.data.head.sha,
-        state: pull.data.state,
-        merged: pull.data.merged === true || (pull.data.merged_at ?? null) !== null,
-        base_ref: pull.data.base?.ref ?? "",
+        ...pullFields,
         check_runs: runs.check_runs,
         // total_count 0 means no legacy statuses at all, not "pending".
         statuses: status.total_count === 0 ? [] : status.statuses,
