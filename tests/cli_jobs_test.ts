@@ -217,15 +217,8 @@ Deno.test("longcall jobs get (human): times and poll guidance under each line; -
   assert.match(waited.stdout.trimEnd().split("\n").at(-1) ?? "", /^\(waited \d+ ms: deadline\)$/);
 });
 
-Deno.test("detailLines(): the times there are, the typed error, and a shortened result says so", () => {
-  const base = {
-    id: "x",
-    kind: "k",
-    summary: "k failed: boom",
-    completed_items: 0,
-    created_at: "2026-01-01T00:00:00.000Z",
-    cancellation_requested: false,
-  };
+Deno.test("detailLines(): the times there are, the typed error, a shortened result says so; payload only if asked", () => {
+  const base = { id: "x", kind: "k", summary: "k failed: boom", created_at: "2026-01-01T00:00:00.000Z" };
   assert.deepEqual(
     detailLines({
       ...base,
@@ -234,22 +227,29 @@ Deno.test("detailLines(): the times there are, the typed error, and a shortened 
       started_at: "2026-01-01T00:00:01.000Z",
       completed_at: "2026-01-01T00:00:02.000Z",
       error: { code: "rate_limited", message: "boom", retryable: true },
-    }),
+    }, { payload: true }),
     [
       "created 2026-01-01T00:00:00.000Z · started 2026-01-01T00:00:01.000Z · completed 2026-01-01T00:00:02.000Z",
       "error: rate_limited (retryable)",
     ],
   );
+  const succeeded = {
+    ...base,
+    execution_state: "terminal" as const,
+    outcome: "succeeded",
+    request: { n: 1 },
+    result: { a: [1] },
+    result_truncated: true,
+    result_omitted_bytes: 42,
+  };
+  assert.deepEqual(detailLines(succeeded, { payload: false }), ["created 2026-01-01T00:00:00.000Z"]);
   assert.deepEqual(
-    detailLines({
-      ...base,
-      execution_state: "terminal",
-      outcome: "succeeded",
-      result: { a: [1] },
-      result_truncated: true,
-      result_omitted_bytes: 42,
-    }).slice(1),
+    detailLines(succeeded, { payload: true }).slice(1),
     [
+      "request:",
+      "  {",
+      '    "n": 1',
+      "  }",
       "result (shortened: 42 bytes left out; --json shows the same):",
       "  {",
       '    "a": [',

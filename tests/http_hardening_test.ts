@@ -339,7 +339,7 @@ Deno.test("--http-no-auth: warned on every start, loopback only, and blind to jo
   const seen = await callTool(withToken.mcpUrl, { name: "jobs.get", args: { ids: [tokenJob] } }, {
     headers: { Authorization: `Bearer ${TOKEN}` },
   });
-  assert.equal(((seen["items"] as Json[])[0]!["value"] as Json)["cancellation_requested"], false);
+  assert.equal("cancellation_requested" in ((seen["items"] as Json[])[0]!["value"] as Json), false);
 
   for (
     const [flags, env, pattern] of [

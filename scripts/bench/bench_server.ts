@@ -69,22 +69,22 @@ const benchEcho: ToolDef = {
   call: (args) => Promise.resolve(okResult((args ?? {}) as Record<string, unknown>)),
 };
 
-/** The answer {@linkcode benchReplay} gives back, once a call has handed it one. */
-let replayed: Record<string, unknown> = {};
+/** The answers {@linkcode benchReplay} gives back, by slot, once a call has handed it one. */
+const replayed = new Map<string, Record<string, unknown>>();
 
 /**
- * A plain tool that answers with the last `answer` it was given, from memory: the bytes of a 100-id
+ * A plain tool that answers with the last `answer` it was given in `slot`, from memory: the bytes of a 100-id
  * `jobs.get` answer without reading or projecting anything (serialized once, as every tool result is).
  */
 const benchReplay: ToolDef = {
   name: "bench.replay",
-  description: "Answer with the answer given in an earlier call (a benchmark floor)",
-  inputSchema: z.object({ answer: z.record(z.string(), z.unknown()).optional() }),
+  description: "Answer with the answer given in an earlier call to the same slot (a benchmark floor)",
+  inputSchema: z.object({ slot: z.string(), answer: z.record(z.string(), z.unknown()).optional() }),
   annotations: { title: "Replay", ...LOCAL_READ },
   call: (args) => {
-    const { answer } = args as { answer?: Record<string, unknown> };
-    if (answer !== undefined) replayed = answer;
-    return Promise.resolve(okResult(replayed));
+    const { slot, answer } = args as { slot: string; answer?: Record<string, unknown> };
+    if (answer !== undefined) replayed.set(slot, answer);
+    return Promise.resolve(okResult(replayed.get(slot) ?? {}));
   },
 };
 

@@ -39,6 +39,7 @@ import {
 } from "../../testing/mcp_clients.ts";
 import { logLines } from "../../testing/log_lines.ts";
 import { loadAverages } from "./load.ts";
+import { previousConciseAnswer } from "./previous_shape.ts";
 import { freshSeed, ratioInterval, RESAMPLES_DEFAULT, slowCallClustering, type TimedCall } from "./resample.ts";
 import { measureModuleLoad, type ModuleLoad } from "./module_load.ts";
 import { splitRoundTrips, tailParts } from "./line_split.ts";
@@ -67,7 +68,7 @@ const WARMUP_ROUNDS = 100;
 // rounds (three runs) and 0.7-1.4x at 4,000 (three runs), for about 30 s more per run.
 const ROUNDS = 4_000;
 const POLL_SAMPLES = 16;
-/** Slow calls this close in time count as one burst (a round of eight calls takes a few ms). */
+/** Slow calls this close in time count as one burst (a round of seven calls takes a few ms). */
 const SLOW_CALL_WINDOW_MS = 10;
 // Start-ups vary by tens of ms with the machine (the floor row alone has measured 1.14-1.35x): 20 rounds keep
 // one slow round from moving a median.
@@ -85,9 +86,6 @@ const IDLE_CPU_WINDOW_MS = 10_000;
 /** A pipe's capacity on Linux unless its owner raises it (F_SETPIPE_SZ): a stdio line longer than this is
  * written in two fills, the second only once the client has read the first. */
 const PIPE_CAPACITY_BYTES = 64 * 1024;
-/** The windows either side of PIPE_CAPACITY_BYTES: answers of about this share of it, below and above. */
-const PIPE_WINDOW_UNDER = 0.92;
-const PIPE_WINDOW_OVER = 1.08;
 /** Timed framings of one 100-id line by the client's ReadBuffer (each well under a millisecond). */
 const FRAMING_SAMPLES = 200;
 
@@ -267,30 +265,14 @@ function shuffle<T>(items: T[]): T[] {
 
 // ---------------------------------------------------------------- 1 + 2: round trips and poll observation
 
-/** A `jobs.get` window of `ids` ids, its answer's bytes (as `getBytes` counts them) and its round trips. */
-interface PipeWindow {
-  ids: number;
-  bytes: number;
-  times: number[];
+/** UTF-8 bytes of the JSON of a tool result (its text content and structuredContent). */
+function utf8Bytes(result: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(result)).length;
 }
 
 /** UTF-8 bytes of the JSON of a jobs.get result (its text content and structuredContent) for `window`. */
 async function resultBytes(conn: V2Connection, window: string[]): Promise<number> {
-  const result = resultOf(await callTool(conn, { name: "jobs.get", arguments: { ids: window } }), "jobs.get");
-  return new TextEncoder().encode(JSON.stringify(result)).length;
-}
-
-/**
- * Window sizes whose answers land about PIPE_WINDOW_UNDER and PIPE_WINDOW_OVER of a pipe's capacity, from the
- * bytes of a 1-id and a 100-id answer (an answer grows by about the same bytes per id).
- */
-function pipeWindows(one: number, hundred: number): { under: number; over: number } {
-  const perId = (hundred - one) / 99;
-  const base = one - perId;
-  return {
-    under: Math.max(2, Math.floor((PIPE_CAPACITY_BYTES * PIPE_WINDOW_UNDER - base) / perId)),
-    over: Math.min(100, Math.ceil((PIPE_CAPACITY_BYTES * PIPE_WINDOW_OVER - base) / perId)),
-  };
+  return utf8Bytes(resultOf(await callTool(conn, { name: "jobs.get", arguments: { ids: window } }), "jobs.get"));
 }
 
 interface LatencyResults {
@@ -300,17 +282,18 @@ interface LatencyResults {
   get100: number[];
   /** bench.replay answering a 100-id jobs.get answer from memory: the same bytes without the reads. */
   replay100: number[];
-  /** UTF-8 bytes of the JSON of a `jobs.get` result (its text content and structuredContent), 1 id and 100 ids. */
-  getBytes: { one: number; hundred: number };
-  /** jobs.get with windows whose answers are just under and just over one pipe's capacity. */
-  pipe: { under: PipeWindow; over: PipeWindow };
+  /** bench.replay answering the same jobs in the previous concise shape ({@linkcode previousConciseAnswer}). */
+  replayPrevious: number[];
+  /** UTF-8 bytes of the JSON of a `jobs.get` result (its text content and structuredContent): 1 id, 100 ids, and
+   * the 100-id answer in the previous concise shape. */
+  getBytes: { one: number; hundred: number; previous: number };
   modernEcho: number[];
   tasksGet: number[];
   observeLag: number[];
   advertisedPoll: number[];
   pollsPerTask: number[];
   sleepMs: number[];
-  /** Every kept round trip of the eight series above, in the order they ran (start time, duration, series). */
+  /** Every kept round trip of the seven series above, in the order they ran (start time, duration, series). */
   calls: TimedCall[];
   /** The 1-id and 100-id round trips split by the legacy server's own times of their answer lines. */
   split: { get1: Split; get100: Split };
@@ -406,8 +389,8 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
       get1: [],
       get100: [],
       replay100: [],
-      getBytes: { one: 0, hundred: 0 },
-      pipe: { under: { ids: 0, bytes: 0, times: [] }, over: { ids: 0, bytes: 0, times: [] } },
+      replayPrevious: [],
+      getBytes: { one: 0, hundred: 0, previous: 0 },
       modernEcho: [],
       tasksGet: [],
       observeLag: [],
@@ -421,22 +404,30 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
     };
     try {
       const echoArgs = { text: "hello", n: 1 };
-      out.getBytes = {
-        one: await resultBytes(legacy, ids.slice(0, 1)),
-        hundred: await resultBytes(legacy, ids.slice(0, 100)),
-      };
-      const sizes = pipeWindows(out.getBytes.one, out.getBytes.hundred);
-      // bench.replay keeps a 100-id answer (of the first 100 ids, a mix like any other window) to give it back.
+      // bench.replay keeps a 100-id answer (of the first 100 ids, a mix like any other window) to give it back,
+      // and the same jobs in the previous concise shape.
       const hundredResult = resultOf(
         await callTool(legacy, { name: "jobs.get", arguments: { ids: ids.slice(0, 100) } }),
         "jobs.get",
       );
-      const hundredAnswer = hundredResult["structuredContent"];
+      const detailed = resultOf(
+        await callTool(legacy, {
+          name: "jobs.get",
+          arguments: { ids: ids.slice(0, 100), response_format: "detailed" },
+        }),
+        "jobs.get",
+      );
+      const previous = previousConciseAnswer(detailed["structuredContent"] as Record<string, unknown>);
       out.framing = await clientFraming(hundredResult, dir);
-      resultOf(await callTool(legacy, { name: "bench.replay", arguments: { answer: hundredAnswer } }), "bench.replay");
-      out.pipe = {
-        under: { ids: sizes.under, bytes: await resultBytes(legacy, ids.slice(0, sizes.under)), times: [] },
-        over: { ids: sizes.over, bytes: await resultBytes(legacy, ids.slice(0, sizes.over)), times: [] },
+      for (const [slot, answer] of [["current", hundredResult["structuredContent"]], ["previous", previous]]) {
+        resultOf(await callTool(legacy, { name: "bench.replay", arguments: { slot, answer } }), "bench.replay");
+      }
+      out.getBytes = {
+        one: await resultBytes(legacy, ids.slice(0, 1)),
+        hundred: utf8Bytes(hundredResult),
+        previous: utf8Bytes(
+          resultOf(await callTool(legacy, { name: "bench.replay", arguments: { slot: "previous" } }), "bench.replay"),
+        ),
       };
       for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round++) {
         const one = ids[round % ids.length] as string;
@@ -452,15 +443,7 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
           series.push(ms);
           out.calls.push({ at, ms, series });
         };
-        const windowStep = (window: PipeWindow) =>
-          step(window.times, {
-            what: `jobs.get ${window.ids}`,
-            send: () =>
-              callTool(legacy, { name: "jobs.get", arguments: { ids: ids.slice(start, start + window.ids) } }),
-          });
         const steps: Array<() => Promise<void>> = [
-          windowStep(out.pipe.under),
-          windowStep(out.pipe.over),
           step(out.legacyEcho, {
             what: "bench.echo",
             send: () => callTool(legacy, { name: "bench.echo", arguments: echoArgs }),
@@ -475,7 +458,11 @@ async function latencies(dir: string, db: string): Promise<LatencyResults> {
           }),
           step(out.replay100, {
             what: "bench.replay",
-            send: () => callTool(legacy, { name: "bench.replay", arguments: {} }),
+            send: () => callTool(legacy, { name: "bench.replay", arguments: { slot: "current" } }),
+          }),
+          step(out.replayPrevious, {
+            what: "bench.replay previous",
+            send: () => callTool(legacy, { name: "bench.replay", arguments: { slot: "previous" } }),
           }),
           step(out.modernEcho, {
             what: "bench.echo (modern)",
@@ -1033,41 +1020,28 @@ function startFloorRow(floor: string, pairs: { floorMs: number; helloMs: number 
   };
 }
 
+/** Pipe fills a stdio line of `bytes` bytes takes (the second written only once the client has read the first). */
+function fills(bytes: number): string {
+  const n = Math.ceil(bytes / PIPE_CAPACITY_BYTES);
+  return `${n} ${n === 1 ? "fill" : "fills"}`;
+}
+
 /**
- * The second pipe fill, measured: jobs.get windows whose answers are just under and just over a pipe's
- * capacity, and the p50 of the larger one over the trend of the smaller ones (1 id to the window under).
+ * The second pipe fill's price, in the same run: the same 100 jobs in the previous concise shape (longer than a
+ * pipe's capacity), given back from memory as the replay row gives back today's answer.
  */
-function pipeRows(lat: LatencyResults, seed: number): BenchSection["rows"] {
-  const { under, over } = lat.pipe;
-  const p99Vs1 = (s: number[]) => {
-    const { low, high } = ratioInterval(s, lat.get1, { p: 0.99, seed });
-    return `${(quantile(s, 0.99) / quantile(lat.get1, 0.99)).toFixed(2)}x (${low.toFixed(2)}-${high.toFixed(2)}x)`;
+function previousShapeRow(lat: LatencyResults, seed: number): BenchSection["rows"][number] {
+  const { replayPrevious, get1 } = lat;
+  const { low, high } = ratioInterval(replayPrevious, get1, { p: 0.99, seed });
+  return {
+    metric: "the same 100 jobs in the concise shape before it left out each item's id, started_at and expires_at " +
+      `and its false and zero defaults (${kb(lat.getBytes.previous)}: ${fills(lat.getBytes.previous)} of a ` +
+      "pipe's capacity), given back the same way, p50 / p99; its p99 / 1 id p99 (p50 ratio in brackets; the p99 " +
+      "ratio's resampling interval after the semicolon)",
+    value: `${pp(replayPrevious)}; ${(quantile(replayPrevious, 0.99) / quantile(get1, 0.99)).toFixed(2)}x (${
+      (quantile(replayPrevious, 0.5) / quantile(get1, 0.5)).toFixed(2)
+    }x); ${low.toFixed(2)}-${high.toFixed(2)}x`,
   };
-  const p50 = (s: readonly number[]) => quantile(s, 0.5);
-  const perId = (p50(under.times) - p50(lat.get1)) / (under.ids - 1);
-  const trend = p50(under.times) + perId * (over.ids - under.ids);
-  const straddles = under.bytes < PIPE_CAPACITY_BYTES && over.bytes > PIPE_CAPACITY_BYTES;
-  return [
-    {
-      metric: `jobs.get across a pipe's capacity (${kb(PIPE_CAPACITY_BYTES)}, Linux's default): ${under.ids} ids ` +
-        `(${kb(under.bytes)} of JSON, written in one fill) / ${over.ids} ids (${
-          kb(over.bytes)
-        }, two fills), p50 / p99` +
-        (straddles ? "" : " (the windows missed the capacity in this run: compare with care)"),
-      value: `${pp(under.times)}; ${pp(over.times)}`,
-    },
-    {
-      metric: `price of the second fill: the p50 of ${over.ids} ids over the trend of 1 to ${under.ids} ids ` +
-        `(that trend's per-id slope, ${(perId * 1_000).toFixed(1)} us, extended by ${over.ids - under.ids} ids)`,
-      value: `${p50(over.times) >= trend ? "+" : ""}${ms2(p50(over.times) - trend)} ms (${ms2(p50(over.times))} ` +
-        `against ${ms2(trend)} ms)`,
-    },
-    {
-      metric: `what the second fill does to the tail: p99 / 1 id p99 of ${under.ids} ids (one fill), ${over.ids} ids ` +
-        "(two fills) and 100 ids (two fills), each with its resampling interval in brackets",
-      value: `${p99Vs1(under.times)}; ${p99Vs1(over.times)}; ${p99Vs1(lat.get100)}`,
-    },
-  ];
 }
 
 /** The 1-id and 100-id round trips split by the server's own times of their lines (scripts/bench/line_split.ts). */
@@ -1087,7 +1061,8 @@ function splitRows(lat: LatencyResults): BenchSection["rows"] {
         "--line-times; each call matched to the answer line whose request the server read during it: " +
         `${get1.splits.length} of ${lat.get1.length} | ${get100.splits.length} of ${lat.get100.length}), ` +
         "p50 / p99 of: the server's handling (reading the request to handing its answer's line to stdout); that " +
-        "line's write (until every byte is in the pipe: for 100 ids, until the client has read the first fill); " +
+        "line's write (until every byte is in the pipe: for a line longer than its capacity, until the client has " +
+        "read the first fill); " +
         "the rest of the round trip (the client and the pipe)",
       value: `1 id: ${parts(get1)} | 100 ids: ${parts(get100)}`,
     },
@@ -1213,8 +1188,9 @@ function section(
     { metric: "jobs.get 100 ids, legacy stdio p50 / p99", value: pp(lat.get100) },
     {
       metric: "jobs.get result on the wire, 1 id / 100 ids (UTF-8 bytes of its JSON: the text content and the " +
-        "structuredContent)",
-      value: `${kb(lat.getBytes.one)} / ${kb(lat.getBytes.hundred)}`,
+        `structuredContent); the 100-id line in fills of a pipe's capacity (${kb(PIPE_CAPACITY_BYTES)}, Linux's ` +
+        "default)",
+      value: `${kb(lat.getBytes.one)} / ${kb(lat.getBytes.hundred)}; ${fills(lat.getBytes.hundred)}`,
     },
     {
       metric: "jobs.get 100 ids p99 / 1 id p99 (p50 ratio in brackets; the p99 ratio's resampling interval after " +
@@ -1230,7 +1206,6 @@ function section(
         "a 1-id call's pays for its ids at the p50, not in its slow calls)",
       value: `${tailFmt(lat.get1)} / ${tailFmt(lat.get100)}`,
     },
-    ...pipeRows(lat, seed),
     {
       metric: "the 100-id answer without its reads: bench.replay, a plain tool giving back a 100-id jobs.get answer " +
         "from memory (no read, no projection; serialized once, as every result is), p50 / p99; its p99 / 1 id p99 " +
@@ -1239,11 +1214,12 @@ function section(
         (quantile(lat.replay100, 0.5) / quantile(lat.get1, 0.5)).toFixed(2)
       }x)${within(lat.replay100, lat.get1)}`,
     },
+    previousShapeRow(lat, seed),
     ...splitRows(lat),
     framingRow(lat.framing),
     ...nodeRows(lat, seed),
     {
-      metric: "slow round trips of the eight timed series above and below (each above its own series' p99): the " +
+      metric: "slow round trips of the seven timed series above and below (each above its own series' p99): the " +
         `share with another starting within ${SLOW_CALL_WINDOW_MS} ms, against that share with the slow marks ` +
         "shuffled over all calls (as if being slow had nothing to do with when a call ran)",
       value: (() => {
@@ -1389,24 +1365,26 @@ function section(
     "the clients' raw channel (the SDK's transport and framing, without client-side result validation), one at a " +
     `time; ${
       ROUNDS.toLocaleString("en-US")
-    } rounds after ${WARMUP_ROUNDS} warm-up rounds, each round calling all eight in random order (the five ` +
-    "above, the two jobs.get windows either side of a pipe's capacity and bench.replay). " +
-    "Single ids and the windows rotate over every stored job (about 10% running); concise format. The " +
-    `${TERMINAL_JOBS} ended jobs fit in ENDED_ROWS_CACHED_MAX (${ENDED_ROWS_CACHED_MAX.toLocaleString("en-US")}), ` +
-    "so once read (in the warm-up) each server answers them from memory, as it would a host re-reading them; " +
+    } rounds after ${WARMUP_ROUNDS} warm-up rounds, each round calling all seven in random order (the five ` +
+    "above and bench.replay of two answers: a 100-id jobs.get answer, and the same jobs in the previous concise " +
+    "shape). Single ids and the 100-id windows rotate over every stored job (about 10% running); concise format. " +
+    `The ${TERMINAL_JOBS} ended jobs fit in ENDED_ROWS_CACHED_MAX (${
+      ENDED_ROWS_CACHED_MAX.toLocaleString("en-US")
+    }), so once read (in the warm-up) each server answers them from memory, as it would a host re-reading them; ` +
     "the running ones are read from the store every time. " +
-    "The pipe rows: a stdio line longer than the pipe's capacity is written in two fills, the second only after " +
-    "the client has read the first, so the server's write waits on the client's next read; the two windows are " +
-    `sized from this run's 1-id and 100-id answers to land near ${PIPE_WINDOW_UNDER} and ${PIPE_WINDOW_OVER} ` +
-    "of the capacity, and the price row compares the larger window's p50 with the per-id trend of the smaller ones; the tail " +
-    "row sets each window's p99 beside the 100-id p99, all against the 1-id p99: a jump from the one-fill " +
-    "window to the two-fill one that the 100-id call only adds a little to says the second fill, not the " +
-    "ids, is what the 100-id tail pays. " +
-    "That price is mostly the client's: its second read of the line (here the official SDK's stdio transport, one " +
-    "more turn of Deno's event loop). A server cannot raise its pipe's capacity (Deno has no fcntl), but which " +
-    "stdout it gets is its host's choice: Deno's and Python's clients give it a pipe, Node's child_process (so " +
-    "every Node-based host) one end of a socketpair, whose buffer holds a 100-id line at once; the Node rows " +
-    "measure both from the same Node client, so their 100-id p50s differ by what the second fill costs there.",
+    "The pipe: a stdio line longer than the pipe's capacity is written in two fills, the second only after the " +
+    "client has read the first, so the server's write waits on the client's next read, and the client reads the " +
+    "line twice (here the official SDK's stdio transport: one more turn of Deno's event loop). Until issue 14 a " +
+    "100-id concise answer took two fills, and that second fill was most of what its tail paid (this file's " +
+    "history: its window rows either side of the capacity); the concise view now leaves out what the item's key " +
+    "or a default already says (the id, cancellation_requested: false, completed_items: 0) and the times a poll " +
+    "does not need (started_at, expires_at: the detailed view has them), so the answer fits one fill. The " +
+    "previous-shape row measures what the second fill would still cost, in this run: the same jobs in the old " +
+    "shape (the detailed answer less its requests and results), given back from memory as the replay row gives " +
+    "back today's. A server cannot raise its pipe's capacity (Deno has no fcntl), but which stdout it gets is " +
+    "its host's choice: Deno's and Python's clients give it a pipe, Node's child_process (so every Node-based " +
+    "host) one end of a socketpair, whose buffer holds a much longer line at once; the Node rows measure both " +
+    "from the same Node client.",
     `Poll observation: ${POLL_SAMPLES} concurrent test.sleep tasks of 400..3,000 ms called through ` +
     "createTaskSessionFromClient (which polls tasks/get every max(10, pollIntervalMs) ms); the lag is when " +
     "callToolAsTask resolved minus the job's completed_at (same machine clock). A running job with no handler " +
@@ -1465,10 +1443,10 @@ function section(
         "The SDK checks every tools/call result against its wire schema (zod), and the stdio line empties the " +
         "result okResult returned once its line is made, so less of it is promoted past a minor collection. " +
         "What is left of the p99 moves with the 1-id p99 it divides by (the machine), and with the write of the " +
-        `line itself: at ${kb(lat.getBytes.hundred)} of JSON in this run it is larger than a pipe's capacity, ` +
-        "which a 1-id answer never is; the pipe rows above measure what the second fill adds, and the split " +
-        `rows where the tails go: the 100-id calls above their p99 spent a median ${ms2(tail100.write)} ms (of ` +
-        `${ms2(tail100.ms)}) in the line's write, waiting for the client's first read and the refill, and ` +
+        `line itself (${kb(lat.getBytes.hundred)} of JSON in this run: ${fills(lat.getBytes.hundred)} of a ` +
+        "pipe's capacity; the previous-shape row measures what a second fill adds). The split rows say where the " +
+        `tails go: the 100-id calls above their p99 spent a median ${ms2(tail100.write)} ms (of ` +
+        `${ms2(tail100.ms)}) in the line's write and ` +
         `${ms2(tail100.handle)} ms in the server's handling; the 1-id calls above theirs spent ` +
         `${ms2(tail1.rest)} ms (of ${ms2(tail1.ms)}) outside the server. The replay row bounds what making the ` +
         `reads cheaper could still give: the same answer from memory reads ${

@@ -69,8 +69,8 @@ async function withControl<T>(store: ControlledStore, fn: (control: JobControl) 
  * Prints a batch: JSON (`options.json`), or a line per key; with `options.details` (`jobs get`), each job's line
  * is followed by what it leaves out (its times, poll guidance, typed error and, when asked for, request and result).
  */
-function printItems(items: JobBatchItem[], options: { json: boolean; details?: boolean }): void {
-  const { json, details = false } = options;
+function printItems(items: JobBatchItem[], options: { json: boolean; details?: { payload: boolean } }): void {
+  const { json, details } = options;
   if (json) {
     console.log(JSON.stringify(batchOf(items), null, 2));
     return;
@@ -78,16 +78,19 @@ function printItems(items: JobBatchItem[], options: { json: boolean; details?: b
   for (const item of items) {
     if (item.value !== undefined && item.item_status === "complete") {
       const v = item.value;
-      console.log(`${v.id}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${v.summary}`);
-      if (details) { for (const line of detailLines(v)) console.log(`  ${line}`); }
+      console.log(`${v.id ?? item.key}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${v.summary}`);
+      if (details !== undefined) { for (const line of detailLines(v, details)) console.log(`  ${line}`); }
     } else {
       console.log(`${item.key}  ${item.reason ?? "unavailable"}: ${item.message ?? ""}`);
     }
   }
 }
 
-/** What a job's line leaves out (the summary already says its phase, progress and error message). */
-export function detailLines(v: JobItem): string[] {
+/**
+ * What a job's line leaves out (the summary already says its phase, progress and error message): from a detailed
+ * item, its times, poll guidance and typed error, and with `options.payload` its request and result.
+ */
+export function detailLines(v: JobItem, options: { payload: boolean }): string[] {
   const times: [string, string | undefined][] = [
     ["created", v.created_at],
     ["started", v.started_at],
@@ -101,6 +104,7 @@ export function detailLines(v: JobItem): string[] {
     `${label}:`,
     ...JSON.stringify(value, null, 2).split("\n").map((line) => `  ${line}`),
   ];
+  if (!options.payload) return lines;
   if (v.request !== undefined) lines.push(...block("request", v.request));
   if (v.result !== undefined) {
     const shortened = v.result_truncated === true
@@ -180,7 +184,8 @@ export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
             limit,
           });
           const guidance = control.guidanceFor(rows);
-          const items = rows.map((r) => jobItem(r, { format: "concise", pollMs: guidance(r) }));
+          // A list has no keys: each item says its job's id.
+          const items = rows.map((r) => ({ id: r.id, ...jobItem(r, { format: "concise", pollMs: guidance(r) }) }));
           if (values.json === true) console.log(JSON.stringify({ jobs: items }, null, 2));
           else if (items.length === 0) console.log("No jobs.");
           else {
@@ -228,14 +233,17 @@ export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
         }
         return await withControl({ db: values.db as string | undefined, policies }, async (control) => {
           const wait = waitMs === 0 ? undefined : await control.wait(jobIdsOf(ids), null, { ms: waitMs, until });
+          // The lines show a detailed item's times whatever the flag (the flag adds request and result); --json
+          // shows the view asked for, as jobs.get does.
+          const json = values.json === true;
           const items = jobGetItems(control, ids, {
             authority: null,
-            format: values.detailed ? "detailed" : "concise",
+            format: values.detailed || !json ? "detailed" : "concise",
           });
-          if (wait !== undefined && values.json === true) {
+          if (wait !== undefined && json) {
             console.log(JSON.stringify({ ...batchOf(items), wait }, null, 2));
           } else {
-            printItems(items, { json: values.json === true, details: true });
+            printItems(items, { json, details: { payload: values.detailed === true } });
             if (wait !== undefined) console.log(`(waited ${wait.waited_ms} ms: ${wait.ended})`);
           }
           return items.every((i) => i.item_status === "complete") ? EXIT_OK : EXIT_NOT_FOUND;

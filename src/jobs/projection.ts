@@ -98,23 +98,33 @@ export function jobHandle(row: JobRow, guidance: JobGuidance): JobHandle {
   };
 }
 
-/** One job as `jobs.get` shows it. */
+/**
+ * One job as `jobs.get` and `jobs.cancel` show it. Both views leave out what says nothing: `completed_items`
+ * before anything was counted (and no total is known), `cancellation_requested` until it was. The concise view
+ * (the default, what a polling model reads) also leaves out the job's `id` (the batch item's `key` names it),
+ * `started_at` and `expires_at`; the detailed view shows them, with the request and the bounded result.
+ */
 export interface JobItem {
-  id: string;
+  /** Detailed view only (a concise item's batch key names the job). */
+  id?: string;
   kind: string;
   execution_state: "queued" | "running" | "terminal";
   outcome?: string;
   summary: string;
   phase?: string;
-  completed_items: number;
+  /** Shown once anything was counted or a total is known. */
+  completed_items?: number;
   total_items?: number;
   progress_percent?: number;
   retry_after_ms?: number;
   created_at: string;
+  /** Detailed view only. */
   started_at?: string;
   completed_at?: string;
+  /** Detailed view only. */
   expires_at?: string;
-  cancellation_requested: boolean;
+  /** Shown only once cancellation was requested. */
+  cancellation_requested?: true;
   error?: JobError;
   /** Detailed view only. */
   request?: unknown;
@@ -145,18 +155,18 @@ export interface JobItemOptions {
 export function jobItem(row: JobRow, options: JobItemOptions): JobItem {
   const { format, pollMs } = options;
   const ended = row.status !== "queued" && row.status !== "running";
-  const item: JobItem = {
-    id: row.id,
+  const detailed = format === "detailed";
+  const shown: JobItem = {
     kind: row.kind,
     execution_state: ended ? "terminal" : row.status as "queued" | "running",
     summary: jobSummary(row),
-    completed_items: row.completed_items,
     created_at: iso(row.created_at),
-    cancellation_requested: row.cancel_requested_at !== null,
   };
+  const item: JobItem = detailed ? { id: row.id, ...shown } : shown;
   if (ended && row.outcome !== null) item.outcome = row.outcome;
   if (row.phase !== null) item.phase = row.phase;
-  // A total of zero (nothing registered yet) says nothing about progress.
+  // A total of zero (nothing registered yet) says nothing about progress; neither does a count of zero without one.
+  if (row.total_items !== null || row.completed_items > 0) item.completed_items = row.completed_items;
   if (row.total_items !== null) {
     item.total_items = row.total_items;
     if (row.total_items > 0) {
@@ -164,11 +174,12 @@ export function jobItem(row: JobRow, options: JobItemOptions): JobItem {
     }
   }
   if (pollMs !== undefined) item.retry_after_ms = pollMs;
-  if (row.started_at !== null) item.started_at = iso(row.started_at);
+  if (detailed && row.started_at !== null) item.started_at = iso(row.started_at);
   if (row.completed_at !== null) item.completed_at = iso(row.completed_at);
-  if (row.expires_at !== null) item.expires_at = iso(row.expires_at);
+  if (detailed && row.expires_at !== null) item.expires_at = iso(row.expires_at);
+  if (row.cancel_requested_at !== null) item.cancellation_requested = true;
   if (row.error !== null) item.error = row.error;
-  if (format === "detailed") {
+  if (detailed) {
     item.request = row.request;
     if (row.status === "succeeded") {
       const { result, truncated, omittedBytes } = boundedResult(row.result);

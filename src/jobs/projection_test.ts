@@ -121,16 +121,36 @@ Deno.test("jobHandle: id, kind, status, summary, the given guidance and ISO time
 
 Deno.test("jobItem concise: a queued job shows only what is set; its guidance is retry_after_ms", () => {
   assert.deepEqual(jobItem(row(), { format: "concise", pollMs: 1_000 }), {
-    id: ID,
     kind: "test.kind",
     execution_state: "queued",
     summary: "test.kind is queued",
-    completed_items: 0,
     retry_after_ms: 1_000,
     created_at: iso(T0),
-    cancellation_requested: false,
   });
   assert.equal("retry_after_ms" in jobItem(row(), { format: "concise", pollMs: undefined }), false);
+});
+
+Deno.test("jobItem: a count is shown once anything was counted or a total is known; cancellation once requested", () => {
+  for (const format of ["concise", "detailed"] as const) {
+    const item = (over: Partial<JobRow>) => jobItem(row({ status: "running", ...over }), { format, pollMs: 1 });
+    assert.equal("completed_items" in item({}), false, format);
+    assert.equal(item({ completed_items: 2 }).completed_items, 2, format);
+    assert.equal(item({ total_items: 4 }).completed_items, 0, `${format}: 0 of a known total`);
+    assert.equal("cancellation_requested" in item({}), false, format);
+    assert.equal(item({ cancel_requested_at: T0 }).cancellation_requested, true, format);
+  }
+});
+
+Deno.test("jobItem: the id, start and expiry are the detailed view's; the concise item's key names its job", () => {
+  const ended = row({ status: "succeeded", outcome: "succeeded", ...ENDED });
+  const concise = jobItem(ended, { format: "concise", pollMs: undefined });
+  for (const key of ["id", "started_at", "expires_at"]) assert.equal(key in concise, false, key);
+  assert.equal(concise.completed_at, iso(ENDED.completed_at));
+  const detailed = jobItem(ended, { format: "detailed", pollMs: undefined });
+  assert.equal(detailed.id, ID);
+  assert.equal(Object.keys(detailed)[0], "id", "the id leads a detailed item");
+  assert.equal(detailed.started_at, iso(ENDED.started_at));
+  assert.equal(detailed.expires_at, iso(ENDED.expires_at));
 });
 
 Deno.test("jobItem: progress_percent from the counts (rounded, at most 100), none for a total of zero", () => {
@@ -150,7 +170,7 @@ Deno.test("jobItem: progress_percent from the counts (rounded, at most 100), non
 
 Deno.test("jobItem: an ended job is terminal with its outcome, times, expiry and error; a running one has no outcome", () => {
   const failed = jobItem(row({ status: "failed", outcome: "failed", error: ERROR, ...ENDED }), {
-    format: "concise",
+    format: "detailed",
     pollMs: undefined,
   });
   assert.equal(failed.execution_state, "terminal");

@@ -30,13 +30,13 @@ export const JobErrorOutput = z.object({
 /** One job as `jobs.get` and `jobs.cancel` show it ({@linkcode JobItem}), built on first use. */
 export const jobItemOutput = once(() =>
   z.object({
-    id: z.string(),
+    id: z.string().optional(),
     kind: z.string(),
     execution_state: z.enum(["queued", "running", "terminal"]),
     outcome: z.string().optional(),
     summary: z.string(),
     phase: z.string().optional(),
-    completed_items: Count,
+    completed_items: Count.optional(),
     total_items: Count.optional(),
     progress_percent: z.number().int().min(0).max(100).optional(),
     retry_after_ms: Count.optional(),
@@ -44,7 +44,7 @@ export const jobItemOutput = once(() =>
     started_at: z.string().optional(),
     completed_at: z.string().optional(),
     expires_at: z.string().optional(),
-    cancellation_requested: z.boolean(),
+    cancellation_requested: z.literal(true).optional(),
     error: JobErrorOutput.optional(),
     request: JsonValueOutput.optional(),
     result: JsonValueOutput.optional(),

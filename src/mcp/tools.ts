@@ -74,7 +74,7 @@ const Ids = z.array(z.string().max(JOB_KEY_CHARS_MAX)).min(1).max(IDS_PER_CALL_M
 export const JobsGetInput = z.object({
   ids: Ids.describe(`Job ids (1..${IDS_PER_CALL_MAX}); answered one item per id, in order`),
   response_format: z.enum(["concise", "detailed"]).default("concise")
-    .describe("detailed adds the request and, once succeeded, the job's typed result"),
+    .describe("detailed adds the job's id, started_at, expires_at, the request and, once succeeded, the typed result"),
   wait_ms: z.number().int().min(0).max(JOB_WAIT_MS_MAX).default(0)
     .describe(
       `Wait up to this long (0..${JOB_WAIT_MS_MAX} ms) for a job to change or end before answering; 0 answers at ` +
@@ -157,7 +157,8 @@ export function jobsTools(control: JobControl): ToolDef[] {
       description: "Read jobs by id (up to 100 per call). Each id gets its own item in input order; an unknown id " +
         "is an item with reason not_found, never a failed call. Poll again after the item's retry_after_ms, or " +
         `pass wait_ms (up to ${JOB_WAIT_MS_MAX}) to wait in the call until a job changes or ends. ` +
-        "response_format detailed includes the typed result of a succeeded job. An item too large for one answer " +
+        "The concise view (default) names each job by its item's key; response_format detailed adds the id, start " +
+        "and expiry times, the request and the typed result of a succeeded job. An item too large for one answer " +
         "is shortened and says so (truncated: true, omitted_bytes); ask for fewer ids to see more.",
       inputSchema: JobsGetInput,
       outputSchema: jobsGetOutput,
