@@ -192,11 +192,22 @@ Deno.test("longcall jobs get (human): times and poll guidance under each line; -
   await using dir = await tempDir();
   const db = dir.file("jobs.db");
   let id: string;
+  let ended: string;
   {
     using store = openTempStore(db);
     const control = new JobControl(store.rows, testRegistry(), { clock: systemClock });
     id = (await control.submit("echo", { greeting: "hi" })).id;
+    ended = (await control.submit("echo", { greeting: "bye" })).id;
+    await control.cancel(ended); // queued: cancelled at once, with its end and expiry
   }
+  // The lines show the times the concise view leaves out (--json shows that view, as jobs.get does).
+  const endedLines = await longcall(["jobs", "get", ended, "--db", db]);
+  assert.equal(endedLines.code, 0, endedLines.stderr);
+  assert.match(endedLines.stdout.split("\n")[1] ?? "", /^ {2}created \S+ · completed \S+ · expires \S+$/);
+  const endedJson = await longcall(["jobs", "get", ended, "--json", "--db", db]);
+  const value = JSON.parse(endedJson.stdout).items[0].value;
+  assert.equal(value.execution_state, "terminal");
+  assert.equal("expires_at" in value || "id" in value, false, "the concise view");
   const plain = await longcall(["jobs", "get", id, "--db", db]);
   assert.equal(plain.code, 0, plain.stderr);
   const [line, times, poll, ...rest] = plain.stdout.trimEnd().split("\n");
