@@ -491,7 +491,8 @@ export const GITHUB_REF_CHARS_MAX = 255;
 export const STDIO_LINE_SCRATCH_CHARS_MAX = 320 * 1024;
 /** UTF-16 units of an answer's JSON text from which `okResult` records it for the stdio line
  * (src/mcp/answer_text.ts): below it serializing the answer again costs less than recording and
- * matching it (a 1-id jobs.get answer is about 900 units, a 100-id one about 89,000). */
+ * matching it (a 1-id jobs.get answer is a few hundred units, a 100-id one tens of thousands: `deno task bench`
+ * writes both answers' bytes, text content and structuredContent together, in docs/benchmarks.md). */
 export const ANSWER_TEXT_RECORDED_CHARS_MIN = 4_096;
 
 // ---------------------------------------------------------------- start-up: precomputed tool schemas (issue 14)
