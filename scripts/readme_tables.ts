@@ -7,6 +7,8 @@
  * @module
  */
 
+import { goalRowsOf } from "./bench/goal_rows.ts";
+
 const ROOT = new URL("..", import.meta.url).pathname;
 const BEGIN = "<!-- generated:measurements:begin -->";
 const END = "<!-- generated:measurements:end -->";
@@ -25,17 +27,11 @@ function tableAfter(doc: string, heading: string): string[] {
 
 /** Benchmark rows that carry a goal, with their section title. */
 function benchGoalRows(doc: string): string[] {
-  const out = ["| section | metric | value | goal | met |", "| --- | --- | --- | --- | --- |"];
-  let section = "";
-  for (const line of doc.split("\n")) {
-    if (line.startsWith("## ")) section = line.slice(3).trim();
-    if (!line.startsWith("| ") || line.startsWith("| metric") || line.startsWith("| ---")) continue;
-    const cells = line.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim());
-    const [metric, value, goal, met] = cells;
-    if (goal === undefined || goal === "") continue;
-    out.push(`| ${section} | ${metric} | ${value} | ${goal} | ${met} |`);
-  }
-  return out;
+  return [
+    "| section | metric | value | goal | met |",
+    "| --- | --- | --- | --- | --- |",
+    ...goalRowsOf(doc).map((r) => `| ${r.section} | ${r.metric} | ${r.value} | ${r.goal} | ${r.met} |`),
+  ];
 }
 
 /** The generated README section for the current docs. */

@@ -2,7 +2,8 @@
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { parseRun, ranks, spearman, tailOf } from "../scripts/bench/p99_history.ts";
+import { goalRecords, parseRun, ranks, spearman, tailOf } from "../scripts/bench/p99_history.ts";
+import { goalKey, goalRowsOf } from "../scripts/bench/goal_rows.ts";
 
 const SCRIPT = fileURLToPath(new URL("../scripts/bench/p99_history.ts", import.meta.url));
 const DOC = fileURLToPath(new URL("../docs/benchmarks.md", import.meta.url));
@@ -38,6 +39,78 @@ Deno.test("parseRun: a met and a missed ratio (bold), and a version without one 
     "socket: 1.64x (2.94x); 1.26-2.15x \\| FIFO: 1.61x (3.02x); 1.23-2.46x \\| SDK (socket): 1.36x (2.83x); 0.98-2.14x |  |  |";
   assert.equal(parseRun(withNode)?.nodeSdkRatio, 1.36);
   assert.equal(parseRun(rows("1.37x").split("\n").slice(1).join("\n")), undefined);
+});
+
+/** A docs/benchmarks.md of two sections, each measured at `at`, with one goal row each. */
+function doc(at: { store: string; mcp: string }, values: { store: string; mcp: string }): string {
+  return [
+    "## Job store",
+    "",
+    `Measured ${at.store}; load average (1 min) 0.5 before, 0.6 after.`,
+    "",
+    "| metric | value | goal | goal met |",
+    "| --- | --- | --- | --- |",
+    "| (a) raw transactions | 60,000 tx/s |  |  |",
+    `| WAL bytes written per job: with 2,000 retained jobs / with 52,600 (ratio) | ${values.store} | <= 1.25x | ${
+      values.store.startsWith("2") ? "**no**" : "yes"
+    } |`,
+    "",
+    "## MCP server",
+    "",
+    `Measured ${at.mcp}; load average (1 min) 0.5 before, 0.6 after.`,
+    "",
+    "| metric | value | goal | goal met |",
+    "| --- | --- | --- | --- |",
+    `| jobs.get 100 ids p99 / 1 id p99 (p50 ratio in brackets) | ${values.mcp} | <= 2x | ${
+      values.mcp.startsWith("**") ? "**no**" : "yes"
+    } |`,
+  ].join("\n");
+}
+
+Deno.test("goalRowsOf: only rows with a goal, with their section and its Measured line; cells as written", () => {
+  const rows = goalRowsOf(
+    doc({ store: "at commit a", mcp: "at commit b" }, { store: "1.03x", mcp: "**2.30x** (4.1x)" }),
+  );
+  assert.deepEqual(rows.map((r) => [r.section, r.value, r.goal, r.met, r.measured]), [
+    ["Job store", "1.03x", "<= 1.25x", "yes", "Measured at commit a; load average (1 min) 0.5 before, 0.6 after."],
+    [
+      "MCP server",
+      "**2.30x** (4.1x)",
+      "<= 2x",
+      "**no**",
+      "Measured at commit b; load average (1 min) 0.5 before, 0.6 after.",
+    ],
+  ]);
+  // A metric's own counts do not split one goal into several across runs.
+  assert.equal(
+    goalKey(rows[0]!),
+    "Job store: WAL bytes written per job: with # retained jobs / with # (ratio)",
+  );
+});
+
+Deno.test("goalRecords: met and missed per goal; a section a later run kept (same Measured line) counts once", () => {
+  const versions = [
+    // Newest first: an --only mcp run that kept the store section of the run before it.
+    { commit: "c3", rows: goalRowsOf(doc({ store: "s2", mcp: "m3" }, { store: "2.10x", mcp: "1.50x" })) },
+    { commit: "c2", rows: goalRowsOf(doc({ store: "s2", mcp: "m2" }, { store: "2.10x", mcp: "**2.40x**" })) },
+    { commit: "c1", rows: goalRowsOf(doc({ store: "s1", mcp: "m1" }, { store: "1.01x", mcp: "1.90x" })) },
+  ];
+  assert.deepEqual(goalRecords(versions), [
+    {
+      goal: "Job store: WAL bytes written per job: with # retained jobs / with # (ratio)",
+      target: "<= 1.25x",
+      runs: 2,
+      met: 1,
+      misses: [{ commit: "c3", value: "2.10x" }],
+    },
+    {
+      goal: "MCP server: jobs.get # ids p# / # id p# (p# ratio in brackets)",
+      target: "<= 2x",
+      runs: 3,
+      met: 2,
+      misses: [{ commit: "c2", value: "**2.40x**" }],
+    },
+  ]);
 });
 
 Deno.test("tailOf: a call's p99 over its p50", () => {

@@ -13,14 +13,19 @@
  * `--since REV`: only runs committed after REV (`git log REV..HEAD`). Runs whose file lacks any of the rows
  * (early versions) are left out and counted.
  *
+ * `--goals`: instead, every goal row of the same runs ({@linkcode goalRecords}): in how many runs each goal was
+ * met, and the runs that missed it with the value they wrote. A run written with `--only` re-measured one
+ * section and kept the others; a kept row (the same "Measured ..." line) counts once, at its newest commit.
+ *
  * @module
  */
 
 import { parseArgs } from "node:util";
 import { median } from "./store/harness.ts";
 import { BATCH_VS_ONE_GOAL } from "./goals.ts";
+import { goalKey, goalMet, type GoalRow, goalRowsOf } from "./goal_rows.ts";
 
-const USAGE = `Usage: deno run --allow-run=git scripts/bench/p99_history.ts [--since REV] [--json]
+const USAGE = `Usage: deno run --allow-run=git scripts/bench/p99_history.ts [--since REV] [--goals] [--json]
 
 The jobs.get 100/1 p99 goal in every committed version of docs/benchmarks.md (one per bench run),
 newest first: each run's 1-id and 100-id p50 / p99, its ratio, each call's tail (p99 / p50) and,
@@ -29,6 +34,8 @@ many runs met the goal, the median ratio, the rank correlation of the 1-id p99 w
 in how many runs the 100-id tail was the thinner.
 
   --since REV   only runs committed after REV
+  --goals       every goal row instead: in how many runs each was measured and met, and the misses with
+                their values (a section a run of --only NAME kept counts once)
   --json        one JSON object on stdout instead of the table
   --help        this text`;
 
@@ -61,6 +68,44 @@ export function parseRun(markdown: string): P99Run | undefined {
     ratio: Number(ratio[1]),
     ...(nodeSdk === null ? {} : { nodeSdkRatio: Number(nodeSdk[1]) }),
   };
+}
+
+/** One goal across runs: the runs that wrote its row, how many met it, and each miss (newest first). */
+export interface GoalRecord {
+  goal: string;
+  /** The goal cell as the newest run wrote it. */
+  target: string;
+  /** The runs that measured it. */
+  runs: number;
+  met: number;
+  misses: { commit: string; value: string }[];
+}
+
+/**
+ * Every goal's record over `versions` (newest first), in the order the newest run lists them. A row is one
+ * measurement: a version that kept a section as an earlier run wrote it (the same "Measured ..." line) adds
+ * nothing.
+ */
+export function goalRecords(versions: readonly { commit: string; rows: readonly GoalRow[] }[]): GoalRecord[] {
+  const records = new Map<string, GoalRecord>();
+  const seen = new Set<string>();
+  for (const { commit, rows } of versions) {
+    for (const row of rows) {
+      const key = goalKey(row);
+      const measurement = `${key}\n${row.measured}`;
+      if (row.measured !== "" && seen.has(measurement)) continue;
+      seen.add(measurement);
+      let record = records.get(key);
+      if (record === undefined) {
+        record = { goal: key, target: row.goal, runs: 0, met: 0, misses: [] };
+        records.set(key, record);
+      }
+      record.runs++;
+      if (goalMet(row)) record.met++;
+      else record.misses.push({ commit, value: row.value });
+    }
+  }
+  return [...records.values()];
 }
 
 /** A call's tail: its p99 over its p50. */
@@ -106,7 +151,12 @@ async function main(): Promise<number> {
   try {
     ({ values } = parseArgs({
       args: Deno.args,
-      options: { since: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean" } },
+      options: {
+        since: { type: "string" },
+        goals: { type: "boolean" },
+        json: { type: "boolean" },
+        help: { type: "boolean" },
+      },
     }));
   } catch (err) {
     console.error(`p99_history: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
@@ -118,6 +168,7 @@ async function main(): Promise<number> {
   }
   const range = values.since === undefined ? [] : [`${values.since}..HEAD`];
   const commits = (await git(["log", "--format=%h %cs", ...range, "--", DOC])).split("\n").filter((l) => l !== "");
+  if (values.goals === true) return await printGoals(commits.map((l) => l.split(" ")[0] ?? ""), values.json === true);
   const runs: (P99Run & { commit: string; date: string })[] = [];
   let unreadable = 0;
   for (const line of commits) {
@@ -162,6 +213,23 @@ async function main(): Promise<number> {
       `median ratio ${medianRatio.toFixed(2)}x; Spearman of the 1-id p99 and the ratio: ${rho.toFixed(2)}; ` +
       `the 100-id tail the thinner in ${thinner}`,
   );
+  return 0;
+}
+
+/** `--goals`: each goal's record over the runs `commits` (newest first). */
+async function printGoals(commits: readonly string[], json: boolean): Promise<number> {
+  const versions = [];
+  for (const commit of commits) versions.push({ commit, rows: goalRowsOf(await git(["show", `${commit}:${DOC}`])) });
+  const records = goalRecords(versions);
+  if (json) {
+    console.log(JSON.stringify({ runs: commits.length, goals: records }));
+    return 0;
+  }
+  for (const r of records) {
+    console.log(`${r.goal}\n  goal ${r.target}: met in ${r.met} of ${r.runs} runs`);
+    for (const miss of r.misses) console.log(`  missed at ${miss.commit}: ${miss.value}`);
+  }
+  console.log(`${commits.length} runs (a section a run kept as it was counts once)`);
   return 0;
 }
 
