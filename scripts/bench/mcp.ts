@@ -1378,7 +1378,8 @@ function section(
     "100-id concise answer took two fills, and that second fill was most of what its tail paid (this file's " +
     "history: its window rows either side of the capacity); the concise view now leaves out what the item's key " +
     "or a default already says (the id, cancellation_requested: false, completed_items: 0) and the times a poll " +
-    "does not need (started_at, expires_at: the detailed view has them), so the answer fits one fill. The " +
+    "does not need (started_at, expires_at: the detailed view has them), so this bench's answer fits one fill " +
+    "(100 running watches, whose summaries carry their check counts, still take two). The " +
     "previous-shape row measures what the second fill would still cost, in this run: the same jobs in the old " +
     "shape (the detailed answer less its requests and results), given back from memory as the replay row gives " +
     "back today's. A server cannot raise its pipe's capacity (Deno has no fcntl), but which stdout it gets is " +
