@@ -88,27 +88,37 @@ Deno.test("goalRowsOf: only rows with a goal, with their section and its Measure
   );
 });
 
-Deno.test("goalRecords: met and missed per goal; a section a later run kept (same Measured line) counts once", () => {
+Deno.test("goalRecords: met and missed per goal and target; a kept section counts once, at the run that wrote it", () => {
   const versions = [
     // Newest first: an --only mcp run that kept the store section of the run before it.
-    { commit: "c3", rows: goalRowsOf(doc({ store: "s2", mcp: "m3" }, { store: "2.10x", mcp: "1.50x" })) },
-    { commit: "c2", rows: goalRowsOf(doc({ store: "s2", mcp: "m2" }, { store: "2.10x", mcp: "**2.40x**" })) },
-    { commit: "c1", rows: goalRowsOf(doc({ store: "s1", mcp: "m1" }, { store: "1.01x", mcp: "1.90x" })) },
+    { commit: "c4", rows: goalRowsOf(doc({ store: "s2", mcp: "m4" }, { store: "2.10x", mcp: "1.50x" })) },
+    { commit: "c3", rows: goalRowsOf(doc({ store: "s2", mcp: "m3" }, { store: "2.10x", mcp: "**2.40x**" })) },
+    { commit: "c2", rows: goalRowsOf(doc({ store: "s1", mcp: "m2" }, { store: "1.01x", mcp: "**2.20x**" })) },
+    { commit: "c1", rows: goalRowsOf(doc({ store: "s0", mcp: "m1" }, { store: "1.02x", mcp: "1.90x" })) },
   ];
+  // The oldest run had a looser goal for the MCP row.
+  versions[3]!.rows = versions[3]!.rows.map((r) => r.section === "MCP server" ? { ...r, goal: "<= 3x" } : r);
   assert.deepEqual(goalRecords(versions), [
     {
       goal: "Job store: WAL bytes written per job: with # retained jobs / with # (ratio)",
       target: "<= 1.25x",
-      runs: 2,
-      met: 1,
+      runs: 3,
+      met: 2,
       misses: [{ commit: "c3", value: "2.10x" }],
     },
     {
       goal: "MCP server: jobs.get # ids p# / # id p# (p# ratio in brackets)",
       target: "<= 2x",
       runs: 3,
-      met: 2,
-      misses: [{ commit: "c2", value: "**2.40x**" }],
+      met: 1,
+      misses: [{ commit: "c3", value: "**2.40x**" }, { commit: "c2", value: "**2.20x**" }],
+    },
+    {
+      goal: "MCP server: jobs.get # ids p# / # id p# (p# ratio in brackets)",
+      target: "<= 3x",
+      runs: 1,
+      met: 1,
+      misses: [],
     },
   ]);
 });

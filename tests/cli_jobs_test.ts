@@ -105,6 +105,10 @@ Deno.test("longcall jobs: list, get and cancel against the same database, with p
     (JSON.parse(states.stdout) as { jobs: { id: string }[] }).jobs.map((j) => j.id).sort(),
     [b, c].sort(),
   );
+  // A line names the job by its id, even when it was given as a job: reference.
+  const byRef = await longcall(["jobs", "cancel", `job:${c}`, "--db", db]);
+  assert.equal(byRef.code, 0, byRef.stderr);
+  assert.match(byRef.stdout, new RegExp(`^${c}  cancelled `));
 });
 
 Deno.test("longcall jobs list (human): each product job names its subject; other kinds keep their line", async () => {

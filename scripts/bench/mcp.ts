@@ -1020,9 +1020,14 @@ function startFloorRow(floor: string, pairs: { floorMs: number; helloMs: number 
   };
 }
 
-/** Pipe fills a stdio line of `bytes` bytes takes (the second written only once the client has read the first). */
+/** What a response line adds to its result's JSON: the JSON-RPC envelope (an id of five digits, as the bench's
+ * clients number their requests) and the newline. */
+const LINE_ENVELOPE_BYTES = '{"result":,"jsonrpc":"2.0","id":99999}\n'.length;
+
+/** Pipe fills the stdio line of a result of `bytes` bytes of JSON takes (the second written only once the client
+ * has read the first). */
 function fills(bytes: number): string {
-  const n = Math.ceil(bytes / PIPE_CAPACITY_BYTES);
+  const n = Math.ceil((bytes + LINE_ENVELOPE_BYTES) / PIPE_CAPACITY_BYTES);
   return `${n} ${n === 1 ? "fill" : "fills"}`;
 }
 

@@ -15,7 +15,8 @@
  *
  * `--goals`: instead, every goal row of the same runs ({@linkcode goalRecords}): in how many runs each goal was
  * met, and the runs that missed it with the value they wrote. A run written with `--only` re-measured one
- * section and kept the others; a kept row (the same "Measured ..." line) counts once, at its newest commit.
+ * section and kept the others; a kept row (the same "Measured ..." line) counts once, at the run that wrote it.
+ * A goal whose target changed over the runs is listed once per target.
  *
  * @module
  */
@@ -73,7 +74,7 @@ export function parseRun(markdown: string): P99Run | undefined {
 /** One goal across runs: the runs that wrote its row, how many met it, and each miss (newest first). */
 export interface GoalRecord {
   goal: string;
-  /** The goal cell as the newest run wrote it. */
+  /** The goal cell (a goal whose target changed has a record per target). */
   target: string;
   /** The runs that measured it. */
   runs: number;
@@ -82,27 +83,30 @@ export interface GoalRecord {
 }
 
 /**
- * Every goal's record over `versions` (newest first), in the order the newest run lists them. A row is one
- * measurement: a version that kept a section as an earlier run wrote it (the same "Measured ..." line) adds
- * nothing.
+ * Every goal's record over `versions` (newest first), in the order the newest run lists them; a goal whose target
+ * changed has a record per target. A row is one measurement, counted at the run that wrote it: a later version
+ * that kept its section as it was (the same "Measured ..." line) adds nothing.
  */
 export function goalRecords(versions: readonly { commit: string; rows: readonly GoalRow[] }[]): GoalRecord[] {
+  const recordKey = (row: GoalRow) => `${goalKey(row)}\n${row.goal}`;
   const records = new Map<string, GoalRecord>();
-  const seen = new Set<string>();
-  for (const { commit, rows } of versions) {
+  for (const { rows } of versions) {
     for (const row of rows) {
-      const key = goalKey(row);
+      const key = recordKey(row);
+      if (!records.has(key)) records.set(key, { goal: goalKey(row), target: row.goal, runs: 0, met: 0, misses: [] });
+    }
+  }
+  const seen = new Set<string>();
+  for (const { commit, rows } of [...versions].reverse()) {
+    for (const row of rows) {
+      const key = recordKey(row);
       const measurement = `${key}\n${row.measured}`;
       if (row.measured !== "" && seen.has(measurement)) continue;
       seen.add(measurement);
-      let record = records.get(key);
-      if (record === undefined) {
-        record = { goal: key, target: row.goal, runs: 0, met: 0, misses: [] };
-        records.set(key, record);
-      }
+      const record = records.get(key) as GoalRecord; // every key was added above
       record.runs++;
       if (goalMet(row)) record.met++;
-      else record.misses.push({ commit, value: row.value });
+      else record.misses.unshift({ commit, value: row.value }); // newest first, as the versions
     }
   }
   return [...records.values()];

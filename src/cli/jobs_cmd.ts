@@ -11,7 +11,15 @@ import { AppError } from "../base/errors.ts";
 import { JOB_LIST_LIMIT_DEFAULT, JOB_LIST_LIMIT_MAX, JOB_WAIT_MS_MAX } from "../base/limits.ts";
 import { silentLogger } from "../base/log.ts";
 import type { JobControl } from "../jobs/control.ts";
-import { type JobBatchItem, jobCancelItems, jobGetItems, jobIdsOf, type JobItem, jobItem } from "../jobs/projection.ts";
+import {
+  idOf,
+  type JobBatchItem,
+  jobCancelItems,
+  jobGetItems,
+  jobIdsOf,
+  type JobItem,
+  jobItem,
+} from "../jobs/projection.ts";
 import type { AnyJobPolicy } from "../jobs/kinds.ts";
 import { Reconciler } from "../jobs/reconciler.ts";
 import type { JobStatus } from "../store/job_rows.ts";
@@ -78,7 +86,8 @@ function printItems(items: JobBatchItem[], options: { json: boolean; details?: {
   for (const item of items) {
     if (item.value !== undefined && item.item_status === "complete") {
       const v = item.value;
-      console.log(`${v.id ?? item.key}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${v.summary}`);
+      // A concise item (jobs cancel) has no id: its key names the job, perhaps as a job: reference.
+      console.log(`${v.id ?? idOf(item.key)}  ${(v.outcome ?? v.execution_state).padEnd(10)} ${v.summary}`);
       if (details !== undefined) { for (const line of detailLines(v, details)) console.log(`  ${line}`); }
     } else {
       console.log(`${item.key}  ${item.reason ?? "unavailable"}: ${item.message ?? ""}`);
@@ -213,7 +222,10 @@ export function jobsCommands(policies: readonly AnyJobPolicy[]): Command[] {
       summary: "Show jobs by id (each id answered on its own; unknown ids exit 3).",
       usage: "longcall jobs get ID... [--detailed] [--wait-ms MS [--until change|terminal]] [--json] [--db PATH]",
       options: {
-        detailed: { type: "boolean", help: "Include request and result" },
+        detailed: {
+          type: "boolean",
+          help: "Include request and result (with --json, also the id, start and expiry times the default leaves out)",
+        },
         "wait-ms": {
           type: "string",
           help: `Wait up to MS (0..${JOB_WAIT_MS_MAX}) for a job to change or end first, as jobs.get wait_ms`,

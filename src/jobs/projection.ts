@@ -243,7 +243,7 @@ export function cancelItem(
 }
 
 /** The id inside a key: `job:<id>` references are accepted as well as bare ids. */
-function idOf(key: string): string {
+export function idOf(key: string): string {
   return key.startsWith("job:") ? key.slice(4) : key;
 }
 

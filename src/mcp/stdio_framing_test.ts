@@ -422,10 +422,9 @@ function batchResponse(extra: Record<string, unknown> = {}) {
     key: `k${i}`,
     item_status: "complete",
     value: {
-      id: `k${i}`,
+      kind: "k",
       summary: `q" b\\ n\n c\u0001 é 🙂 \ud800 ${i}`,
-      completed_items: i,
-      cancellation_requested: false,
+      completed_items: i + 1,
     },
   }));
   const result = okResult({ batch_status: "complete", items });

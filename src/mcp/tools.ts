@@ -158,7 +158,8 @@ export function jobsTools(control: JobControl): ToolDef[] {
         "is an item with reason not_found, never a failed call. Poll again after the item's retry_after_ms, or " +
         `pass wait_ms (up to ${JOB_WAIT_MS_MAX}) to wait in the call until a job changes or ends. ` +
         "The concise view (default) names each job by its item's key; response_format detailed adds the id, start " +
-        "and expiry times, the request and the typed result of a succeeded job. An item too large for one answer " +
+        "and expiry times, the request and the typed result of a succeeded job. Neither writes a default " +
+        "(cancellation_requested appears once requested). An item too large for one answer " +
         "is shortened and says so (truncated: true, omitted_bytes); ask for fewer ids to see more.",
       inputSchema: JobsGetInput,
       outputSchema: jobsGetOutput,
