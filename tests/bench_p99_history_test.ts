@@ -163,6 +163,10 @@ Deno.test("p99_history: --help answers with exit 0; an unknown option is exit 2 
   const bad = await run("--bogus");
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /Unknown option '--bogus'[\s\S]*Usage: /);
+  // An empty range (valid in a shallow clone too): no runs, and --goals --json still one JSON object.
+  const none = await run("--goals", "--json", "--since", "HEAD");
+  assert.equal(none.code, 0, none.stderr);
+  assert.deepEqual(JSON.parse(none.stdout), { runs: 0, goals: [] });
   const unknown = await run("--since", "longcall-no-such-revision");
   assert.equal(unknown.code, 1);
   assert.match(unknown.stderr, /^p99_history: git log .*longcall-no-such-revision/);
